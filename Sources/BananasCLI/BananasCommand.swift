@@ -1,0 +1,83 @@
+import ArgumentParser
+import BananasCore
+import BananasFile
+
+/// `bananas`: the command-line surface. Every command reads or edits the list through
+/// `ListFile` (lock, read, edit, atomic write); none touches the file itself.
+public struct BananasCommand: ParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "bananas",
+        abstract: "A terminal-first, local-first shopping list.",
+        discussion: """
+            The list is one JSON file, shared with the Get Bananas apps and their MCP server.
+            It is --file PATH, else $BANANAS_FILE, else $XDG_DATA_HOME/bananas/BananaList.json
+            (~/.local/share/bananas/BananaList.json), created on first use.
+
+            Items are named by id, a unique id prefix (4+ characters), their exact name
+            (any case), or a unique start of their name.
+
+            EXIT CODES
+              0  success
+              1  unexpected failure
+              2  no such item or section
+              3  the name matches several items (they are listed; use an id)
+              4  invalid input (empty or over-long text, control characters)
+              5  the file cannot be read (not JSON, not a list, too large, a directory)
+              6  the file is from a newer bananas: it can be read, not changed
+              7  the list is locked by another program that did not let go
+              8  the file cannot be written (permissions, read-only or full disk, missing folder)
+              64 bad command-line usage
+            """,
+        version: "0.1.0",
+        subcommands: [
+            ListCommand.self, AddCommand.self, CheckCommand.self, UncheckCommand.self, EditCommand.self,
+            RemoveCommand.self, ClearCheckedCommand.self, SectionsCommand.self, StatusCommand.self,
+        ],
+        defaultSubcommand: ListCommand.self
+    )
+
+    public init() {}
+}
+
+/// Options every command takes.
+struct FileOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp("The list file (default: $BANANAS_FILE, else ~/.local/share/bananas/BananaList.json).", valueName: "path"))
+    var file: String?
+
+    @Option(name: .long, help: .hidden)
+    var lockTimeout: Int64 = 5_000
+
+    var listFile: ListFile { Locations.listFile(explicit: file) }
+}
+
+/// A failure with a message for the user and an exit code.
+struct CLIError: Error {
+    let message: String
+    let code: Int32
+}
+
+/// Runs a command body, turning every failure into a message on stderr and an exit code.
+func perform(_ body: () throws -> Void) throws {
+    do {
+        try body()
+    } catch let error as ExitCode {
+        throw error
+    } catch {
+        let (message, code) = describe(error)
+        Output.error(message)
+        throw ExitCode(code)
+    }
+}
+
+func describe(_ error: Error) -> (String, Int32) {
+    switch error {
+    case let error as ListFileError: (error.description, error.exitCode)
+    case let error as AddressError:
+        if case .ambiguous = error { (error.description, ExitCodes.ambiguous) } else { (error.description, ExitCodes.notFound) }
+    case let error as TextRules.Violation: (error.description, ExitCodes.invalidInput)
+    case let error as SectionError:
+        if case .noSuchSection = error { (error.description, ExitCodes.notFound) } else { (error.description, ExitCodes.invalidInput) }
+    case let error as CLIError: (error.message, error.code)
+    default: (String(describing: error), ExitCodes.failure)
+    }
+}

@@ -1,0 +1,226 @@
+import ArgumentParser
+import BananasCore
+import BananasFile
+
+struct ListCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "list", abstract: "Show the list, grouped by section.")
+
+    @OptionGroup var options: FileOptions
+    @Flag(help: "Print JSON (visible items only) instead of text.") var json = false
+    @Option(help: "Only this section.") var section: String?
+    @Flag(help: "Only items not yet checked.") var unchecked = false
+    @Flag(help: "Show each item's id prefix.") var ids = false
+
+    func run() throws {
+        try perform {
+            let file = options.listFile
+            let snapshot = try file.load()
+            let list = snapshot.list
+            var groups = list.grouped()
+            if let section {
+                guard let name = list.section(named: section) else {
+                    throw SectionError.noSuchSection(section, suggestions: [])
+                }
+                groups = groups.filter { $0.section == name }
+            }
+            if unchecked { groups = groups.map { ($0.section, $0.items.filter { !$0.checked }) } }
+
+            if json {
+                Output.printJSON(.object([
+                    "file": .string(file.path),
+                    "sections": .array(list.displaySections.map(JSONValue.string)),
+                    "items": .array(groups.flatMap(\.items).map(Output.json)),
+                ]))
+                return
+            }
+            let shown = groups.filter { !$0.items.isEmpty }
+            if shown.isEmpty {
+                Output.line(list.items.isEmpty ? "The list is empty. Add something: bananas add Bananas --section Produce" : "Nothing to show.")
+            }
+            for (index, group) in shown.enumerated() {
+                if index > 0 { Output.line() }
+                let open = group.items.filter { !$0.checked }.count
+                Output.line("\(Output.sectionTitle(group.section)) (\(open)/\(group.items.count))")
+                for item in group.items { Output.line("  " + Output.row(item, showID: ids)) }
+            }
+            for problem in snapshot.decoded.problems { Output.note("note: " + problem) }
+        }
+    }
+}
+
+struct AddCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "add",
+        abstract: "Add items to the list.",
+        discussion: """
+            Each NAME is one item. A name already on the list unchecked is not added twice
+            (use --duplicate to insist); one that is checked is unchecked instead.
+            Without --section, items go to "Other".
+            """)
+
+    @OptionGroup var options: FileOptions
+    @Argument(help: "The item names.") var names: [String]
+    @Option(help: "How much, e.g. \"2 L\".") var amount: String?
+    @Option(help: "The section (created if new).") var section: String?
+    @Flag(help: "Mark the items optional.") var optional = false
+    @Flag(help: "Add even when the name is already on the list.") var duplicate = false
+    @Flag(help: "Print the added items as JSON.") var json = false
+
+    static let defaultSection = "Other"
+
+    func validate() throws {
+        if names.isEmpty { throw ValidationError("name at least one item to add") }
+    }
+
+    func run() throws {
+        try perform {
+            let names = try self.names.map { try TextRules.validated($0, as: .name) }
+            let amount = try self.amount.map { try TextRules.validated($0, as: .amount) }
+            let section = try self.section.map { try TextRules.validated($0, as: .section) }
+            if section?.isEmpty == true { throw TextRules.Violation.empty(.section) }
+
+            let reports: [(Item, String)] = try mutate(options) { list in
+                var steps: [ListEdit] = []
+                var reports: [(Item, String)] = []
+                let target = section.map { list.section(named: $0) ?? $0 } ?? Self.defaultSection
+                if let ensure = list.ensureSectionEdit(target) { steps.append(ensure) }
+                var order = list.nextSortOrder
+                for name in names {
+                    let existing = list.items.first { $0.name.lowercased() == name.lowercased() }
+                    if let existing, !duplicate {
+                        if existing.checked {
+                            var changes: [ItemField: FieldValue] = [.checked: .flag(false)]
+                            if let amount { changes[.amount] = .text(amount) }
+                            if self.optional { changes[.optional] = .flag(true) }
+                            steps.append(.update(id: existing.id, changes: changes))
+                            reports.append((existing, "unchecked (it was already on the list)"))
+                        } else {
+                            reports.append((existing, "is already on the list (use --duplicate to add it again)"))
+                        }
+                        continue
+                    }
+                    let item = Item(id: ItemID.random(), name: name, amount: amount ?? "", section: target,
+                                    optional: self.optional, sortOrder: order)
+                    order += 1024
+                    steps.append(.insert(item))
+                    reports.append((item, "added to " + Output.sectionTitle(target)))
+                }
+                return (.batch(steps), reports)
+            }
+            if json {
+                Output.printJSON(.object(["items": .array(reports.map { Output.json($0.0) })]))
+            } else {
+                for (item, what) in reports { Output.line("\(Output.safe(item.name)) \(what)") }
+            }
+        }
+    }
+}
+
+/// check / uncheck share everything but the value.
+protocol CheckingCommand: ParsableCommand {
+    var options: FileOptions { get }
+    var items: [String] { get }
+    static var value: Bool { get }
+}
+
+extension CheckingCommand {
+    func run() throws {
+        try perform {
+            let changed: [Item] = try mutate(options) { list in
+                let found = try resolveAll(items, in: list)
+                return (.batch(found.map { .update(id: $0.id, changes: [.checked: .flag(Self.value)]) }), found)
+            }
+            for item in changed { Output.line((Self.value ? "Checked " : "Unchecked ") + Output.safe(item.name)) }
+        }
+    }
+}
+
+struct CheckCommand: CheckingCommand {
+    static let configuration = CommandConfiguration(commandName: "check", abstract: "Check items off.")
+    static let value = true
+    @OptionGroup var options: FileOptions
+    @Argument(help: "Items: id, id prefix, or name.") var items: [String]
+}
+
+struct UncheckCommand: CheckingCommand {
+    static let configuration = CommandConfiguration(commandName: "uncheck", abstract: "Uncheck items.")
+    static let value = false
+    @OptionGroup var options: FileOptions
+    @Argument(help: "Items: id, id prefix, or name.") var items: [String]
+}
+
+struct EditCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "edit", abstract: "Change an item's name, amount, section or optional flag.")
+
+    @OptionGroup var options: FileOptions
+    @Argument(help: "The item: id, id prefix, or name.") var item: String?
+    @Option(help: "A new name.") var name: String?
+    @Option(help: "A new amount (\"\" clears it).") var amount: String?
+    @Option(help: "Move it to this section (created if new).") var section: String?
+    @Flag(inversion: .prefixedNo, help: "Mark it optional, or not.") var optional: Bool?
+
+    func run() throws {
+        try perform {
+            guard let query = item else {
+                throw CLIError(message: "name the item to edit, e.g. bananas edit Bananas --amount 6", code: ExitCodes.usage)
+            }
+            var changes: [ItemField: FieldValue] = [:]
+            if let name { changes[.name] = .text(try TextRules.validated(name, as: .name)) }
+            if let amount { changes[.amount] = .text(try TextRules.validated(amount, as: .amount)) }
+            let section = try self.section.map { try TextRules.validated($0, as: .section) }
+            if section?.isEmpty == true { throw TextRules.Violation.empty(.section) }
+            if let optional { changes[.optional] = .flag(optional) }
+            if changes.isEmpty && section == nil {
+                throw CLIError(message: "nothing to change: give --name, --amount, --section or --optional", code: ExitCodes.usage)
+            }
+            let edited: Item = try mutate(options) { list in
+                let item = try Addressing.resolve(query, in: list.items, allowNamePrefix: true)
+                var steps: [ListEdit] = []
+                var changes = changes
+                if let section {
+                    let target = list.section(named: section) ?? section
+                    if let ensure = list.ensureSectionEdit(target) { steps.append(ensure) }
+                    changes[.section] = .text(target)
+                }
+                steps.append(.update(id: item.id, changes: changes))
+                return (.batch(steps), item)
+            }
+            Output.line("Changed " + Output.safe(edited.name))
+        }
+    }
+}
+
+struct RemoveCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "remove", abstract: "Remove items from the list.")
+
+    @OptionGroup var options: FileOptions
+    @Argument(help: "Items: id, id prefix, or name.") var items: [String]
+
+    func run() throws {
+        try perform {
+            let removed: [Item] = try mutate(options) { list in
+                let found = try resolveAll(items, in: list)
+                return (.batch(found.map { .delete(id: $0.id) }), found)
+            }
+            for item in removed { Output.line("Removed " + Output.safe(item.name)) }
+        }
+    }
+}
+
+struct ClearCheckedCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "clear-checked", abstract: "Remove every checked item.")
+
+    @OptionGroup var options: FileOptions
+
+    func run() throws {
+        try perform {
+            let removed: [Item] = try mutate(options) { list in
+                let checked = list.items.filter(\.checked)
+                return (.batch(checked.map { .delete(id: $0.id) }), checked)
+            }
+            Output.line(removed.isEmpty ? "No checked items." : "Removed \(removed.count) checked item\(removed.count == 1 ? "" : "s").")
+        }
+    }
+}

@@ -1,0 +1,58 @@
+import ArgumentParser
+import BananasCore
+import BananasFile
+
+struct StatusCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "status", abstract: "Show the file, its schema version, item counts and any lock holder.")
+
+    @OptionGroup var options: FileOptions
+    @Flag(help: "Print JSON.") var json = false
+
+    func run() throws {
+        try perform {
+            let file = options.listFile
+            var fields: [String: JSONValue] = ["file": .string(file.path)]
+            var lines = ["file: " + file.path]
+            var failure: ListFileError?
+            do throws(ListFileError) {
+                let snapshot = try file.load()
+                let items = snapshot.list.items
+                let checked = items.filter(\.checked).count
+                fields["exists"] = .bool(snapshot.exists)
+                fields["schemaVersion"] = .number(Double(snapshot.decoded.schemaVersion))
+                fields["writable"] = .bool(snapshot.isWritable)
+                fields["items"] = .number(Double(items.count))
+                fields["checked"] = .number(Double(checked))
+                fields["unchecked"] = .number(Double(items.count - checked))
+                fields["sections"] = .number(Double(snapshot.list.displaySections.count))
+                fields["problems"] = .array(snapshot.decoded.problems.map(JSONValue.string))
+                lines.append(snapshot.exists ? "schema version: \(snapshot.decoded.schemaVersion)" : "not created yet (the first edit creates it)")
+                lines.append("items: \(items.count) (\(items.count - checked) to get, \(checked) checked) in \(snapshot.list.displaySections.count) sections")
+                if !snapshot.isWritable {
+                    lines.append("read-only: written by a newer bananas (schemaVersion \(snapshot.decoded.schemaVersion))")
+                }
+                lines += snapshot.decoded.problems.map { "note: " + $0 }
+            } catch {
+                failure = error
+                fields["error"] = .string(error.description)
+                fields["paused"] = .string(error.pausedReason)
+                lines.append("paused: " + error.pausedReason)
+                lines.append(error.description)
+            }
+            if let holder = FileLock.holder(of: file.lockPath) {
+                let who: JSONValue = holder.pid.map { .number(Double($0)) } ?? .null
+                fields["lock"] = .object(["pid": who, "ageSeconds": .number(Double(holder.ageSeconds)), "alive": .bool(holder.alive)])
+                lines.append("locked by " + (holder.pid.map { "pid \($0)" } ?? "an unknown holder") + " for \(holder.ageSeconds) s" + (holder.alive ? "" : " (not running: stale)"))
+            } else {
+                fields["lock"] = .null
+            }
+            if json {
+                Output.printJSON(.object(fields))
+            } else {
+                lines.forEach { Output.line($0) }
+            }
+            if let failure { throw ExitCode(failure.exitCode) }
+        }
+    }
+}

@@ -1,0 +1,86 @@
+/// Finding the item a person or an agent means: by id, unique id prefix, or exact name.
+public enum AddressError: Error, Equatable, CustomStringConvertible {
+    case notFound(String, closeMatches: [Item])
+    case ambiguous(String, candidates: [Item])
+
+    public var description: String {
+        switch self {
+        case .notFound(let query, let close):
+            "no item matches \"\(TextRules.escaped(query))\""
+                + (close.isEmpty ? "" : "; close matches: " + close.map { "\"\(TextRules.escaped($0.name))\"" }.joined(separator: ", "))
+        case .ambiguous(let query, let candidates):
+            "\"\(TextRules.escaped(query))\" matches \(candidates.count) items; name one by id:\n"
+                + candidates.map { "  " + Addressing.describe($0) }.joined(separator: "\n")
+        }
+    }
+}
+
+public enum Addressing {
+    /// The shortest id prefix we show (and accept).
+    public static let minimumPrefix = 4
+
+    /// One line naming an item for a choice: name, amount, section and id prefix.
+    public static func describe(_ item: Item) -> String {
+        var text = TextRules.escaped(item.name)
+        if !item.amount.isEmpty { text += " (\(TextRules.escaped(item.amount)))" }
+        text += " in " + (item.section.isEmpty ? "no section" : TextRules.escaped(item.section))
+        text += ", id " + String(item.id.prefix(8))
+        return text
+    }
+
+    /// Resolves `query` among `items`, in this order: exact id, exact name (case-insensitive),
+    /// unique id prefix (at least 4 characters); then, when `allowNamePrefix` is set (people
+    /// typing at a shell), a unique name prefix, so `bananas check oat` finds "Oat milk".
+    public static func resolve(_ query: String, in items: [Item], allowNamePrefix: Bool = false) throws(AddressError) -> Item {
+        let trimmed = query.trimmingWhitespace()
+        let folded = trimmed.lowercased()
+        guard !folded.isEmpty else { throw .notFound(query, closeMatches: []) }
+
+        if let exact = items.first(where: { $0.id.lowercased() == folded }) { return exact }
+
+        let byName = items.filter { $0.name.lowercased() == folded }
+        if byName.count == 1 { return byName[0] }
+        if byName.count > 1 { throw .ambiguous(query, candidates: byName) }
+
+        if folded.count >= minimumPrefix {
+            let byPrefix = items.filter { $0.id.lowercased().hasPrefix(folded) }
+            if byPrefix.count == 1 { return byPrefix[0] }
+            if byPrefix.count > 1 { throw .ambiguous(query, candidates: byPrefix) }
+        }
+
+        if allowNamePrefix {
+            let byNamePrefix = items.filter { $0.name.lowercased().hasPrefix(folded) }
+            if byNamePrefix.count == 1 { return byNamePrefix[0] }
+            if byNamePrefix.count > 1 { throw .ambiguous(query, candidates: byNamePrefix) }
+        }
+        throw .notFound(query, closeMatches: closeMatches(folded, in: items))
+    }
+
+    /// Up to five names that contain the query or are a few edits away from it.
+    public static func closeMatches(_ folded: String, in items: [Item]) -> [Item] {
+        let scored = items.compactMap { item -> (Int, Item)? in
+            let name = item.name.lowercased()
+            if name.contains(folded) || (folded.count >= 3 && folded.contains(name)) { return (0, item) }
+            let distance = editDistance(Array(name), Array(folded), limit: 3)
+            return distance <= max(1, folded.count / 3) ? (distance, item) : nil
+        }
+        return scored.sorted { $0.0 != $1.0 ? $0.0 < $1.0 : $0.1.name < $1.1.name }.prefix(5).map(\.1)
+    }
+
+    /// Levenshtein distance, giving up (returning limit + 1) once it is over `limit`.
+    static func editDistance(_ a: [Character], _ b: [Character], limit: Int) -> Int {
+        if abs(a.count - b.count) > limit { return limit + 1 }
+        var previous = Array(0...b.count)
+        for (i, ca) in a.enumerated() {
+            var current = [i + 1] + Array(repeating: 0, count: b.count)
+            var rowMin = current[0]
+            for (j, cb) in b.enumerated() {
+                current[j + 1] = min(previous[j + 1] + 1, current[j] + 1, previous[j] + (ca == cb ? 0 : 1))
+                rowMin = min(rowMin, current[j + 1])
+            }
+            if rowMin > limit { return limit + 1 }
+            previous = current
+        }
+        return previous[b.count]
+    }
+}

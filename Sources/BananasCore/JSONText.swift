@@ -1,0 +1,332 @@
+/// A strict JSON (RFC 8259) reader and a deterministic writer over bytes.
+///
+/// Our own rather than Foundation's because the file layer needs what Foundation does not
+/// give: number literals kept verbatim (unknown keys are written back exactly), errors with
+/// line and column, a nesting limit for hostile files, and output whose bytes depend only on
+/// the value (stable key order), so "same list, same bytes" holds and equal writes are skipped.
+public struct JSONSyntaxError: Error, Equatable, CustomStringConvertible {
+    public let message: String
+    public let line: Int
+    public let column: Int
+
+    public var description: String { "line \(line), column \(column): \(message)" }
+}
+
+public enum JSONText {
+    public static let maxDepth = 100
+
+    public static func parse(_ bytes: [UInt8]) throws(JSONSyntaxError) -> JSONValue {
+        var parser = Parser(bytes: bytes)
+        return try parser.parseDocument()
+    }
+
+    public static func parse(_ text: String) throws(JSONSyntaxError) -> JSONValue {
+        try parse(Array(text.utf8))
+    }
+
+    /// Pretty-printed JSON with two-space indents and a final newline. Object keys come in
+    /// `keyOrder` first, then the rest in code-point order.
+    public static func serialize(_ value: JSONValue, keyOrder: [String] = []) -> [UInt8] {
+        var writer = Writer(rank: Dictionary(keyOrder.enumerated().map { ($1, $0) }, uniquingKeysWith: { a, _ in a }))
+        writer.write(value, indent: 0)
+        writer.out.append(UInt8(ascii: "\n"))
+        return writer.out
+    }
+
+    /// Compact JSON on one line (for the journal, logs and canonical comparison).
+    public static func compact(_ value: JSONValue) -> String {
+        var writer = Writer(rank: [:], pretty: false)
+        writer.write(value, indent: 0)
+        return String(decoding: writer.out, as: UTF8.self)
+    }
+}
+
+private struct Parser {
+    let bytes: [UInt8]
+    var index = 0
+    var depth = 0
+
+    init(bytes: [UInt8]) {
+        self.bytes = bytes
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { index = 3 }
+    }
+
+    mutating func parseDocument() throws(JSONSyntaxError) -> JSONValue {
+        skipWhitespace()
+        if index >= bytes.count { throw error("the file is empty") }
+        let value = try parseValue()
+        skipWhitespace()
+        if index < bytes.count { throw error("unexpected \(describe(bytes[index])) after the end of the JSON value") }
+        return value
+    }
+
+    func error(_ message: String, at offset: Int? = nil) -> JSONSyntaxError {
+        let end = min(offset ?? index, bytes.count)
+        var line = 1, column = 1
+        for byte in bytes[0..<end] {
+            if byte == 0x0A { line += 1; column = 1 } else if byte & 0xC0 != 0x80 { column += 1 }
+        }
+        return JSONSyntaxError(message: message, line: line, column: column)
+    }
+
+    func describe(_ byte: UInt8) -> String {
+        byte >= 0x20 && byte < 0x7F ? "'\(Character(Unicode.Scalar(byte)))'" : "byte 0x" + String(byte, radix: 16, uppercase: true)
+    }
+
+    mutating func skipWhitespace() {
+        while index < bytes.count, [0x20, 0x0A, 0x0D, 0x09].contains(bytes[index]) { index += 1 }
+    }
+
+    mutating func parseValue() throws(JSONSyntaxError) -> JSONValue {
+        guard index < bytes.count else { throw error("the file ends in the middle of a value (truncated?)") }
+        switch bytes[index] {
+        case UInt8(ascii: "{"): return try parseObject()
+        case UInt8(ascii: "["): return try parseArray()
+        case UInt8(ascii: "\""): return .string(try parseString())
+        case UInt8(ascii: "t"): try expectWord("true"); return .bool(true)
+        case UInt8(ascii: "f"): try expectWord("false"); return .bool(false)
+        case UInt8(ascii: "n"): try expectWord("null"); return .null
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try parseNumber()
+        default: throw error("unexpected \(describe(bytes[index])) where a value should start")
+        }
+    }
+
+    mutating func expectWord(_ word: String) throws(JSONSyntaxError) {
+        let utf8 = Array(word.utf8)
+        guard bytes.count - index >= utf8.count, Array(bytes[index..<index + utf8.count]) == utf8 else {
+            throw error("unexpected \(describe(bytes[index])) where a value should start")
+        }
+        index += utf8.count
+    }
+
+    mutating func enter() throws(JSONSyntaxError) {
+        depth += 1
+        if depth > JSONText.maxDepth { throw error("nesting deeper than \(JSONText.maxDepth) levels") }
+    }
+
+    mutating func parseObject() throws(JSONSyntaxError) -> JSONValue {
+        try enter()
+        index += 1
+        var object: [String: JSONValue] = [:]
+        skipWhitespace()
+        if index < bytes.count, bytes[index] == UInt8(ascii: "}") { index += 1; depth -= 1; return .object(object) }
+        while true {
+            skipWhitespace()
+            guard index < bytes.count else { throw error("the file ends inside an object (truncated?)") }
+            guard bytes[index] == UInt8(ascii: "\"") else { throw error("expected a key in quotes, found \(describe(bytes[index]))") }
+            let key = try parseString()
+            skipWhitespace()
+            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else {
+                throw error(index < bytes.count ? "expected ':' after key \"\(key)\"" : "the file ends inside an object (truncated?)")
+            }
+            index += 1
+            skipWhitespace()
+            object[key] = try parseValue()  // a repeated key: the last one wins, as in most readers
+            skipWhitespace()
+            guard index < bytes.count else { throw error("the file ends inside an object (truncated?)") }
+            if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
+            if bytes[index] == UInt8(ascii: "}") { index += 1; depth -= 1; return .object(object) }
+            throw error("expected ',' or '}' in an object, found \(describe(bytes[index]))")
+        }
+    }
+
+    mutating func parseArray() throws(JSONSyntaxError) -> JSONValue {
+        try enter()
+        index += 1
+        var array: [JSONValue] = []
+        skipWhitespace()
+        if index < bytes.count, bytes[index] == UInt8(ascii: "]") { index += 1; depth -= 1; return .array(array) }
+        while true {
+            skipWhitespace()
+            array.append(try parseValue())
+            skipWhitespace()
+            guard index < bytes.count else { throw error("the file ends inside an array (truncated?)") }
+            if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
+            if bytes[index] == UInt8(ascii: "]") { index += 1; depth -= 1; return .array(array) }
+            throw error("expected ',' or ']' in an array, found \(describe(bytes[index]))")
+        }
+    }
+
+    mutating func parseNumber() throws(JSONSyntaxError) -> JSONValue {
+        let start = index
+        func digits() -> Int {
+            let from = index
+            while index < bytes.count, bytes[index] >= 0x30, bytes[index] <= 0x39 { index += 1 }
+            return index - from
+        }
+        if bytes[index] == UInt8(ascii: "-") { index += 1 }
+        guard index < bytes.count else { throw error("the file ends inside a number") }
+        if bytes[index] == UInt8(ascii: "0") {
+            index += 1
+        } else if digits() == 0 {
+            throw error("invalid number")
+        }
+        if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
+            index += 1
+            if digits() == 0 { throw error("invalid number: digits must follow '.'") }
+        }
+        if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
+            index += 1
+            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+            if digits() == 0 { throw error("invalid number: digits must follow the exponent") }
+        }
+        return .number(String(decoding: bytes[start..<index], as: UTF8.self))
+    }
+
+    mutating func parseString() throws(JSONSyntaxError) -> String {
+        let quote = index
+        index += 1
+        var scalars = String.UnicodeScalarView()
+        var runStart = index
+        func flushRun(_ end: Int) throws(JSONSyntaxError) {
+            guard runStart < end else { return }
+            var decoder = UTF8()
+            var iterator = bytes[runStart..<end].makeIterator()
+            loop: while true {
+                switch decoder.decode(&iterator) {
+                case .scalarValue(let s): scalars.append(s)
+                case .emptyInput: break loop
+                case .error: throw error("invalid UTF-8 in a string", at: runStart)
+                }
+            }
+        }
+        while true {
+            guard index < bytes.count else { throw error("the file ends inside a string (truncated?)", at: quote) }
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") {
+                try flushRun(index)
+                index += 1
+                return String(scalars)
+            }
+            if byte < 0x20 { throw error("a raw control character (\(describe(byte))) inside a string") }
+            if byte == UInt8(ascii: "\\") {
+                try flushRun(index)
+                index += 1
+                guard index < bytes.count else { throw error("the file ends inside a string (truncated?)") }
+                let escape = bytes[index]
+                index += 1
+                switch escape {
+                case UInt8(ascii: "\""): scalars.append("\"")
+                case UInt8(ascii: "\\"): scalars.append("\\")
+                case UInt8(ascii: "/"): scalars.append("/")
+                case UInt8(ascii: "b"): scalars.append("\u{08}")
+                case UInt8(ascii: "f"): scalars.append("\u{0C}")
+                case UInt8(ascii: "n"): scalars.append("\n")
+                case UInt8(ascii: "r"): scalars.append("\r")
+                case UInt8(ascii: "t"): scalars.append("\t")
+                case UInt8(ascii: "u"):
+                    let high = try hex4()
+                    if (0xD800...0xDBFF).contains(high) {
+                        guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else {
+                            throw error("a lone UTF-16 surrogate in a \\u escape")
+                        }
+                        index += 2
+                        let low = try hex4()
+                        guard (0xDC00...0xDFFF).contains(low) else { throw error("a lone UTF-16 surrogate in a \\u escape") }
+                        scalars.append(Unicode.Scalar(0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00))!)
+                    } else if let scalar = Unicode.Scalar(high) {
+                        scalars.append(scalar)
+                    } else {
+                        throw error("a lone UTF-16 surrogate in a \\u escape")
+                    }
+                default:
+                    throw error("invalid escape \\\(describe(escape)) in a string")
+                }
+                runStart = index
+                continue
+            }
+            index += 1
+        }
+    }
+
+    mutating func hex4() throws(JSONSyntaxError) -> UInt32 {
+        guard index + 4 <= bytes.count else { throw error("the file ends inside a \\u escape") }
+        var value: UInt32 = 0
+        for byte in bytes[index..<index + 4] {
+            let digit: UInt32
+            switch byte {
+            case 0x30...0x39: digit = UInt32(byte - 0x30)
+            case 0x41...0x46: digit = UInt32(byte - 0x41 + 10)
+            case 0x61...0x66: digit = UInt32(byte - 0x61 + 10)
+            default: throw error("invalid hex digit in a \\u escape")
+            }
+            value = value * 16 + digit
+        }
+        index += 4
+        return value
+    }
+}
+
+private struct Writer {
+    let rank: [String: Int]
+    var pretty = true
+    var out: [UInt8] = []
+
+    init(rank: [String: Int], pretty: Bool = true) {
+        self.rank = rank
+        self.pretty = pretty
+        out.reserveCapacity(4096)
+    }
+
+    mutating func newline(_ indent: Int) {
+        guard pretty else { return }
+        out.append(0x0A)
+        out.append(contentsOf: repeatElement(0x20, count: indent * 2))
+    }
+
+    mutating func write(_ value: JSONValue, indent: Int) {
+        switch value {
+        case .null: out.append(contentsOf: "null".utf8)
+        case .bool(let b): out.append(contentsOf: (b ? "true" : "false").utf8)
+        case .number(let literal): out.append(contentsOf: literal.utf8)
+        case .string(let s): writeString(s)
+        case .array(let array):
+            if array.isEmpty { out.append(contentsOf: "[]".utf8); return }
+            out.append(UInt8(ascii: "["))
+            for (i, element) in array.enumerated() {
+                if i > 0 { out.append(UInt8(ascii: ",")) }
+                newline(indent + 1)
+                write(element, indent: indent + 1)
+            }
+            newline(indent)
+            out.append(UInt8(ascii: "]"))
+        case .object(let object):
+            if object.isEmpty { out.append(contentsOf: "{}".utf8); return }
+            out.append(UInt8(ascii: "{"))
+            let keys = object.keys.sorted { a, b in
+                switch (rank[a], rank[b]) {
+                case let (x?, y?): x < y
+                case (_?, nil): true
+                case (nil, _?): false
+                case (nil, nil): a.unicodeScalars.lexicographicallyPrecedes(b.unicodeScalars)
+                }
+            }
+            for (i, key) in keys.enumerated() {
+                if i > 0 { out.append(UInt8(ascii: ",")) }
+                newline(indent + 1)
+                writeString(key)
+                out.append(contentsOf: (pretty ? ": " : ":").utf8)
+                write(object[key]!, indent: indent + 1)
+            }
+            newline(indent)
+            out.append(UInt8(ascii: "}"))
+        }
+    }
+
+    mutating func writeString(_ s: String) {
+        out.append(UInt8(ascii: "\""))
+        // Multi-byte UTF-8 sequences never contain bytes below 0x80, so bytes can be copied.
+        for byte in s.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): out.append(contentsOf: [0x5C, 0x22])
+            case UInt8(ascii: "\\"): out.append(contentsOf: [0x5C, 0x5C])
+            case 0x0A: out.append(contentsOf: [0x5C, UInt8(ascii: "n")])
+            case 0x0D: out.append(contentsOf: [0x5C, UInt8(ascii: "r")])
+            case 0x09: out.append(contentsOf: [0x5C, UInt8(ascii: "t")])
+            case 0x00..<0x20, 0x7F: out.append(contentsOf: ("\\u00" + hex(UInt64(byte), digits: 2)).utf8)
+            default: out.append(byte)
+            }
+        }
+        out.append(UInt8(ascii: "\""))
+    }
+}

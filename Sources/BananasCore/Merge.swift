@@ -1,0 +1,86 @@
+/// The merge of two copies of a list. Per field, the value with the greater stamp wins;
+/// deletes are tombstones; the sections list is one register. `merge` makes no stamps and
+/// reads no clock, and it is commutative, associative and idempotent (property tests prove
+/// it), so any number of copies merged in any order give the same list.
+extension ShoppingList {
+    public func merged(with other: ShoppingList) -> ShoppingList {
+        var result = self
+        result.merge(other)
+        return result
+    }
+
+    public mutating func merge(_ other: ShoppingList) {
+        if winner(other.sectionsStamp, other.sections, over: sectionsStamp, sections) {
+            sections = other.sections
+            sectionsStamp = other.sectionsStamp
+        }
+        for (id, theirs) in other.rows {
+            if let ours = rows[id] {
+                rows[id] = Self.mergeRow(ours, theirs)
+            } else {
+                rows[id] = theirs
+            }
+        }
+        for (id, stamp) in other.tombstones where stamp > (tombstones[id] ?? .zero) {
+            tombstones[id] = stamp
+        }
+        extra = Self.mergeExtra(extra, other.extra)
+        syncExtra = Self.mergeExtra(syncExtra, other.syncExtra)
+        if other.unreadableRows != unreadableRows {
+            unreadableRows = Self.canonicalRows(unreadableRows + other.unreadableRows)
+        }
+    }
+
+    /// Rows in a canonical order without repeats (for rows kept verbatim).
+    public static func canonicalRows(_ rows: [JSONValue]) -> [JSONValue] {
+        let keyed = Dictionary(rows.map { (JSONText.compact($0), $0) }, uniquingKeysWith: { a, _ in a })
+        return keyed.keys.sorted().map { keyed[$0]! }
+    }
+
+    static func mergeRow(_ a: Item, _ b: Item) -> Item {
+        var row = a
+        for field in ItemField.allCases where winner(b.stamps[field], b[field], over: a.stamps[field], a[field]) {
+            row[field] = b[field]
+            row.stamps[field] = b.stamps[field]
+        }
+        row.lastModified = max(a.lastModified ?? "", b.lastModified ?? "").nilIfEmpty
+        row.extra = mergeExtra(a.extra, b.extra)
+        return row
+    }
+
+    /// Unknown keys carry no stamps: per key, the value whose compact JSON text is greater
+    /// wins, which is arbitrary but the same whatever order copies are merged in.
+    static func mergeExtra(_ a: [String: JSONValue], _ b: [String: JSONValue]) -> [String: JSONValue] {
+        if a == b || b.isEmpty { return a }
+        if a.isEmpty { return b }
+        return a.merging(b) { x, y in JSONText.compact(x) >= JSONText.compact(y) ? x : y }
+    }
+}
+
+/// True when (stamp b, value b) beats (stamp a, value a): the greater stamp, and for equal
+/// stamps (two unstamped copies) the greater value, so the choice never depends on order.
+func winner(_ bStamp: Stamp, _ bValue: FieldValue, over aStamp: Stamp, _ aValue: FieldValue) -> Bool {
+    if bStamp != aStamp { return bStamp > aStamp }
+    return aValue.precedes(bValue)
+}
+
+func winner(_ bStamp: Stamp, _ bValue: [String], over aStamp: Stamp, _ aValue: [String]) -> Bool {
+    if bStamp != aStamp { return bStamp > aStamp }
+    return aValue.lexicographicallyPrecedes(bValue) { $0.unicodeScalars.lexicographicallyPrecedes($1.unicodeScalars) }
+}
+
+extension FieldValue {
+    /// A total order used only to break ties between equally stamped values.
+    func precedes(_ other: FieldValue) -> Bool {
+        switch (self, other) {
+        case (.text(let a), .text(let b)): a.unicodeScalars.lexicographicallyPrecedes(b.unicodeScalars)
+        case (.flag(let a), .flag(let b)): !a && b
+        case (.order(let a), .order(let b)): a < b
+        default: false
+        }
+    }
+}
+
+extension String {
+    var nilIfEmpty: String? { isEmpty ? nil : self }
+}

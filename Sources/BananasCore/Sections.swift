@@ -1,0 +1,90 @@
+/// Section operations, each built as one `ListEdit` so it is one undo step.
+public enum SectionError: Error, Equatable, CustomStringConvertible {
+    case exists(String)
+    case noSuchSection(String, suggestions: [String])
+    case notEmpty(String, count: Int)
+
+    public var description: String {
+        switch self {
+        case .exists(let name): "there is already a section named \"\(name)\""
+        case .noSuchSection(let name, let suggestions):
+            "no section named \"\(name)\"" + (suggestions.isEmpty ? "" : "; did you mean " + suggestions.map { "\"\($0)\"" }.joined(separator: ", ") + "?")
+        case .notEmpty(let name, let count):
+            "section \"\(name)\" still holds \(count) item\(count == 1 ? "" : "s"); move them with --move-items-to, or remove them with --delete-items"
+        }
+    }
+}
+
+extension ShoppingList {
+    /// The section named `name`, matched case-insensitively, as spelled in the list.
+    public func section(named name: String) -> String? {
+        if displaySections.contains(name) { return name }
+        let folded = name.lowercased()
+        return displaySections.first { $0.lowercased() == folded }
+    }
+
+    func requireSection(_ name: String) throws -> String {
+        if let found = section(named: name) { return found }
+        let folded = name.lowercased()
+        let close = displaySections.filter { $0.lowercased().contains(folded) || folded.contains($0.lowercased()) }
+        throw SectionError.noSuchSection(name, suggestions: close)
+    }
+
+    /// Adds a section at `index` (the end when nil).
+    public func addSectionEdit(_ name: String, at index: Int? = nil) throws -> ListEdit {
+        if sections.contains(where: { $0.lowercased() == name.lowercased() }) {
+            throw SectionError.exists(name)
+        }
+        var updated = sections
+        updated.insert(name, at: min(max(index ?? updated.count, 0), updated.count))
+        return .setSections(updated)
+    }
+
+    /// Renames a section and moves its items with it.
+    public func renameSectionEdit(_ old: String, to new: String) throws -> ListEdit {
+        let current = try requireSection(old)
+        if current != new, let clash = section(named: new), clash.lowercased() != current.lowercased() {
+            throw SectionError.exists(clash)
+        }
+        var updated = displaySections
+        updated[updated.firstIndex(of: current)!] = new
+        let moves = items.filter { $0.section == current }
+            .map { ListEdit.update(id: $0.id, changes: [.section: .text(new)]) }
+        return .batch([.setSections(updated)] + moves)
+    }
+
+    /// Moves a section to `index` in the section order.
+    public func moveSectionEdit(_ name: String, to index: Int) throws -> ListEdit {
+        let current = try requireSection(name)
+        var updated = displaySections
+        updated.removeAll { $0 == current }
+        updated.insert(current, at: min(max(index, 0), updated.count))
+        return .setSections(updated)
+    }
+
+    /// Removes a section. Its items move to `moveItemsTo`, or are deleted when
+    /// `deleteItems` is set; a section that still holds items is otherwise refused.
+    public func removeSectionEdit(_ name: String, moveItemsTo target: String? = nil, deleteItems: Bool = false) throws -> ListEdit {
+        let current = try requireSection(name)
+        let members = items.filter { $0.section == current }
+        var steps: [ListEdit] = []
+        var updated = displaySections.filter { $0 != current }
+        if !members.isEmpty {
+            if let target {
+                let destination = section(named: target) ?? target
+                if !updated.contains(destination) { updated.append(destination) }
+                steps += members.map { .update(id: $0.id, changes: [.section: .text(destination)]) }
+            } else if deleteItems {
+                steps += members.map { .delete(id: $0.id) }
+            } else {
+                throw SectionError.notEmpty(current, count: members.count)
+            }
+        }
+        return .batch([.setSections(updated)] + steps)
+    }
+
+    /// The edit that makes sure `name` is in the section list (appended), or nil when it is.
+    public func ensureSectionEdit(_ name: String) -> ListEdit? {
+        sections.contains(name) ? nil : .setSections(sections + [name])
+    }
+}

@@ -1,0 +1,91 @@
+/// The whole list as one value: what the file holds, plus the bookkeeping that lets any
+/// number of copies merge into the same result (stamps, tombstones, rows hidden by a delete).
+public struct ShoppingList: Hashable, Sendable {
+    /// Section names in display order (a last-writer-wins register stamped by `sectionsStamp`).
+    public var sections: [String]
+    public var sectionsStamp: Stamp
+    /// Every row we know, by id, including rows hidden by a tombstone: they are kept so that
+    /// an edit concurrent with the delete can bring the whole row back, whatever the order
+    /// copies are merged in.
+    public internal(set) var rows: [String: Item]
+    /// Delete stamps by id.
+    public internal(set) var tombstones: [String: Stamp]
+    /// Top-level keys we do not understand, kept across a rewrite.
+    public var extra: [String: JSONValue]
+    /// Keys inside `sync` we do not understand.
+    public var syncExtra: [String: JSONValue]
+    /// Rows the decoder could not read (blank name, wrong types), kept verbatim so a rewrite
+    /// never drops them.
+    public var unreadableRows: [JSONValue]
+
+    public init(
+        sections: [String] = [], sectionsStamp: Stamp = .zero, rows: [Item] = [],
+        tombstones: [String: Stamp] = [:], extra: [String: JSONValue] = [:],
+        syncExtra: [String: JSONValue] = [:], unreadableRows: [JSONValue] = []
+    ) {
+        self.sections = sections
+        self.sectionsStamp = sectionsStamp
+        self.rows = Dictionary(rows.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        self.tombstones = tombstones
+        self.extra = extra
+        self.syncExtra = syncExtra
+        self.unreadableRows = unreadableRows
+    }
+
+    /// A row is visible when it has no tombstone, or one of its fields was stamped after the
+    /// delete (an edit concurrent with a delete keeps the row).
+    public func isVisible(_ id: String) -> Bool {
+        guard let row = rows[id] else { return false }
+        guard let deleted = tombstones[id] else { return true }
+        return row.stamps.newest > deleted
+    }
+
+    /// The visible item with this id.
+    public func item(_ id: String) -> Item? {
+        isVisible(id) ? rows[id] : nil
+    }
+
+    /// Visible items in list order (sortOrder, then id).
+    public var items: [Item] {
+        rows.values.filter { isVisible($0.id) }.sorted(by: Item.listOrder)
+    }
+
+    /// Rows hidden by a tombstone, in id order.
+    public var hiddenRows: [Item] {
+        rows.values.filter { !isVisible($0.id) }.sorted { $0.id < $1.id }
+    }
+
+    public var visibleCount: Int { rows.keys.reduce(0) { $0 + (isVisible($1) ? 1 : 0) } }
+
+    /// The sections as shown: the list's own, then any section an item names that the list
+    /// lacks, in the order those items come. No item is ever invisible.
+    public var displaySections: [String] {
+        var result = sections
+        var seen = Set(sections)
+        for item in items where !seen.contains(item.section) {
+            seen.insert(item.section)
+            result.append(item.section)
+        }
+        return result
+    }
+
+    /// Visible items grouped under `displaySections`, each group in list order.
+    public func grouped() -> [(section: String, items: [Item])] {
+        var bySection: [String: [Item]] = [:]
+        for item in items { bySection[item.section, default: []].append(item) }
+        return displaySections.map { ($0, bySection[$0] ?? []) }
+    }
+
+    /// Every stamp in the list, for moving a clock past them.
+    public var newestStamp: Stamp {
+        var newest = sectionsStamp
+        for row in rows.values { newest = max(newest, row.stamps.newest) }
+        for stamp in tombstones.values { newest = max(newest, stamp) }
+        return newest
+    }
+
+    /// A sortOrder after every item of the list.
+    public var nextSortOrder: Double {
+        (rows.values.map(\.sortOrder).max() ?? 0).rounded(.down) + 1024
+    }
+}

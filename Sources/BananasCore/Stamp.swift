@@ -1,0 +1,130 @@
+/// A stamp orders edits: wall-clock milliseconds, a counter for edits within the same
+/// millisecond, and the id of the replica that made it (a hybrid logical clock).
+///
+/// The text form is fixed-width (`0001763720130123-000000-replica`) so that comparing two
+/// stamps as strings compares them as tuples; other implementations can merge with plain
+/// string comparison.
+public struct Stamp: Hashable, Comparable, Sendable, CustomStringConvertible {
+    public let millis: Int64
+    public let counter: Int
+    public let replica: String
+
+    /// The stamp of a value nobody stamped (a foreign writer, a version-1 file). Every real
+    /// stamp is greater.
+    public static let zero = Stamp(millis: 0, counter: 0, replica: "")
+
+    static let millisDigits = 16
+    static let counterDigits = 6
+    static let maxCounter = 999_999
+
+    public init(millis: Int64, counter: Int, replica: String) {
+        self.millis = millis
+        self.counter = counter
+        self.replica = replica
+    }
+
+    public var isZero: Bool { self == .zero }
+
+    /// The encoded form, e.g. `0001763720130123-000007-3f9a1c2e`.
+    public var encoded: String {
+        zeroPadded(millis, Stamp.millisDigits) + "-" + zeroPadded(Int64(counter), Stamp.counterDigits) + "-" + replica
+    }
+
+    public var description: String { encoded }
+
+    /// Parses the encoded form; anything malformed is `nil` (callers treat it as unstamped).
+    public init?(encoded text: String) {
+        let parts = text.split(separator: "-", maxSplits: 2, omittingEmptySubsequences: false)
+        guard parts.count == 3,
+              parts[0].count == Stamp.millisDigits, parts[1].count == Stamp.counterDigits,
+              parts[0].allSatisfy(\.isASCIIDigit), parts[1].allSatisfy(\.isASCIIDigit),
+              let millis = Int64(parts[0]), let counter = Int(parts[1]),
+              ReplicaID.isValid(String(parts[2]))
+        else { return nil }
+        self.init(millis: millis, counter: counter, replica: String(parts[2]))
+    }
+
+    public static func < (lhs: Stamp, rhs: Stamp) -> Bool {
+        if lhs.millis != rhs.millis { return lhs.millis < rhs.millis }
+        if lhs.counter != rhs.counter { return lhs.counter < rhs.counter }
+        return lhs.replica < rhs.replica
+    }
+}
+
+/// Replica ids: 1 to 32 lowercase ASCII letters or digits.
+public enum ReplicaID {
+    public static func isValid(_ text: String) -> Bool {
+        !text.isEmpty && text.utf8.count <= 32
+            && text.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x7A) }
+    }
+
+    /// A fresh random replica id (12 lowercase hex digits).
+    public static func random<R: RandomNumberGenerator>(using rng: inout R) -> String {
+        let value = UInt64.random(in: 0...UInt64(0xFFFF_FFFF_FFFF), using: &rng)
+        return hex(value, digits: 12)
+    }
+
+    public static func random() -> String {
+        var rng = SystemRandomNumberGenerator()
+        return random(using: &rng)
+    }
+}
+
+/// The per-replica clock that makes stamps. It never runs backwards and never jumps more
+/// than `maxForwardJump` ahead of wall-clock time because of a stamp it observed. Time is
+/// passed in, so the clock itself is pure.
+public struct StampClock: Sendable {
+    public let replica: String
+    public private(set) var last: Stamp
+    /// The largest observed lead of a stamp over our wall clock, in ms (0 when none).
+    public private(set) var largestSkewSeen: Int64 = 0
+
+    public static let maxForwardJump: Int64 = 60_000
+
+    public init(replica: String) {
+        self.replica = replica
+        self.last = Stamp(millis: 0, counter: 0, replica: replica)
+    }
+
+    /// A new stamp greater than every stamp this clock made or accepted.
+    public mutating func next(now: Int64) -> Stamp {
+        var millis = max(now, last.millis)
+        var counter = millis == last.millis ? last.counter + 1 : 0
+        if counter > Stamp.maxCounter {
+            millis += 1
+            counter = 0
+        }
+        last = Stamp(millis: millis, counter: counter, replica: replica)
+        return last
+    }
+
+    /// Moves the clock past a stamp seen in the file, so our next edit orders after it.
+    /// A stamp more than a minute ahead of `now` only moves us a minute ahead, and is
+    /// remembered as skew so the user can be warned.
+    public mutating func observe(_ stamp: Stamp, now: Int64) {
+        guard !stamp.isZero else { return }
+        let lead = stamp.millis - now
+        if lead > 1_000 { largestSkewSeen = max(largestSkewSeen, lead) }
+        let ceiling = now + StampClock.maxForwardJump
+        let accepted = stamp.millis > ceiling
+            ? (millis: ceiling, counter: 0)
+            : (millis: stamp.millis, counter: stamp.counter)
+        if (accepted.millis, accepted.counter) > (last.millis, last.counter) {
+            last = Stamp(millis: accepted.millis, counter: accepted.counter, replica: replica)
+        }
+    }
+}
+
+func zeroPadded(_ value: Int64, _ digits: Int) -> String {
+    let text = String(value)
+    return text.count >= digits ? text : String(repeating: "0", count: digits - text.count) + text
+}
+
+func hex(_ value: UInt64, digits: Int) -> String {
+    let text = String(value, radix: 16)
+    return text.count >= digits ? text : String(repeating: "0", count: digits - text.count) + text
+}
+
+extension Character {
+    var isASCIIDigit: Bool { isASCII && isNumber }
+}

@@ -1,0 +1,120 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+
+/// The Get Bananas lock: `BananaList.json.lock` beside the file, created with
+/// O_CREAT|O_EXCL|O_NOFOLLOW and holding the holder's PID as text. Its MCP server uses the
+/// same file (`wx` flag), so the two never interleave. A lock older than 5 s whose PID is
+/// not alive on this host is stale and is broken; a live holder is waited for, however old
+/// its lock looks (the fix Get Bananas's author wished for).
+public final class FileLock {
+    public static let staleAfterMillis: Int64 = 5_000
+
+    public let path: String
+    private var held = true
+
+    /// Threads of one process queue here first: the lock file records only a PID, so it
+    /// cannot tell two threads of the same process apart.
+    private static let inProcess = NSLock()
+
+    private init(path: String) {
+        self.path = path
+    }
+
+    /// Takes the lock, waiting up to `timeoutMillis` for a live holder to let go.
+    public static func acquire(path: String, timeoutMillis: Int64 = 5_000) throws(ListFileError) -> FileLock {
+        inProcess.lock()
+        do {
+            try take(path: path, timeoutMillis: timeoutMillis)
+        } catch {
+            inProcess.unlock()
+            throw error
+        }
+        return FileLock(path: path)
+    }
+
+    private static func take(path: String, timeoutMillis: Int64) throws(ListFileError) {
+        let deadline = Sys.nowMillis() + timeoutMillis
+        var pause = 1
+        let pid = Sys.processID()
+        while true {
+            let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+            if fd >= 0 {
+                let ok = Sys.writeAll(fd, Array(String(pid).utf8))
+                let code = errno
+                close(fd)
+                if !ok {
+                    unlink(path)
+                    throw Sys.failure(code, path: path, action: "write the lock")
+                }
+                return
+            }
+            let code = errno
+            guard code == EEXIST else { throw Sys.failure(code, path: path, action: "create the lock") }
+
+            guard let holder = inspect(path: path) else { continue }  // vanished meanwhile: try again
+            switch holder {
+            case .unusable(let reason):
+                throw .lockUnusable(path: path, reason: reason)
+            case .held(let holderPID, let ageMillis, let inode):
+                let alive = holderPID.map { $0 != pid && Sys.isAlive($0) } ?? false
+                if ageMillis > staleAfterMillis && !alive {
+                    // Break it only if it is still the same lock file we judged stale.
+                    if let st = Sys.linkStatus(path), st.st_ino == inode { unlink(path) }
+                    continue
+                }
+                if Sys.nowMillis() >= deadline {
+                    throw .lockHeld(path: path, pid: holderPID, ageSeconds: Int(ageMillis / 1000))
+                }
+                Sys.sleep(milliseconds: pause)
+                pause = min(pause * 2, 50)
+            }
+        }
+    }
+
+    enum Holder {
+        case held(pid: Int32?, ageMillis: Int64, inode: ino_t)
+        case unusable(String)
+    }
+
+    /// Who holds the lock at `path`, or nil when there is no lock file.
+    static func inspect(path: String) -> Holder? {
+        guard let st = Sys.linkStatus(path) else { return nil }
+        if Sys.isSymlink(st) { return .unusable("it is a symbolic link; remove it if no program is using the list") }
+        if !Sys.isRegular(st) { return .unusable("it is \(Sys.kind(st))") }
+        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        var holderPID: Int32?
+        if fd >= 0 {
+            if let bytes = Sys.readAll(fd), bytes.count < 64 {
+                holderPID = Int32(String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+            }
+            close(fd)
+        }
+        let modified = Int64(st.st_mtim.tv_sec) * 1000 + Int64(st.st_mtim.tv_nsec) / 1_000_000
+        return .held(pid: holderPID, ageMillis: max(0, Sys.nowMillis() - modified), inode: st.st_ino)
+    }
+
+    /// The holder of the lock beside a list, for `bananas status`: nil when unlocked.
+    public static func holder(of path: String) -> (pid: Int32?, ageSeconds: Int, alive: Bool)? {
+        guard case .held(let pid, let age, _)? = inspect(path: path) else { return nil }
+        return (pid, Int(age / 1000), pid.map(Sys.isAlive) ?? false)
+    }
+
+    /// Lets go of the lock: removes the file only while it still names us.
+    public func release() {
+        guard held else { return }
+        held = false
+        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        if fd >= 0 {
+            let bytes = Sys.readAll(fd) ?? []
+            close(fd)
+            if String(decoding: bytes, as: UTF8.self) == String(Sys.processID()) { unlink(path) }
+        }
+        Self.inProcess.unlock()
+    }
+
+    deinit { release() }
+}

@@ -1,0 +1,250 @@
+import BananasCore
+
+/// A list as read from a file, with what the reader had to work around.
+public struct DecodedList: Sendable, Equatable {
+    public var list: ShoppingList
+    /// The file's `schemaVersion` (1 when the key is absent, as in Get Bananas files).
+    public var schemaVersion: Int
+    /// Rows kept but not shown, and other things worth telling the user, with locations.
+    public var problems: [String]
+}
+
+/// BananaList.json, schema version 2, reading version 1. See docs/file-format.md.
+///
+/// The decoder is forgiving (missing fields take defaults) but never lossy: unknown keys are
+/// kept, and rows it cannot read are kept verbatim and reported. The encoder writes only
+/// additive changes to the version-1 shape and gives the same bytes for the same list.
+public enum ListCodec {
+    public static let currentSchemaVersion = 2
+    /// Files larger than this are refused (a shopping list of 100,000 items is about 50 MB).
+    public static let maxFileSize = 128 * 1024 * 1024
+
+    static let topLevelKeys: Set<String> = ["schemaVersion", "sections", "items", "sync"]
+    static let itemKeys: Set<String> = ["id", "name", "amount", "section", "checked", "optional", "sortOrder", "lastModified", "stamps"]
+    static let syncKeys: Set<String> = ["sectionsStamp", "deleted", "deletedRows"]
+    static let keyOrder = ["schemaVersion", "sections", "items", "sync",
+                           "id", "name", "amount", "section", "checked", "optional", "sortOrder", "lastModified", "stamps",
+                           "sectionsStamp", "deleted", "deletedRows"]
+
+    public enum DecodeError: Error, Equatable, CustomStringConvertible {
+        case syntax(JSONSyntaxError)
+        case structure(String)
+
+        public var description: String {
+            switch self {
+            case .syntax(let error): "invalid JSON at \(error)"
+            case .structure(let message): message
+            }
+        }
+    }
+
+    // MARK: Decoding
+
+    public static func decode(_ bytes: [UInt8]) throws(DecodeError) -> DecodedList {
+        let root: JSONValue
+        do { root = try JSONText.parse(bytes) } catch { throw .syntax(error) }
+        guard case .object(let top) = root else {
+            throw .structure("the top level is \(root.typeDescription), not an object")
+        }
+
+        var schemaVersion = 1
+        if let value = top["schemaVersion"] {
+            guard case .number(let literal) = value, let version = Int(literal) else {
+                throw .structure("schemaVersion is \(value.typeDescription == "a number" ? "not a whole number" : value.typeDescription)")
+            }
+            schemaVersion = version
+        }
+
+        var sections: [String] = []
+        if let value = top["sections"] {
+            guard case .array(let array) = value else { throw .structure("sections is \(value.typeDescription), not an array") }
+            for (i, entry) in array.enumerated() {
+                guard case .string(let name) = entry else { throw .structure("sections[\(i)] is \(entry.typeDescription), not a string") }
+                if !sections.contains(name) { sections.append(name) }
+            }
+        }
+
+        var problems: [String] = []
+        var unreadable: [JSONValue] = []
+        var rows: [Item] = []
+        if let value = top["items"] {
+            guard case .array(let array) = value else { throw .structure("items is \(value.typeDescription), not an array") }
+            rows = decodeRows(array, path: "items", problems: &problems, unreadable: &unreadable)
+        }
+
+        var sectionsStamp = Stamp.zero
+        var tombstones: [String: Stamp] = [:]
+        var syncExtra: [String: JSONValue] = [:]
+        if let value = top["sync"] {
+            guard case .object(let sync) = value else { throw .structure("sync is \(value.typeDescription), not an object") }
+            for (key, entry) in sync where !syncKeys.contains(key) { syncExtra[key] = entry }
+            sectionsStamp = sync["sectionsStamp"]?.stringValue.flatMap(Stamp.init(encoded:)) ?? .zero
+            if case .object(let deleted)? = sync["deleted"] {
+                for (id, stamp) in deleted {
+                    if let stamp = stamp.stringValue.flatMap(Stamp.init(encoded:)) {
+                        tombstones[normalizedID(id)] = stamp
+                    }
+                }
+            }
+            if case .array(let hidden)? = sync["deletedRows"] {
+                var ignored: [String] = []
+                var ignoredRows: [JSONValue] = []
+                let hiddenRows = decodeRows(hidden, path: "sync.deletedRows", problems: &ignored, unreadable: &ignoredRows)
+                let visibleIDs = Set(rows.map(\.id))
+                rows += hiddenRows.filter { !visibleIDs.contains($0.id) }
+            }
+        }
+
+        var extra: [String: JSONValue] = [:]
+        for (key, value) in top where !topLevelKeys.contains(key) { extra[key] = value }
+
+        let list = ShoppingList(
+            sections: sections, sectionsStamp: sectionsStamp, rows: rows, tombstones: tombstones,
+            extra: extra, syncExtra: syncExtra, unreadableRows: ShoppingList.canonicalRows(unreadable)
+        )
+        return DecodedList(list: list, schemaVersion: schemaVersion, problems: problems)
+    }
+
+    static func normalizedID(_ id: String) -> String {
+        ItemID.isUUID(id) ? id.uppercased() : id
+    }
+
+    static func decodeRows(_ array: [JSONValue], path: String, problems: inout [String], unreadable: inout [JSONValue]) -> [Item] {
+        var rows: [Item] = []
+        var seenIDs = Set<String>()
+        var seenSeeds: [String: Int] = [:]
+        var previousOrder: Double = 0
+        for (index, value) in array.enumerated() {
+            let location = "\(path)[\(index)]"
+            guard case .object(let object) = value else {
+                problems.append("\(location) is \(value.typeDescription), not an item; kept in the file but not shown")
+                unreadable.append(value)
+                continue
+            }
+            switch decodeItem(object) {
+            case .failure(let reason):
+                problems.append("\(location) \(reason); kept in the file but not shown")
+                unreadable.append(value)
+            case .success(var item):
+                if item.id.isEmpty {
+                    // No usable id: derive one from the row's content, the same on every read.
+                    let seed = JSONText.compact(value)
+                    let occurrence = seenSeeds[seed, default: 0]
+                    seenSeeds[seed] = occurrence + 1
+                    item.id = ItemID.derived(from: seed + "#\(occurrence)")
+                }
+                if seenIDs.contains(item.id) {
+                    let original = item.id
+                    item.id = ItemID.derived(from: original + "#duplicate#\(index)")
+                    problems.append("\(location) repeats the id \(original); it is shown with the new id \(item.id)")
+                }
+                seenIDs.insert(item.id)
+                if object["sortOrder"] == nil {
+                    // Rows from writers that keep no order stay where the file has them.
+                    item.sortOrder = previousOrder + 1
+                }
+                previousOrder = item.sortOrder
+                rows.append(item)
+            }
+        }
+        return rows
+    }
+
+    enum ItemResult {
+        case success(Item)
+        case failure(String)
+    }
+
+    static func decodeItem(_ object: [String: JSONValue]) -> ItemResult {
+        func text(_ key: String) -> Result<String, DecodeFailure> {
+            switch object[key] {
+            case nil, .null?: .success("")
+            case .string(let s)?: .success(s)
+            case let other?: .failure(DecodeFailure(message: "has \(key) as \(other.typeDescription), not a string"))
+            }
+        }
+        func flag(_ key: String) -> Result<Bool, DecodeFailure> {
+            switch object[key] {
+            case nil, .null?: .success(false)
+            case .bool(let b)?: .success(b)
+            case let other?: .failure(DecodeFailure(message: "has \(key) as \(other.typeDescription), not true or false"))
+            }
+        }
+        do {
+            let name = try text("name").get()
+            if name.trimmingWhitespace().isEmpty { return .failure("has no name") }
+            var item = Item(
+                id: "", name: name, amount: try text("amount").get(), section: try text("section").get(),
+                checked: try flag("checked").get(), optional: try flag("optional").get()
+            )
+            if case .string(let id)? = object["id"], !id.isEmpty { item.id = normalizedID(id) }
+            switch object["sortOrder"] {
+            case nil, .null?: break
+            case .number(let literal)?:
+                guard let order = Double(literal), order.isFinite else { return .failure("has sortOrder \(literal), out of range") }
+                item.sortOrder = order
+            case let other?: return .failure("has sortOrder as \(other.typeDescription), not a number")
+            }
+            var extra: [String: JSONValue] = [:]
+            for (key, value) in object where !itemKeys.contains(key) { extra[key] = value }
+            if case .string(let date)? = object["lastModified"] {
+                item.lastModified = date
+            } else if let other = object["lastModified"] {
+                extra["lastModified"] = other  // a form we do not write (e.g. a number): keep it
+            }
+            if case .object(let stamps)? = object["stamps"] {
+                for field in ItemField.allCases {
+                    if let stamp = stamps[field.rawValue]?.stringValue.flatMap(Stamp.init(encoded:)) {
+                        item.stamps[field] = stamp
+                    }
+                }
+            }
+            item.extra = extra
+            return .success(item)
+        } catch {
+            return .failure(error.message)
+        }
+    }
+
+    struct DecodeFailure: Error { let message: String }
+
+    // MARK: Encoding
+
+    /// The version-2 file for `list`: deterministic, so the same list always gives the same bytes.
+    public static func encode(_ list: ShoppingList) -> [UInt8] {
+        var top = list.extra
+        top["schemaVersion"] = .number(String(currentSchemaVersion))
+        top["sections"] = .array(list.sections.map(JSONValue.string))
+        top["items"] = .array(list.items.map(encodeItem) + list.unreadableRows)
+
+        var sync = list.syncExtra
+        if !list.sectionsStamp.isZero { sync["sectionsStamp"] = .string(list.sectionsStamp.encoded) }
+        if !list.tombstones.isEmpty {
+            sync["deleted"] = .object(list.tombstones.mapValues { .string($0.encoded) })
+        }
+        let hidden = list.hiddenRows
+        if !hidden.isEmpty { sync["deletedRows"] = .array(hidden.map(encodeItem)) }
+        if !sync.isEmpty { top["sync"] = .object(sync) }
+        return JSONText.serialize(.object(top), keyOrder: keyOrder)
+    }
+
+    static func encodeItem(_ item: Item) -> JSONValue {
+        var object = item.extra
+        object["id"] = .string(item.id)
+        object["name"] = .string(item.name)
+        object["amount"] = .string(item.amount)
+        object["section"] = .string(item.section)
+        object["checked"] = .bool(item.checked)
+        object["optional"] = .bool(item.optional)
+        object["sortOrder"] = .number(item.sortOrder)
+        if let date = item.lastModified {
+            object["lastModified"] = .string(date)
+        }
+        var stamps: [String: JSONValue] = [:]
+        for field in ItemField.allCases where !item.stamps[field].isZero {
+            stamps[field.rawValue] = .string(item.stamps[field].encoded)
+        }
+        if !stamps.isEmpty { object["stamps"] = .object(stamps) }
+        return .object(object)
+    }
+}

@@ -1,0 +1,153 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import BananasCore
+
+/// The list file on disk: reading without a lock, and read-modify-write under the lock.
+/// Every surface goes through here; none writes the file itself.
+public final class ListFile: Sendable {
+    /// The file's path with any symlinks the user set up resolved once, at open: a symlink
+    /// that appears later is not one we expected, and is refused.
+    public let path: String
+    public let lockPath: String
+    /// Create the folder on first write (true for the default location only).
+    public let createsFolder: Bool
+
+    public init(path: String, createsFolder: Bool = false) {
+        self.path = ListFile.resolve(path)
+        self.lockPath = self.path + ".lock"
+        self.createsFolder = createsFolder
+    }
+
+    /// What `load` found.
+    public struct Snapshot: Sendable {
+        /// The file's bytes; nil when there is no file yet.
+        public var bytes: [UInt8]?
+        public var decoded: DecodedList
+
+        public var list: ShoppingList { decoded.list }
+        public var exists: Bool { bytes != nil }
+        /// True when this bananas may write the file (its schema is not newer than ours).
+        public var isWritable: Bool { decoded.schemaVersion <= ListCodec.currentSchemaVersion }
+    }
+
+    /// Reads and decodes the file. A missing file is an empty list; a missing folder is an
+    /// empty list only where we would create it.
+    public func load() throws(ListFileError) -> Snapshot {
+        guard let bytes = try readBytes() else {
+            return Snapshot(bytes: nil, decoded: DecodedList(list: ShoppingList(), schemaVersion: ListCodec.currentSchemaVersion, problems: []))
+        }
+        do {
+            return Snapshot(bytes: bytes, decoded: try ListCodec.decode(bytes))
+        } catch {
+            throw .unparseable(path: path, detail: error.description)
+        }
+    }
+
+    /// The raw bytes, nil when the file does not exist.
+    public func readBytes() throws(ListFileError) -> [UInt8]? {
+        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        if fd < 0 {
+            let code = errno
+            if code == ENOENT {
+                let folder = Sys.directoryName(path)
+                if !createsFolder, Sys.linkStatus(folder) == nil { throw .folderMissing(path: folder) }
+                return nil
+            }
+            if code == ELOOP { throw .symlinkRefused(path: path) }
+            throw Sys.failure(code, path: path, action: "read")
+        }
+        defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { throw Sys.failure(errno, path: path, action: "read") }
+        guard Sys.isRegular(st) else { throw .notARegularFile(path: path, kind: Sys.kind(st)) }
+        guard Int(st.st_size) <= ListCodec.maxFileSize else {
+            throw .tooLarge(path: path, size: Int(st.st_size), limit: ListCodec.maxFileSize)
+        }
+        guard let bytes = Sys.readAll(fd, sizeHint: Int(st.st_size)) else {
+            throw Sys.failure(errno, path: path, action: "read")
+        }
+        guard bytes.count <= ListCodec.maxFileSize else {
+            throw .tooLarge(path: path, size: bytes.count, limit: ListCodec.maxFileSize)
+        }
+        return bytes
+    }
+
+    /// The outcome of `update`.
+    public struct UpdateResult<Value> {
+        public var value: Value
+        /// False when the new bytes equalled the file's, so nothing was written.
+        public var wrote: Bool
+        public var snapshot: Snapshot
+    }
+
+    /// Read-modify-write under the lock: reads the file, lets `body` change the list, and
+    /// writes it back only if the bytes differ. A file we cannot parse, or one from a newer
+    /// version, is never written.
+    public func update<Value>(
+        lockTimeoutMillis: Int64 = 5_000,
+        _ body: (inout ShoppingList, Snapshot) throws -> Value
+    ) throws -> UpdateResult<Value> {
+        if createsFolder { try makeFolder() }
+        let lock = try FileLock.acquire(path: lockPath, timeoutMillis: lockTimeoutMillis)
+        defer { lock.release() }
+
+        let snapshot = try load()
+        guard snapshot.isWritable else {
+            throw ListFileError.newerSchema(path: path, found: snapshot.decoded.schemaVersion, supported: ListCodec.currentSchemaVersion)
+        }
+        var list = snapshot.list
+        let value = try body(&list, snapshot)
+        // An unchanged list is not rewritten: a version-1 file stays version 1 until edited.
+        guard list != snapshot.list || !snapshot.exists else {
+            return UpdateResult(value: value, wrote: false, snapshot: snapshot)
+        }
+        let bytes = ListCodec.encode(list)
+        if bytes == snapshot.bytes {
+            return UpdateResult(value: value, wrote: false, snapshot: snapshot)
+        }
+        try AtomicWrite.replace(path, with: bytes) { written in
+            (try? ListCodec.decode(written)) != nil
+        }
+        var after = snapshot
+        after.bytes = bytes
+        after.decoded = DecodedList(list: list, schemaVersion: ListCodec.currentSchemaVersion, problems: snapshot.decoded.problems)
+        return UpdateResult(value: value, wrote: true, snapshot: after)
+    }
+
+    /// Creates the list's folder (and parents) with mode 0700.
+    func makeFolder() throws(ListFileError) {
+        var prefix = ""
+        for component in Sys.directoryName(path).split(separator: "/") {
+            prefix += "/" + component
+            if mkdir(prefix, 0o700) != 0 && errno != EEXIST {
+                throw Sys.failure(errno, path: prefix, action: "create the folder")
+            }
+        }
+    }
+
+    /// An absolute path with the symlinks that exist now resolved.
+    static func resolve(_ path: String) -> String {
+        var absolute = path
+        if !path.hasPrefix("/") {
+            var buffer = [CChar](repeating: 0, count: Int(PATH_MAX))
+            if getcwd(&buffer, buffer.count) != nil {
+                absolute = String(cString: buffer) + "/" + path
+            }
+        }
+        if let real = realpath(absolute, nil) {
+            defer { free(real) }
+            return String(cString: real)
+        }
+        // The file does not exist yet: resolve its folder.
+        let folder = Sys.directoryName(absolute)
+        if let real = realpath(folder, nil) {
+            defer { free(real) }
+            let resolved = String(cString: real)
+            return (resolved == "/" ? "" : resolved) + "/" + Sys.baseName(absolute)
+        }
+        return absolute
+    }
+}

@@ -1,0 +1,90 @@
+import BananasCore
+
+/// Everything that can stop us reading or writing the list, each with the words the user
+/// sees, the short reason shown as the `paused` state, and the CLI's exit code.
+public enum ListFileError: Error, Equatable, CustomStringConvertible {
+    case unparseable(path: String, detail: String)
+    case notARegularFile(path: String, kind: String)
+    case tooLarge(path: String, size: Int, limit: Int)
+    case newerSchema(path: String, found: Int, supported: Int)
+    case lockHeld(path: String, pid: Int32?, ageSeconds: Int)
+    case lockUnusable(path: String, reason: String)
+    case folderMissing(path: String)
+    case permissionDenied(path: String, action: String)
+    case readOnlyFileSystem(path: String)
+    case diskFull(path: String)
+    case symlinkRefused(path: String)
+    case io(path: String, action: String, code: Int32)
+
+    public var description: String {
+        switch self {
+        case .unparseable(let path, let detail):
+            "\(path) is not a list bananas can read (\(detail)). It was left untouched; fix it by hand, or restore it from a backup"
+        case .notARegularFile(let path, let kind):
+            "\(path) is \(kind), not a list file"
+        case .tooLarge(let path, let size, let limit):
+            "\(path) is \(size) bytes, over the \(limit)-byte limit for a list; it was left untouched"
+        case .newerSchema(let path, let found, let supported):
+            "\(path) was written by a newer version (schemaVersion \(found); this bananas knows \(supported)). It can be read but not changed: update bananas to edit it"
+        case .lockHeld(let path, let pid, let age):
+            "the list is locked by " + (pid.map { "process \($0)" } ?? "another program") + " (\(path), held for \(age) s). "
+                + "Try again in a moment; if no program is using the list, remove the lock file"
+        case .lockUnusable(let path, let reason):
+            "the lock \(path) cannot be used: \(reason)"
+        case .folderMissing(let path):
+            "the folder \(path) does not exist (is the drive or sync folder available?)"
+        case .permissionDenied(let path, let action):
+            "permission denied: cannot \(action) \(path)"
+        case .readOnlyFileSystem(let path):
+            "cannot write \(path): the file system is read-only"
+        case .diskFull(let path):
+            "cannot write \(path): the disk is full"
+        case .symlinkRefused(let path):
+            "\(path) is a symbolic link that bananas did not expect; refusing to follow it"
+        case .io(let path, let action, let code):
+            "cannot \(action) \(path): \(SystemError.message(code))"
+        }
+    }
+
+    /// The short reason shown after `paused:` in the status bar and `bananas status`.
+    public var pausedReason: String {
+        switch self {
+        case .unparseable: "unparseable file"
+        case .notARegularFile: "not a file"
+        case .tooLarge: "file too large"
+        case .newerSchema(_, let found, _): "newer schema (\(found))"
+        case .lockHeld(_, let pid, _): pid.map { "lock held by pid \($0)" } ?? "lock held"
+        case .lockUnusable: "lock unusable"
+        case .folderMissing: "missing folder"
+        case .permissionDenied: "permission denied"
+        case .readOnlyFileSystem: "read-only file system"
+        case .diskFull: "disk full"
+        case .symlinkRefused: "unexpected symlink"
+        case .io(_, _, let code): SystemError.message(code)
+        }
+    }
+
+    /// Exit codes (documented in `bananas --help` and docs/cli.md).
+    public var exitCode: Int32 {
+        switch self {
+        case .unparseable, .notARegularFile, .tooLarge: ExitCodes.unreadableFile
+        case .newerSchema: ExitCodes.newerSchema
+        case .lockHeld, .lockUnusable: ExitCodes.locked
+        case .folderMissing, .permissionDenied, .readOnlyFileSystem, .diskFull, .symlinkRefused, .io: ExitCodes.cannotWrite
+        }
+    }
+}
+
+/// The exit codes every command uses.
+public enum ExitCodes {
+    public static let success: Int32 = 0
+    public static let failure: Int32 = 1
+    public static let notFound: Int32 = 2
+    public static let ambiguous: Int32 = 3
+    public static let invalidInput: Int32 = 4
+    public static let unreadableFile: Int32 = 5
+    public static let newerSchema: Int32 = 6
+    public static let locked: Int32 = 7
+    public static let cannotWrite: Int32 = 8
+    public static let usage: Int32 = 64
+}

@@ -1,0 +1,47 @@
+import Foundation
+
+/// Where the list and local state live. See docs/cli.md ("Where the file lives").
+public enum Locations {
+    /// `--file`, then `BANANAS_FILE`, then the default; the flag says whether the folder may
+    /// be created (only for the default location).
+    public static func listFile(explicit: String?, environment: [String: String] = ProcessInfo.processInfo.environment) -> ListFile {
+        if let explicit, !explicit.isEmpty { return ListFile(path: expandTilde(explicit, environment)) }
+        if let fromEnvironment = environment["BANANAS_FILE"], !fromEnvironment.isEmpty {
+            return ListFile(path: expandTilde(fromEnvironment, environment))
+        }
+        return ListFile(path: defaultListPath(environment), createsFolder: true)
+    }
+
+    /// `$XDG_DATA_HOME/bananas/BananaList.json` (`~/.local/share/...`); on macOS the Get
+    /// Bananas iCloud Drive file when it exists.
+    public static func defaultListPath(_ environment: [String: String]) -> String {
+        #if os(macOS)
+        let iCloud = home(environment) + "/Library/Mobile Documents/iCloud~com~941apps~Banana-List/Documents/BananaList.json"
+        if FileManager.default.fileExists(atPath: iCloud) { return iCloud }
+        #endif
+        return xdg("XDG_DATA_HOME", fallback: "/.local/share", environment) + "/bananas/BananaList.json"
+    }
+
+    /// `$XDG_STATE_HOME/bananas` (`~/.local/state/bananas`): journals, bases, conflict logs.
+    public static func stateDirectory(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        xdg("XDG_STATE_HOME", fallback: "/.local/state", environment) + "/bananas"
+    }
+
+    /// `$XDG_CONFIG_HOME/bananas` (`~/.config/bananas`): config and user themes.
+    public static func configDirectory(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        xdg("XDG_CONFIG_HOME", fallback: "/.config", environment) + "/bananas"
+    }
+
+    static func xdg(_ variable: String, fallback: String, _ environment: [String: String]) -> String {
+        if let value = environment[variable], value.hasPrefix("/") { return value }
+        return home(environment) + fallback
+    }
+
+    static func home(_ environment: [String: String]) -> String {
+        environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+    }
+
+    static func expandTilde(_ path: String, _ environment: [String: String]) -> String {
+        path == "~" ? home(environment) : path.hasPrefix("~/") ? home(environment) + path.dropFirst() : path
+    }
+}

@@ -1,0 +1,111 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Thin, errno-preserving wrappers over the POSIX calls the file layer needs.
+enum SystemError {
+    static func message(_ code: Int32) -> String {
+        String(cString: strerror(code))
+    }
+}
+
+enum Sys {
+    /// Wall-clock milliseconds since 1970.
+    static func nowMillis() -> Int64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_REALTIME, &ts)
+        return Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec) / 1_000_000
+    }
+
+    /// lstat(2): the status of the path itself, not of what a symlink points to.
+    static func linkStatus(_ path: String) -> stat? {
+        var st = stat()
+        return lstat(path, &st) == 0 ? st : nil
+    }
+
+    static func isDirectory(_ st: stat) -> Bool { (st.st_mode & S_IFMT) == S_IFDIR }
+    static func isSymlink(_ st: stat) -> Bool { (st.st_mode & S_IFMT) == S_IFLNK }
+    static func isRegular(_ st: stat) -> Bool { (st.st_mode & S_IFMT) == S_IFREG }
+
+    static func kind(_ st: stat) -> String {
+        switch st.st_mode & S_IFMT {
+        case S_IFDIR: "a directory"
+        case S_IFLNK: "a symbolic link"
+        case S_IFIFO: "a named pipe"
+        case S_IFSOCK: "a socket"
+        case S_IFCHR, S_IFBLK: "a device"
+        default: "not a regular file"
+        }
+    }
+
+    /// Reads the whole of an open descriptor.
+    static func readAll(_ fd: Int32, sizeHint: Int = 0) -> [UInt8]? {
+        var result: [UInt8] = []
+        result.reserveCapacity(max(sizeHint, 4096))
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                return nil
+            }
+            if n == 0 { return result }
+            result.append(contentsOf: chunk[0..<n])
+        }
+    }
+
+    /// Writes all of `bytes`, retrying short writes; false with errno set on failure.
+    static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, bytes.count - offset) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                return false
+            }
+            offset += n
+        }
+        return true
+    }
+
+    static func directoryName(_ path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+
+    static func baseName(_ path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return path }
+        return String(path[path.index(after: slash)...])
+    }
+
+    static func processID() -> Int32 { getpid() }
+
+    /// Whether a process with this id is alive on this host.
+    static func isAlive(_ pid: Int32) -> Bool {
+        guard pid > 0 else { return false }
+        return kill(pid, 0) == 0 || errno == EPERM
+    }
+
+    static func sleep(milliseconds: Int) {
+        usleep(useconds_t(milliseconds * 1000))
+    }
+
+    /// Maps a failing call's errno to the user-facing error.
+    static func failure(_ code: Int32, path: String, action: String) -> ListFileError {
+        switch code {
+        case ENOENT, ENOTDIR: .folderMissing(path: directoryName(path))
+        case EACCES, EPERM: .permissionDenied(path: path, action: action)
+        case EROFS: .readOnlyFileSystem(path: path)
+        case ENOSPC, EDQUOT: .diskFull(path: path)
+        case ELOOP: .symlinkRefused(path: path)
+        default: .io(path: path, action: action, code: code)
+        }
+    }
+}
+
+/// The wall clock, for stamping edits (the core never reads a clock itself).
+public enum Clock {
+    public static func nowMillis() -> Int64 { Sys.nowMillis() }
+}

@@ -1,0 +1,3 @@
+import BananasCLI
+
+BananasCommand.main()
