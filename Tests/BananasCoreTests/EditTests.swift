@@ -1,0 +1,120 @@
+import Testing
+@testable import BananasCore
+
+func stamp(_ millis: Int64, _ replica: String = "r1") -> Stamp {
+    Stamp(millis: millis, counter: 0, replica: replica)
+}
+
+func sampleList() throws -> ShoppingList {
+    var list = ShoppingList(sections: ["Produce", "Dairy"])
+    try list.apply(.batch([
+        .insert(Item(id: "A", name: "Bananas", amount: "6", section: "Produce", sortOrder: 1)),
+        .insert(Item(id: "B", name: "Oat milk", amount: "2 L", section: "Dairy", sortOrder: 2)),
+        .insert(Item(id: "C", name: "Oats", section: "Pantry", sortOrder: 3)),
+    ]), stamp: stamp(1))
+    return list
+}
+
+@Suite struct EditTests {
+    @Test func insertUpdateDeleteAndTheirInverses() throws {
+        var list = try sampleList()
+        let before = list.items
+        let undoUpdate = try list.apply(.update(id: "A", changes: [.checked: .flag(true), .amount: .text("12")]), stamp: stamp(2))
+        #expect(list.item("A")?.checked == true)
+        #expect(list.item("A")?.stamps[.checked] == stamp(2))
+        #expect(list.item("A")?.stamps[.name] == stamp(1))
+        try list.apply(undoUpdate, stamp: stamp(3))
+        #expect(list.items.map(\.amount) == before.map(\.amount))
+        #expect(list.item("A")?.checked == false)
+
+        let undoDelete = try list.apply(.delete(id: "B"), stamp: stamp(4))
+        #expect(list.item("B") == nil)
+        #expect(list.rows["B"] != nil, "the row is kept, hidden, for merging")
+        try list.apply(undoDelete, stamp: stamp(5))
+        #expect(list.item("B")?.name == "Oat milk")
+    }
+
+    @Test func anUnchangedValueIsNotStamped() throws {
+        var list = try sampleList()
+        let inverse = try list.apply(.update(id: "A", changes: [.name: .text("Bananas")]), stamp: stamp(9))
+        #expect(inverse.isEmpty)
+        #expect(list.item("A")?.stamps[.name] == stamp(1))
+    }
+
+    @Test func aFailingBatchChangesNothing() throws {
+        var list = try sampleList()
+        let before = list
+        #expect(throws: EditError.noSuchItem("nope")) {
+            try list.apply(.batch([.update(id: "A", changes: [.checked: .flag(true)]), .delete(id: "nope")]), stamp: stamp(2))
+        }
+        #expect(list == before)
+    }
+
+    @Test func itemsInUnknownSectionsAreStillShown() throws {
+        let list = try sampleList()
+        #expect(list.displaySections == ["Produce", "Dairy", "Pantry"])
+        #expect(list.grouped().map(\.items.count) == [1, 1, 1])
+    }
+
+    @Test func renamingASectionMovesItsItems() throws {
+        var list = try sampleList()
+        try list.apply(try list.renameSectionEdit("produce", to: "Fruit"), stamp: stamp(2))
+        #expect(list.sections == ["Fruit", "Dairy", "Pantry"])
+        #expect(list.item("A")?.section == "Fruit")
+    }
+
+    @Test func removingANonEmptySectionNeedsADecision() throws {
+        var list = try sampleList()
+        #expect(throws: SectionError.notEmpty("Dairy", count: 1)) { try list.removeSectionEdit("Dairy") }
+        try list.apply(try list.removeSectionEdit("Dairy", moveItemsTo: "Produce"), stamp: stamp(2))
+        #expect(list.item("B")?.section == "Produce")
+        #expect(!list.sections.contains("Dairy"))
+        try list.apply(try list.removeSectionEdit("Produce", deleteItems: true), stamp: stamp(3))
+        #expect(list.items.map(\.id) == ["C"])
+    }
+
+    @Test func movingASection() throws {
+        var list = try sampleList()
+        try list.apply(try list.moveSectionEdit("Pantry", to: 0), stamp: stamp(2))
+        #expect(list.sections == ["Pantry", "Produce", "Dairy"])
+    }
+}
+
+@Suite struct AddressingTests {
+    let items = [
+        Item(id: "6513270E-269E-4D37-B2A7-4DE452E6B438", name: "Bananas", section: "Produce"),
+        Item(id: "D23F0824-128B-4F33-8C5C-7FD0A6A3A450", name: "Oat milk", amount: "2 L", section: "Dairy"),
+        Item(id: "D23F9999-128B-4F33-8C5C-7FD0A6A3A450", name: "Milk", section: "Dairy"),
+        Item(id: "11111111-128B-4F33-8C5C-7FD0A6A3A450", name: "milk", section: "Other"),
+    ]
+
+    @Test func byIdPrefixAndName() throws {
+        #expect(try Addressing.resolve("6513270e-269e-4d37-b2a7-4de452e6b438", in: items).name == "Bananas")
+        #expect(try Addressing.resolve("6513", in: items).name == "Bananas")
+        #expect(try Addressing.resolve("BANANAS", in: items).name == "Bananas")
+        #expect(try Addressing.resolve("oat", in: items, allowNamePrefix: true).name == "Oat milk")
+        #expect(throws: AddressError.self) { try Addressing.resolve("oat", in: items) }
+    }
+
+    @Test func ambiguityListsTheCandidates() {
+        do {
+            _ = try Addressing.resolve("milk", in: items)
+            Issue.record("expected ambiguity")
+        } catch {
+            guard case .ambiguous(_, let candidates) = error else { Issue.record("\(error)"); return }
+            #expect(Set(candidates.map(\.id.first)) == ["D", "1"])
+            #expect(error.description.contains("Milk in Dairy, id D23F9999"))
+        }
+        #expect(throws: AddressError.self) { try Addressing.resolve("D23F", in: items) }
+    }
+
+    @Test func unknownNamesSuggestCloseMatches() {
+        do {
+            _ = try Addressing.resolve("banana", in: items)
+            Issue.record("expected not found")
+        } catch {
+            guard case .notFound(_, let close) = error else { Issue.record("\(error)"); return }
+            #expect(close.map(\.name) == ["Bananas"])
+        }
+    }
+}

@@ -1,0 +1,135 @@
+import Testing
+import PropertyBased
+@testable import BananasCore
+
+/// A replica that makes random edits with its own clock, as a person or agent would.
+struct RandomReplica {
+    var list: ShoppingList
+    var clock: StampClock
+    var now: Int64
+
+    init(_ list: ShoppingList, replica: String) {
+        self.list = list
+        clock = StampClock(replica: replica)
+        now = 1_000
+    }
+
+    mutating func randomEdit<R: RandomNumberGenerator>(using rng: inout R) {
+        now += Int64.random(in: 0...3, using: &rng)  // often the same millisecond
+        let visible = list.items
+        let edit: ListEdit
+        let choice = Int.random(in: 0...9, using: &rng)
+        if visible.isEmpty || choice == 0 {
+            edit = .insert(Item(id: ItemID.random(using: &rng), name: randomText(maxLength: 4, using: &rng) + "x",
+                                section: ["A", "B", "C"].randomElement(using: &rng)!, sortOrder: Double(Int.random(in: 0...5, using: &rng))))
+        } else {
+            let target = visible.randomElement(using: &rng)!
+            switch choice {
+            case 1: edit = .delete(id: target.id)
+            case 2: edit = .setSections(["A", "B", "C", "D"].shuffled(using: &rng).dropLast(Int.random(in: 0...2, using: &rng)))
+            default:
+                let field = ItemField.allCases.randomElement(using: &rng)!
+                let value: FieldValue = switch field {
+                case .checked, .optional: .flag(Bool.random(using: &rng))
+                case .sortOrder: .order(Double(Int.random(in: 0...5, using: &rng)))
+                default: .text(["milk", "6", "A", "B", "", "x"].randomElement(using: &rng)!)
+                }
+                edit = .update(id: target.id, changes: [field: value])
+            }
+        }
+        _ = try? list.apply(edit, stamp: clock.next(now: now))
+    }
+
+    /// Receives another copy, as a sync does: merge and move the clock past it.
+    mutating func receive(_ other: ShoppingList) {
+        list.merge(other)
+        clock.observe(other.newestStamp, now: now)
+    }
+}
+
+/// Several replicas from one start, editing and exchanging copies at random.
+func randomReplicas(seed: Int, count: Int = 3, steps: Int = 30) -> [ShoppingList] {
+    var rng = SplitMix(seed: UInt64(seed))
+    var start = ShoppingList(sections: ["A", "B"])
+    for n in 0..<3 {
+        try! start.apply(.insert(Item(id: "ITEM-\(n)", name: "item \(n)", section: "A", sortOrder: Double(n))), stamp: stamp(1, "origin"))
+    }
+    var replicas = (0..<count).map { RandomReplica(start, replica: "r\($0)") }
+    for _ in 0..<steps {
+        let i = Int.random(in: 0..<count, using: &rng)
+        if Int.random(in: 0...4, using: &rng) == 0 {
+            let j = Int.random(in: 0..<count, using: &rng)
+            replicas[i].receive(replicas[j].list)
+        } else {
+            replicas[i].randomEdit(using: &rng)
+        }
+    }
+    return replicas.map(\.list)
+}
+
+@Suite struct MergeTests {
+    @Test func mergeIsCommutativeAssociativeAndIdempotent() async {
+        await propertyCheck(count: 300, input: Gen.int(in: 0...Int(Int32.max))) { seed in
+            let copies = randomReplicas(seed: seed)
+            let (a, b, c) = (copies[0], copies[1], copies[2])
+            #expect(a.merged(with: b) == b.merged(with: a), "commutative, seed \(seed)")
+            #expect(a.merged(with: b).merged(with: c) == a.merged(with: b.merged(with: c)), "associative, seed \(seed)")
+            #expect(a.merged(with: a) == a, "idempotent, seed \(seed)")
+            #expect(a.merged(with: b).merged(with: b) == a.merged(with: b), "idempotent, seed \(seed)")
+        }
+    }
+
+    @Test func anyDeliveryOrderConverges() async {
+        await propertyCheck(count: 200, input: Gen.int(in: 0...Int(Int32.max))) { seed in
+            let copies = randomReplicas(seed: seed, count: 4)
+            var rng = SplitMix(seed: UInt64(seed) ^ 0xABCDEF)
+            let reference = copies.dropFirst().reduce(copies[0]) { $0.merged(with: $1) }
+            // Shuffled, with duplicates: every copy at least once, some twice.
+            let delivery = (copies + copies.shuffled(using: &rng).prefix(2)).shuffled(using: &rng)
+            let merged = delivery.dropFirst().reduce(delivery[0]) { $0.merged(with: $1) }
+            #expect(merged == reference, "seed \(seed)")
+            #expect(ListDigest(merged) == ListDigest(reference))
+        }
+    }
+
+    @Test func theNewerStampWinsPerField() throws {
+        let base = try sampleList()
+        var a = base, b = base
+        try a.apply(.update(id: "A", changes: [.amount: .text("12")]), stamp: stamp(5, "a"))
+        try b.apply(.update(id: "A", changes: [.checked: .flag(true)]), stamp: stamp(6, "b"))
+        try b.apply(.update(id: "A", changes: [.amount: .text("3")]), stamp: stamp(4, "b"))
+        let merged = a.merged(with: b)
+        #expect(merged.item("A")?.amount == "12", "stamp 5 beats stamp 4")
+        #expect(merged.item("A")?.checked == true, "different fields both survive")
+    }
+
+    @Test func anEditConcurrentWithADeleteKeepsTheWholeRow() throws {
+        let base = try sampleList()
+        var a = base, b = base
+        try a.apply(.delete(id: "B"), stamp: stamp(5, "a"))
+        try b.apply(.update(id: "B", changes: [.checked: .flag(true)]), stamp: stamp(6, "b"))
+        let merged = a.merged(with: b)
+        #expect(merged.item("B")?.name == "Oat milk")
+        #expect(merged.item("B")?.amount == "2 L")
+        #expect(merged.item("B")?.checked == true)
+
+        var c = base
+        try c.apply(.update(id: "B", changes: [.checked: .flag(true)]), stamp: stamp(4, "c"))
+        #expect(a.merged(with: c).item("B") == nil, "an edit older than the delete does not bring it back")
+    }
+
+    @Test func equallyStampedValuesBreakTiesTheSameWayEitherOrder() {
+        let a = ShoppingList(sections: ["X"], rows: [Item(id: "1", name: "apples")])
+        let b = ShoppingList(sections: ["Y"], rows: [Item(id: "1", name: "pears")])
+        #expect(a.merged(with: b) == b.merged(with: a))
+    }
+}
+
+/// A readable summary for failure messages.
+struct ListDigest: Equatable, CustomStringConvertible {
+    let text: String
+    init(_ list: ShoppingList) {
+        text = list.sections.joined(separator: ",") + " | " + list.items.map { "\($0.name)/\($0.amount)/\($0.checked)" }.joined(separator: ",")
+    }
+    var description: String { text }
+}
