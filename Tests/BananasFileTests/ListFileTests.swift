@@ -1,0 +1,170 @@
+import Foundation
+import Testing
+@testable import BananasCore
+@testable import BananasFile
+
+func addItem(_ name: String, to file: ListFile) throws {
+    _ = try file.update { list, _ in
+        try list.apply(.insert(Item(id: ItemID.random(), name: name, section: "A", sortOrder: list.nextSortOrder)),
+                       stamp: Stamp(millis: Clock.nowMillis(), counter: 0, replica: "test"))
+    }
+}
+
+func inode(_ path: String) -> UInt64? {
+    var st = stat()
+    return stat(path, &st) == 0 ? UInt64(st.st_ino) : nil
+}
+
+@Suite struct ListFileTests {
+    @Test func firstWriteCreatesAPrivateFileAndLeavesNoTempOrLock() throws {
+        let folder = TempFolder()
+        let file = ListFile(path: folder.listPath)
+        try addItem("Milk", to: file)
+        #expect(folder.entries == ["BananaList.json"])
+        var st = stat()
+        stat(folder.listPath, &st)
+        #expect(st.st_mode & 0o777 == 0o600)
+        #expect(try file.load().list.items.map(\.name) == ["Milk"])
+    }
+
+    @Test func anExistingFilesModeIsKept() throws {
+        let folder = TempFolder()
+        folder.write(#"{"sections": [], "items": []}"#)
+        chmod(folder.listPath, 0o644)
+        try addItem("Milk", to: ListFile(path: folder.listPath))
+        var st = stat()
+        stat(folder.listPath, &st)
+        #expect(st.st_mode & 0o777 == 0o644)
+    }
+
+    @Test func aWriteThatChangesNothingIsSkipped() throws {
+        let folder = TempFolder()
+        let file = ListFile(path: folder.listPath)
+        try addItem("Milk", to: file)
+        let before = inode(folder.listPath)
+        let result = try file.update { _, _ in }
+        #expect(!result.wrote)
+        #expect(inode(folder.listPath) == before, "the file was not replaced")
+    }
+
+    @Test func anUnchangedVersionOneFileIsNotUpgraded() throws {
+        let folder = TempFolder()
+        let legacy = fixture("legacy-BananaList.json")
+        FileManager.default.createFile(atPath: folder.listPath, contents: Data(legacy))
+        let result = try ListFile(path: folder.listPath).update { _, _ in }
+        #expect(!result.wrote)
+        #expect(folder.bytes() == legacy)
+    }
+
+    @Test func aNewerSchemaIsNeverWritten() throws {
+        let folder = TempFolder()
+        let text = #"{"schemaVersion": 3, "sections": ["A"], "items": [{"id": "x", "name": "Milk", "section": "A"}]}"#
+        folder.write(text)
+        let file = ListFile(path: folder.listPath)
+        #expect(try file.load().list.items.map(\.name) == ["Milk"])
+        #expect(throws: ListFileError.newerSchema(path: file.path, found: 3, supported: 2)) { try addItem("Eggs", to: file) }
+        #expect(folder.bytes() == Array(text.utf8))
+        #expect(folder.entries == ["BananaList.json"])
+    }
+
+    @Test func anUnparseableFileIsNeverOverwritten() throws {
+        let folder = TempFolder()
+        for damaged in [#"{"sections": ["A"], "items": [{"name": "Mi"#, "\u{0}\u{1}binary\u{FF}", ""] {
+            folder.write(damaged)
+            let file = ListFile(path: folder.listPath)
+            #expect(throws: ListFileError.self) { try addItem("Eggs", to: file) }
+            #expect(folder.bytes() == Array(damaged.utf8))
+            #expect(folder.entries == ["BananaList.json"])
+        }
+    }
+
+    @Test func aDirectoryWhereTheFileShouldBe() throws {
+        let folder = TempFolder()
+        try FileManager.default.createDirectory(atPath: folder.listPath, withIntermediateDirectories: false)
+        let file = ListFile(path: folder.listPath)
+        #expect(throws: ListFileError.notARegularFile(path: file.path, kind: "a directory")) { try file.load() }
+        #expect(throws: ListFileError.self) { try addItem("Eggs", to: file) }
+    }
+
+    @Test func aMissingFolderIsReportedUnlessItIsOursToCreate() throws {
+        let folder = TempFolder()
+        let explicit = ListFile(path: folder.path + "/nowhere/BananaList.json")
+        #expect(throws: ListFileError.folderMissing(path: folder.path + "/nowhere")) { try explicit.load() }
+        let defaultLocation = ListFile(path: folder.path + "/data/bananas/BananaList.json", createsFolder: true)
+        #expect(try defaultLocation.load().list.items.isEmpty)
+        try addItem("Milk", to: defaultLocation)
+        #expect(try defaultLocation.load().list.items.map(\.name) == ["Milk"])
+    }
+
+    @Test func aSymlinkThatAppearsLaterIsRefused() throws {
+        let folder = TempFolder()
+        folder.write(#"{"sections": [], "items": []}"#, to: "elsewhere.json")
+        let file = ListFile(path: folder.listPath)  // resolved while no link exists
+        symlink(folder.path + "/elsewhere.json", folder.listPath)
+        #expect(throws: ListFileError.symlinkRefused(path: file.path)) { try addItem("Milk", to: file) }
+        #expect(folder.bytes("elsewhere.json") == Array(#"{"sections": [], "items": []}"#.utf8))
+    }
+
+    @Test func aSymlinkTheUserSetUpIsFollowed() throws {
+        let folder = TempFolder()
+        folder.write(#"{"sections": [], "items": []}"#, to: "real.json")
+        symlink(folder.path + "/real.json", folder.listPath)
+        try addItem("Milk", to: ListFile(path: folder.listPath))
+        #expect(try ListCodec.decode(folder.bytes("real.json")!).list.items.map(\.name) == ["Milk"])
+    }
+}
+
+@Suite struct FileLockTests {
+    @Test func aLiveHoldersLockIsWaitedForNotBroken() throws {
+        let folder = TempFolder()
+        let lockPath = folder.listPath + ".lock"
+        folder.write(String(getppid()), to: "BananaList.json.lock")  // a live process that is not us
+        let old = timespec(tv_sec: time(nil) - 60, tv_nsec: 0)
+        utimensat(AT_FDCWD, lockPath, [old, old], 0)
+        do {
+            _ = try FileLock.acquire(path: lockPath, timeoutMillis: 200)
+            Issue.record("the lock was taken from a live holder")
+        } catch {
+            guard case .lockHeld(_, let pid, let age) = error else { Issue.record("\(error)"); return }
+            #expect(pid == getppid() && age >= 60)
+        }
+        #expect(folder.bytes("BananaList.json.lock") == Array(String(getppid()).utf8))
+    }
+
+    @Test func aStaleLockOfADeadProcessIsBroken() throws {
+        let folder = TempFolder()
+        let lockPath = folder.listPath + ".lock"
+        folder.write("999999", to: "BananaList.json.lock")  // above the default pid_max
+        let old = timespec(tv_sec: time(nil) - 10, tv_nsec: 0)
+        utimensat(AT_FDCWD, lockPath, [old, old], 0)
+        let lock = try FileLock.acquire(path: lockPath, timeoutMillis: 200)
+        #expect(folder.bytes("BananaList.json.lock") == Array(String(getpid()).utf8))
+        lock.release()
+        #expect(folder.entries.isEmpty)
+    }
+
+    @Test func aFreshLockOfADeadProcessIsStillRespectedForFiveSeconds() {
+        let folder = TempFolder()
+        folder.write("999999", to: "BananaList.json.lock")
+        #expect(throws: ListFileError.self) { _ = try FileLock.acquire(path: folder.listPath + ".lock", timeoutMillis: 100) }
+    }
+
+    @Test func aSymlinkedLockIsNotTouched() {
+        let folder = TempFolder()
+        folder.write("precious", to: "target")
+        symlink(folder.path + "/target", folder.listPath + ".lock")
+        #expect(throws: ListFileError.self) { _ = try FileLock.acquire(path: folder.listPath + ".lock", timeoutMillis: 100) }
+        #expect(folder.bytes("target") == Array("precious".utf8))
+    }
+
+    @Test func threadsOfOneProcessTakeTurns() async throws {
+        let folder = TempFolder()
+        let file = ListFile(path: folder.listPath)
+        await withTaskGroup(of: Void.self) { group in
+            for n in 0..<20 {
+                group.addTask { try? addItem("item \(n)", to: file) }
+            }
+        }
+        #expect(try file.load().list.items.count == 20)
+    }
+}
