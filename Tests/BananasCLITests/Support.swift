@@ -1,0 +1,69 @@
+import Foundation
+import Testing
+
+/// Runs the real `bananas` binary, as a user's shell would.
+struct CLI {
+    let folder: String
+    var listPath: String { folder + "/BananaList.json" }
+
+    init() {
+        folder = NSTemporaryDirectory() + "bananas-cli-" + UUID().uuidString
+        try! FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    }
+
+    func cleanUp() { try? FileManager.default.removeItem(atPath: folder) }
+
+    struct Result {
+        let status: Int32
+        let stdout: String
+        let stderr: String
+    }
+
+    /// The binary `swift test` built next to the test bundle (or $BANANAS_BIN).
+    static var binary: String {
+        if let path = ProcessInfo.processInfo.environment["BANANAS_BIN"] { return path }
+        let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        return URL(fileURLWithPath: exe).deletingLastPathComponent().appendingPathComponent("bananas").path
+    }
+
+    @discardableResult
+    func run(_ arguments: [String], prefix: [String] = [], environment extra: [String: String] = [:]) -> Result {
+        let process = Process()
+        if prefix.isEmpty {
+            process.executableURL = URL(fileURLWithPath: CLI.binary)
+            process.arguments = arguments
+        } else {
+            process.executableURL = URL(fileURLWithPath: prefix[0])
+            process.arguments = Array(prefix.dropFirst()) + [CLI.binary] + arguments
+        }
+        var environment = ProcessInfo.processInfo.environment
+        environment["BANANAS_FILE"] = listPath
+        environment["HOME"] = folder
+        for (key, value) in extra { environment[key] = value }
+        process.environment = environment
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try! process.run()
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Result(status: process.terminationStatus,
+                      stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
+    }
+
+    func callAsFunction(_ arguments: String...) -> Result { run(arguments) }
+
+    var fileBytes: Data? { FileManager.default.contents(atPath: listPath) }
+
+    func writeFile(_ text: String) { FileManager.default.createFile(atPath: listPath, contents: Data(text.utf8)) }
+
+    var entries: [String] { (try? FileManager.default.contentsOfDirectory(atPath: folder).sorted()) ?? [] }
+
+    /// The list as `bananas list --json` reports it.
+    func items() throws -> [[String: Any]] {
+        let result = run(["list", "--json"])
+        let object = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as! [String: Any]
+        return object["items"] as! [[String: Any]]
+    }
+}
