@@ -1,0 +1,119 @@
+import Testing
+@testable import BananasCore
+
+/// What a stampless writer does to a list it read: the Get Bananas app rewrites the file in
+/// the version-1 shape (no stamps, no sync); its Node MCP server edits the parsed JSON in
+/// place (stamps and sync kept, values changed without new stamps, rows filtered out).
+enum StamplessWriter {
+    /// The Get Bananas app: only the version-1 keys survive.
+    static func app(_ list: ShoppingList, _ change: (inout [Item]) -> Void) -> ShoppingList {
+        var items = list.items.map { item in
+            Item(id: item.id, name: item.name, amount: item.amount, section: item.section,
+                 checked: item.checked, optional: item.optional, sortOrder: item.sortOrder)
+        }
+        change(&items)
+        return ShoppingList(sections: list.sections, rows: items)
+    }
+
+    /// The Node MCP server: everything kept but the rows and values it touched.
+    static func node(_ list: ShoppingList, _ change: (inout [String: Item]) -> Void) -> ShoppingList {
+        var copy = list
+        var visible = Dictionary(uniqueKeysWithValues: list.items.map { ($0.id, $0) })
+        change(&visible)
+        for id in list.rows.keys where list.isVisible(id) && visible[id] == nil { copy.rows[id] = nil }
+        for (id, item) in visible { copy.rows[id] = item }
+        return copy
+    }
+}
+
+@Suite struct ForeignWriterTests {
+    let now = Stamp(millis: 100, counter: 0, replica: "me")
+
+    @Test func theAppsEditsInsertsAndDeletesAreAllHonoured() throws {
+        let base = try sampleList()
+        let file = StamplessWriter.app(base) { items in
+            items[items.firstIndex { $0.id == "A" }!].checked = true       // edit
+            items.removeAll { $0.id == "B" }                                 // delete outright
+            items.append(Item(id: "NEW", name: "Bread", section: "Bakery", sortOrder: 9))  // insert
+        }
+        let absorbed = ShoppingList.absorbing(file: file, base: base, stamp: now)
+        #expect(absorbed.item("A")?.checked == true)
+        #expect(absorbed.item("A")?.stamps[.checked] == now)
+        #expect(absorbed.item("A")?.stamps[.name] == stamp(1), "untouched fields keep their stamps")
+        #expect(absorbed.item("B") == nil, "a row the app deleted is not resurrected")
+        #expect(absorbed.item("NEW")?.stamps[.name] == now)
+        #expect(absorbed.items.map(\.id).sorted() == ["A", "C", "NEW"])
+    }
+
+    @Test func theNodeServersInPlaceEditsAndFilteredRowsAreHonoured() throws {
+        let base = try sampleList()
+        let file = StamplessWriter.node(base) { items in
+            items["A"]!.amount = "12"
+            items["C"] = nil
+        }
+        let absorbed = ShoppingList.absorbing(file: file, base: base, stamp: now)
+        #expect(absorbed.item("A")?.amount == "12")
+        #expect(absorbed.item("C") == nil)
+        #expect(absorbed.item("B")?.name == "Oat milk")
+    }
+
+    @Test func aForeignEditMergesWithAConcurrentLocalEditToAnotherField() throws {
+        let base = try sampleList()
+        var local = base
+        try local.apply(.update(id: "A", changes: [.amount: .text("3")]), stamp: stamp(50, "me"))
+        let file = StamplessWriter.app(base) { $0[$0.firstIndex { $0.id == "A" }!].checked = true }
+        let merged = local.merged(with: ShoppingList.absorbing(file: file, base: base, stamp: now))
+        #expect(merged.item("A")?.amount == "3")
+        #expect(merged.item("A")?.checked == true)
+    }
+
+    @Test func aCopyFromAnotherReplicaThatNeverSawARowDoesNotDeleteIt() throws {
+        let base = try sampleList()
+        var mine = base
+        try mine.apply(.insert(Item(id: "MINE", name: "Tea", section: "Pantry", sortOrder: 7)), stamp: stamp(10, "me"))
+        var theirs = base
+        try theirs.apply(.update(id: "A", changes: [.checked: .flag(true)]), stamp: stamp(11, "other"))
+        // We last merged `mine`; the sync engine brings their copy, which never had "MINE".
+        let absorbed = ShoppingList.absorbing(file: theirs, base: mine, stamp: now)
+        #expect(absorbed.item("MINE")?.name == "Tea")
+        #expect(absorbed.item("A")?.checked == true)
+    }
+
+    @Test func stampsAndTombstonesTheAppDroppedComeBackFromTheBase() throws {
+        var base = try sampleList()
+        try base.apply(.delete(id: "C"), stamp: stamp(20, "me"))
+        let file = StamplessWriter.app(base) { _ in }
+        let absorbed = ShoppingList.absorbing(file: file, base: base, stamp: now)
+        #expect(absorbed == base, "a rewrite that changed nothing absorbs to the base itself")
+    }
+
+    @Test func sectionChangesByTheAppAreStamped() throws {
+        let base = try sampleList()
+        var file = StamplessWriter.app(base) { _ in }
+        file.sections = ["Dairy", "Produce"]
+        let absorbed = ShoppingList.absorbing(file: file, base: base, stamp: now)
+        #expect(absorbed.sections == ["Dairy", "Produce"])
+        #expect(absorbed.sectionsStamp == now)
+    }
+}
+
+@Suite struct ConflictTests {
+    @Test func aFieldChangedOnBothSidesIsAConflictAndTheLoserIsKept() throws {
+        let base = try sampleList()
+        var local = base, remote = base
+        try local.apply(.update(id: "A", changes: [.amount: .text("3")]), stamp: stamp(5, "me"))
+        try remote.apply(.update(id: "A", changes: [.amount: .text("12"), .checked: .flag(true)]), stamp: stamp(6, "you"))
+        let conflicts = ShoppingList.conflicts(local: local, remote: remote, base: base)
+        #expect(conflicts == [Conflict(itemID: "A", itemName: "Bananas", field: .amount,
+                                       kept: .text("12"), keptStamp: stamp(6, "you"), lost: .text("3"), lostStamp: stamp(5, "me"))])
+    }
+
+    @Test func oneSidedChangesAndEqualValuesAreNotConflicts() throws {
+        let base = try sampleList()
+        var local = base, remote = base
+        try local.apply(.update(id: "A", changes: [.checked: .flag(true)]), stamp: stamp(5, "me"))
+        try remote.apply(.update(id: "A", changes: [.checked: .flag(true)]), stamp: stamp(6, "you"))
+        try remote.apply(.update(id: "B", changes: [.amount: .text("1 L")]), stamp: stamp(7, "you"))
+        #expect(ShoppingList.conflicts(local: local, remote: remote, base: base).isEmpty)
+    }
+}
