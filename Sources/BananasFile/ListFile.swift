@@ -14,11 +14,14 @@ public final class ListFile: Sendable {
     public let lockPath: String
     /// Create the folder on first write (true for the default location only).
     public let createsFolder: Bool
+    /// Where the base for merging stampless writers is kept; nil keeps none.
+    public let base: BaseStore?
 
-    public init(path: String, createsFolder: Bool = false) {
+    public init(path: String, createsFolder: Bool = false, stateDirectory: String? = nil) {
         self.path = ListFile.resolve(path)
         self.lockPath = self.path + ".lock"
         self.createsFolder = createsFolder
+        self.base = stateDirectory.map { BaseStore(listPath: ListFile.resolve(path), stateDirectory: $0) }
     }
 
     /// What `load` found.
@@ -98,10 +101,16 @@ public final class ListFile: Sendable {
         guard snapshot.isWritable else {
             throw ListFileError.newerSchema(path: path, found: snapshot.decoded.schemaVersion, supported: ListCodec.currentSchemaVersion)
         }
-        var list = snapshot.list
+        // Changes by writers that keep no stamps are stamped now, against our base.
+        let now = Clock.nowMillis()
+        var clock = StampClock(replica: ReplicaID.random())
+        let knownBase = base?.load()
+        clock.observe(max(snapshot.list.newestStamp, knownBase?.newestStamp ?? .zero), now: now)
+        let absorbed = ShoppingList.absorbing(file: snapshot.list, base: knownBase, stamp: clock.next(now: now))
+        var list = absorbed
         let value = try body(&list, snapshot)
         // An unchanged list is not rewritten: a version-1 file stays version 1 until edited.
-        guard list != snapshot.list || !snapshot.exists else {
+        guard list != absorbed || !snapshot.exists else {
             return UpdateResult(value: value, wrote: false, snapshot: snapshot)
         }
         let bytes = ListCodec.encode(list)
@@ -111,6 +120,7 @@ public final class ListFile: Sendable {
         try AtomicWrite.replace(path, with: bytes) { written in
             (try? ListCodec.decode(written)) != nil
         }
+        base?.save(list)
         var after = snapshot
         after.bytes = bytes
         after.decoded = DecodedList(list: list, schemaVersion: ListCodec.currentSchemaVersion, problems: snapshot.decoded.problems)

@@ -5,11 +5,12 @@ public enum Locations {
     /// `--file`, then `BANANAS_FILE`, then the default; the flag says whether the folder may
     /// be created (only for the default location).
     public static func listFile(explicit: String?, environment: [String: String] = ProcessInfo.processInfo.environment) -> ListFile {
-        if let explicit, !explicit.isEmpty { return ListFile(path: expandTilde(explicit, environment)) }
+        let state = stateDirectory(environment)
+        if let explicit, !explicit.isEmpty { return ListFile(path: expandTilde(explicit, environment), stateDirectory: state) }
         if let fromEnvironment = environment["BANANAS_FILE"], !fromEnvironment.isEmpty {
-            return ListFile(path: expandTilde(fromEnvironment, environment))
+            return ListFile(path: expandTilde(fromEnvironment, environment), stateDirectory: state)
         }
-        return ListFile(path: defaultListPath(environment), createsFolder: true)
+        return ListFile(path: defaultListPath(environment), createsFolder: true, stateDirectory: state)
     }
 
     /// `$XDG_DATA_HOME/bananas/BananaList.json` (`~/.local/share/...`); on macOS the Get

@@ -11,7 +11,13 @@ struct CLI {
         try! FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
     }
 
-    func cleanUp() { try? FileManager.default.removeItem(atPath: folder) }
+    /// HOME for the run, outside the list's folder (state and config go there).
+    var home: String { folder + ".home" }
+
+    func cleanUp() {
+        try? FileManager.default.removeItem(atPath: folder)
+        try? FileManager.default.removeItem(atPath: home)
+    }
 
     struct Result {
         let status: Int32
@@ -38,7 +44,9 @@ struct CLI {
         }
         var environment = ProcessInfo.processInfo.environment
         environment["BANANAS_FILE"] = listPath
-        environment["HOME"] = folder
+        environment["HOME"] = home
+        environment["XDG_STATE_HOME"] = nil
+        environment["XDG_DATA_HOME"] = nil
         for (key, value) in extra { environment[key] = value }
         process.environment = environment
         let out = Pipe(), err = Pipe()

@@ -1,0 +1,55 @@
+import Foundation
+import Testing
+
+/// Other programs write the same file without stamps; the next bananas command must honour
+/// their edits, inserts and deletes, and keep its own history.
+@Suite struct ForeignWriterCLITests {
+    func json(_ cli: CLI) throws -> [String: Any] {
+        try JSONSerialization.jsonObject(with: cli.fileBytes!) as! [String: Any]
+    }
+
+    func write(_ object: [String: Any], _ cli: CLI) throws {
+        try JSONSerialization.data(withJSONObject: object).write(to: URL(fileURLWithPath: cli.listPath))
+    }
+
+    @Test func theGetBananasAppRewritesTheFileInVersionOneShape() throws {
+        let cli = CLI()
+        defer { cli.cleanUp() }
+        cli("add", "Milk", "Eggs", "Bread", "--section", "Shop")
+        cli("remove", "Bread")
+        // The app: decodes only version-1 keys, checks Milk, deletes Eggs, adds Tea, writes back.
+        let file = try json(cli)
+        var items = (file["items"] as! [[String: Any]]).map { item in
+            ["id", "name", "amount", "section", "optional", "checked"].reduce(into: [String: Any]()) { $0[$1] = item[$1] }
+        }
+        items[items.firstIndex { $0["name"] as? String == "Milk" }!]["checked"] = true
+        items.removeAll { $0["name"] as? String == "Eggs" }
+        items.append(["id": UUID().uuidString, "name": "Tea", "amount": "", "section": "Shop", "optional": false, "checked": false])
+        try write(["sections": file["sections"]!, "items": items], cli)
+
+        #expect(cli("add", "Butter", "--section", "Shop").status == 0)
+        let after = try cli.items()
+        #expect(Set(after.map { $0["name"] as! String }) == ["Milk", "Tea", "Butter"], "Eggs stays deleted, Bread too")
+        #expect(after.first { $0["name"] as? String == "Milk" }?["checked"] as? Bool == true)
+        let sync = try json(cli)["sync"] as! [String: Any]
+        #expect((sync["deleted"] as! [String: Any]).count == 2, "both deletes are tombstones again")
+    }
+
+    @Test func theNodeServerFiltersRowsOutAndEditsInPlace() throws {
+        let cli = CLI()
+        defer { cli.cleanUp() }
+        cli("add", "Milk", "Eggs")
+        // The Node server: JSON.parse, change, JSON.stringify: every key kept, no stamps touched.
+        var file = try json(cli)
+        var items = file["items"] as! [[String: Any]]
+        items.removeAll { $0["name"] as? String == "Eggs" }
+        items[0]["amount"] = "2 L"
+        file["items"] = items
+        try write(file, cli)
+
+        cli("add", "Jam")
+        let after = try cli.items()
+        #expect(after.map { $0["name"] as! String }.sorted() == ["Jam", "Milk"])
+        #expect(after.first { $0["name"] as? String == "Milk" }?["amount"] as? String == "2 L")
+    }
+}
