@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import ArgumentParser
 import BananasCore
 import BananasFile
@@ -37,6 +42,26 @@ public struct BananasCommand: ParsableCommand {
     )
 
     public init() {}
+
+    /// `bananas --file X add milk` works like `bananas add milk --file X`: a leading
+    /// `--file` is handed to the subcommand through BANANAS_FILE (a subcommand's own
+    /// `--file` still wins).
+    public static func mainAcceptingLeadingFileOption() {
+        var arguments = Array(CommandLine.arguments.dropFirst())
+        while let first = arguments.first, first == "--file" || first.hasPrefix("--file=") {
+            let value: String
+            if first == "--file" {
+                guard arguments.count > 1 else { break }
+                value = arguments[1]
+                arguments.removeFirst(2)
+            } else {
+                value = String(first.dropFirst("--file=".count))
+                arguments.removeFirst()
+            }
+            setenv("BANANAS_FILE", value.isEmpty ? "" : Locations.absolute(value), 1)
+        }
+        main(arguments)
+    }
 }
 
 /// Options every command takes.

@@ -75,7 +75,11 @@ struct AddCommand: ParsableCommand {
 
     func run() throws {
         try perform {
-            let names = try self.names.map { try TextRules.validated($0, as: .name) }
+            var names: [String] = []
+            for name in try self.names.map({ try TextRules.validated($0, as: .name) })
+            where duplicate || !names.contains(where: { $0.lowercased() == name.lowercased() }) {
+                names.append(name)
+            }
             let amount = try self.amount.map { try TextRules.validated($0, as: .amount) }
             let section = try self.section.map { try TextRules.validated($0, as: .section) }
             if section?.isEmpty == true { throw TextRules.Violation.empty(.section) }
@@ -84,8 +88,8 @@ struct AddCommand: ParsableCommand {
                 var steps: [ListEdit] = []
                 var reports: [(Item, String)] = []
                 let target = section.map { list.section(named: $0) ?? $0 } ?? Self.defaultSection
-                if let ensure = list.ensureSectionEdit(target) { steps.append(ensure) }
                 var order = list.nextSortOrder
+                var sectionEnsured = false
                 for name in names {
                     let existing = list.items.first { $0.name.lowercased() == name.lowercased() }
                     if let existing, !duplicate {
@@ -103,6 +107,9 @@ struct AddCommand: ParsableCommand {
                     let item = Item(id: ItemID.random(), name: name, amount: amount ?? "", section: target,
                                     optional: self.optional, sortOrder: order)
                     order += 1024
+                    // The section is created only when an item goes into it.
+                    if !sectionEnsured, let ensure = list.ensureSectionEdit(target) { steps.insert(ensure, at: 0) }
+                    sectionEnsured = true
                     steps.append(.insert(item))
                     reports.append((item, "added to " + Output.sectionTitle(target)))
                 }

@@ -6,11 +6,11 @@ public enum SectionError: Error, Equatable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .exists(let name): "there is already a section named \"\(name)\""
+        case .exists(let name): "there is already a section named \"\(TextRules.escaped(name))\""
         case .noSuchSection(let name, let suggestions):
-            "no section named \"\(name)\"" + (suggestions.isEmpty ? "" : "; did you mean " + suggestions.map { "\"\($0)\"" }.joined(separator: ", ") + "?")
+            "no section named \"\(TextRules.escaped(name))\"" + (suggestions.isEmpty ? "" : "; did you mean " + suggestions.map { "\"\(TextRules.escaped($0))\"" }.joined(separator: ", ") + "?")
         case .notEmpty(let name, let count):
-            "section \"\(name)\" still holds \(count) item\(count == 1 ? "" : "s"); move them with --move-items-to, or remove them with --delete-items"
+            "section \"\(TextRules.escaped(name))\" still holds \(count) item\(count == 1 ? "" : "s"); move them with --move-items-to, or remove them with --delete-items"
         }
     }
 }

@@ -93,7 +93,12 @@ public final class FileLock {
             }
             close(fd)
         }
-        let modified = Int64(st.st_mtim.tv_sec) * 1000 + Int64(st.st_mtim.tv_nsec) / 1_000_000
+        #if canImport(Darwin)
+        let mtime = st.st_mtimespec
+        #else
+        let mtime = st.st_mtim
+        #endif
+        let modified = Int64(mtime.tv_sec) * 1000 + Int64(mtime.tv_nsec) / 1_000_000
         return .held(pid: holderPID, ageMillis: max(0, Sys.nowMillis() - modified), inode: st.st_ino)
     }
 

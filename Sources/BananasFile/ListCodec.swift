@@ -49,8 +49,8 @@ public enum ListCodec {
 
         var schemaVersion = 1
         if let value = top["schemaVersion"] {
-            guard case .number(let literal) = value, let version = Int(literal) else {
-                throw .structure("schemaVersion is \(value.typeDescription == "a number" ? "not a whole number" : value.typeDescription)")
+            guard case .number(let literal) = value, let version = Int(literal), version >= 1 else {
+                throw .structure("schemaVersion is \(value.typeDescription == "a number" ? "not a whole number from 1 up" : value.typeDescription)")
             }
             schemaVersion = version
         }
@@ -139,7 +139,7 @@ public enum ListCodec {
                     problems.append("\(location) repeats the id \(original); it is shown with the new id \(item.id)")
                 }
                 seenIDs.insert(item.id)
-                if object["sortOrder"] == nil {
+                if object["sortOrder"] == nil || object["sortOrder"] == .null {
                     // Rows from writers that keep no order stay where the file has them.
                     item.sortOrder = previousOrder + 1
                 }

@@ -110,7 +110,7 @@ public final class ListFile: Sendable {
         var list = absorbed
         let value = try body(&list, snapshot)
         // An unchanged list is not rewritten: a version-1 file stays version 1 until edited.
-        guard list != absorbed || !snapshot.exists else {
+        guard list != absorbed else {
             return UpdateResult(value: value, wrote: false, snapshot: snapshot)
         }
         let bytes = ListCodec.encode(list)

@@ -42,6 +42,11 @@ public enum Locations {
         environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
     }
 
+    /// A path made absolute against the working directory.
+    public static func absolute(_ path: String) -> String {
+        path.hasPrefix("/") || path.hasPrefix("~") ? path : FileManager.default.currentDirectoryPath + "/" + path
+    }
+
     static func expandTilde(_ path: String, _ environment: [String: String]) -> String {
         path == "~" ? home(environment) : path.hasPrefix("~/") ? home(environment) + path.dropFirst() : path
     }

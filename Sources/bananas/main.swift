@@ -1,3 +1,3 @@
 import BananasCLI
 
-BananasCommand.main()
+BananasCommand.mainAcceptingLeadingFileOption()

@@ -140,3 +140,45 @@ import Testing
         #expect(try cli.items().allSatisfy { $0["checked"] as? Bool == false })
     }
 }
+
+@Suite struct CLIEdgeCaseTests {
+    @Test func fileCanBeGivenBeforeTheCommand() throws {
+        let cli = CLI()
+        defer { cli.cleanUp() }
+        let other = cli.folder + "/Other.json"
+        #expect(cli.run(["--file", other, "add", "Milk"]).status == 0)
+        #expect(cli.run(["--file=" + other, "list"]).stdout.contains("Milk"))
+        #expect(cli.fileBytes == nil, "the default file was not touched")
+    }
+
+    @Test func aNameGivenTwiceIsAddedOnce() throws {
+        let cli = CLI()
+        defer { cli.cleanUp() }
+        cli("add", "Milk", "milk")
+        #expect(try cli.items().count == 1)
+    }
+
+    @Test func noSectionIsCreatedWhenNothingIsAdded() throws {
+        let cli = CLI()
+        defer { cli.cleanUp() }
+        cli("add", "Milk")
+        cli("add", "Milk", "--section", "Nowhere")
+        #expect(!cli("sections").stdout.contains("Nowhere"))
+    }
+
+    @Test func aCommandThatChangesNothingCreatesNoFile() {
+        let cli = CLI()
+        defer { cli.cleanUp() }
+        #expect(cli("clear-checked").status == 0)
+        #expect(cli.fileBytes == nil)
+    }
+
+    @Test func oddFieldValuesFromOtherWriters() throws {
+        let cli = CLI()
+        defer { cli.cleanUp() }
+        cli.writeFile(#"{"sections": ["A"], "items": [{"id": "1", "name": "First", "section": "A"}, {"id": "2", "name": "Second", "section": "A", "sortOrder": null}]}"#)
+        #expect(try cli.items().map { $0["name"] as! String } == ["First", "Second"], "a null sortOrder keeps file order")
+        cli.writeFile(#"{"schemaVersion": 0, "items": []}"#)
+        #expect(cli("add", "Milk").status == 5)
+    }
+}
