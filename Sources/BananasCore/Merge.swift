@@ -84,3 +84,18 @@ extension FieldValue {
 extension String {
     var nilIfEmpty: String? { isEmpty ? nil : self }
 }
+
+extension ShoppingList {
+    /// How long a delete is remembered: 180 days. A copy that stays away longer than this may
+    /// bring a deleted row back (documented in docs/decisions.md).
+    public static let tombstoneLifetimeMillis: Int64 = 180 * 86_400_000
+
+    /// Forgets deletes older than `cutoffMillis`, and the hidden rows they hide. This is
+    /// garbage collection, not part of `merge`: the writer runs it with the wall clock.
+    public mutating func expireTombstones(before cutoffMillis: Int64) {
+        for (id, deleted) in tombstones where deleted.millis < cutoffMillis {
+            if !isVisible(id) { rows[id] = nil }
+            tombstones[id] = nil
+        }
+    }
+}

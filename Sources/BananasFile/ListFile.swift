@@ -113,6 +113,7 @@ public final class ListFile: Sendable {
         guard list != absorbed else {
             return UpdateResult(value: value, wrote: false, snapshot: snapshot)
         }
+        list.expireTombstones(before: now - ShoppingList.tombstoneLifetimeMillis)
         let bytes = ListCodec.encode(list)
         if bytes == snapshot.bytes {
             return UpdateResult(value: value, wrote: false, snapshot: snapshot)

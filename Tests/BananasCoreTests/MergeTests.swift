@@ -133,3 +133,25 @@ struct ListDigest: Equatable, CustomStringConvertible {
     }
     var description: String { text }
 }
+
+@Suite struct TombstoneExpiryTests {
+    @Test func oldDeletesAndTheirHiddenRowsAreForgotten() throws {
+        var list = try sampleList()
+        try list.apply(.delete(id: "A"), stamp: stamp(10))
+        try list.apply(.delete(id: "B"), stamp: stamp(1_000))
+        list.expireTombstones(before: 500)
+        #expect(list.tombstones.keys.sorted() == ["B"])
+        #expect(list.rows["A"] == nil)
+        #expect(list.rows["B"] != nil, "a recent delete keeps its hidden row")
+        #expect(list.items.map(\.id) == ["C"])
+    }
+
+    @Test func aTombstoneOfAResurrectedRowExpiresWithoutTouchingTheRow() throws {
+        var list = try sampleList()
+        try list.apply(.delete(id: "A"), stamp: stamp(10))
+        try list.apply(.insert(list.rows["A"]!), stamp: stamp(20))
+        list.expireTombstones(before: 500)
+        #expect(list.item("A")?.name == "Bananas")
+        #expect(list.tombstones.isEmpty)
+    }
+}

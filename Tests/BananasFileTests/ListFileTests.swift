@@ -96,6 +96,19 @@ func inode(_ path: String) -> UInt64? {
         #expect(try defaultLocation.load().list.items.map(\.name) == ["Milk"])
     }
 
+    @Test func deletesOlderThan180DaysAreForgottenOnTheNextWrite() throws {
+        let folder = TempFolder()
+        let old = Stamp(millis: Clock.nowMillis() - 200 * 86_400_000, counter: 0, replica: "old")
+        let recent = Stamp(millis: Clock.nowMillis() - 86_400_000, counter: 0, replica: "new")
+        folder.write("""
+            {"schemaVersion": 2, "sections": [], "items": [],
+             "sync": {"deleted": {"OLD": "\(old.encoded)", "NEW": "\(recent.encoded)"}}}
+            """)
+        let file = ListFile(path: folder.listPath)
+        try addItem("Milk", to: file)
+        #expect(try file.load().list.tombstones.keys.sorted() == ["NEW"])
+    }
+
     @Test func aSymlinkThatAppearsLaterIsRefused() throws {
         let folder = TempFolder()
         folder.write(#"{"sections": [], "items": []}"#, to: "elsewhere.json")
