@@ -90,8 +90,9 @@ struct AddCommand: ParsableCommand {
                 let target = section.map { list.section(named: $0) ?? $0 } ?? Self.defaultSection
                 var order = list.nextSortOrder
                 var sectionEnsured = false
+                let current = list.items  // sorted once, not once per name
                 for name in names {
-                    let existing = list.items.first { $0.name.lowercased() == name.lowercased() }
+                    let existing = current.first { $0.name.lowercased() == name.lowercased() }
                     if let existing, !duplicate {
                         if existing.checked {
                             var changes: [ItemField: FieldValue] = [.checked: .flag(false)]

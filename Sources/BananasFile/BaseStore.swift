@@ -36,11 +36,7 @@ public struct BaseStore: Sendable {
 
     /// Replaces the base. Failing to save it is not fatal: the list itself is safe.
     public func save(_ list: ShoppingList) {
-        var prefix = ""
-        for component in Sys.directoryName(path).split(separator: "/") {
-            prefix += "/" + component
-            mkdir(prefix, 0o700)
-        }
+        Sys.makeDirectories(Sys.directoryName(path))
         try? AtomicWrite.replace(path, with: ListCodec.encode(list)) { _ in true }
     }
 }

@@ -130,12 +130,8 @@ public final class ListFile: Sendable {
 
     /// Creates the list's folder (and parents) with mode 0700.
     func makeFolder() throws(ListFileError) {
-        var prefix = ""
-        for component in Sys.directoryName(path).split(separator: "/") {
-            prefix += "/" + component
-            if mkdir(prefix, 0o700) != 0 && errno != EEXIST {
-                throw Sys.failure(errno, path: prefix, action: "create the folder")
-            }
+        if let failure = Sys.makeDirectories(Sys.directoryName(path)) {
+            throw Sys.failure(failure.code, path: failure.path, action: "create the folder")
         }
     }
 

@@ -82,6 +82,17 @@ enum Sys {
 
     static func processID() -> Int32 { getpid() }
 
+    /// mkdir -p with mode 0700; returns the errno and path of the first failure, if any.
+    @discardableResult
+    static func makeDirectories(_ path: String) -> (code: Int32, path: String)? {
+        var prefix = ""
+        for component in path.split(separator: "/") {
+            prefix += "/" + component
+            if mkdir(prefix, 0o700) != 0 && errno != EEXIST { return (errno, prefix) }
+        }
+        return nil
+    }
+
     /// Whether a process with this id is alive on this host.
     static func isAlive(_ pid: Int32) -> Bool {
         guard pid > 0 else { return false }
