@@ -3,7 +3,8 @@ import PackageDescription
 
 // Module layout (who may import whom) is documented in docs/architecture.md:
 //   BananasCore  – pure values: list model, stamps, edits, addressing. No I/O.
-//   BananasFile  – JSON codec, lock, atomic write, paths. Imports BananasCore.
+//   BananasFile  – JSON codec, lock, atomic write, journal, watcher, paths. Imports BananasCore.
+//   BananasSync  – ListStore (observable list, undo, sync state) and the sync engine.
 //   BananasCLI   – the command-line surface (swift-argument-parser).
 //   bananas      – the executable: a thin main that runs BananasCLI.
 let package = Package(
@@ -18,11 +19,13 @@ let package = Package(
     ],
     targets: [
         .target(name: "BananasCore"),
-        .target(name: "BananasFile", dependencies: ["BananasCore"]),
+        .target(name: "CPlatform"),
+        .target(name: "BananasFile", dependencies: ["BananasCore", "CPlatform"]),
+        .target(name: "BananasSync", dependencies: ["BananasCore", "BananasFile"]),
         .target(
             name: "BananasCLI",
             dependencies: [
-                "BananasCore", "BananasFile",
+                "BananasCore", "BananasFile", "BananasSync",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -35,6 +38,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "BananasFileTests", dependencies: ["BananasFile"]),
+        .testTarget(name: "BananasSyncTests", dependencies: ["BananasSync", "BananasFile"]),
         // Depends on the executable so `swift test` builds the real binary it drives.
         .testTarget(name: "BananasCLITests", dependencies: ["bananas", "BananasFile"]),
     ]

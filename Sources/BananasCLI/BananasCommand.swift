@@ -7,8 +7,8 @@ import ArgumentParser
 import BananasCore
 import BananasFile
 
-/// `bananas`: the command-line surface. Every command reads or edits the list through
-/// `ListFile` (lock, read, edit, atomic write); none touches the file itself.
+/// `bananas`: the command-line surface. Every command reads or edits the list through the
+/// sync engine (`CommandSession`: lock, read, merge, atomic write); none touches the file itself.
 public struct BananasCommand: ParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "bananas",
@@ -37,6 +37,7 @@ public struct BananasCommand: ParsableCommand {
         subcommands: [
             ListCommand.self, AddCommand.self, CheckCommand.self, UncheckCommand.self, EditCommand.self,
             RemoveCommand.self, ClearCheckedCommand.self, SectionsCommand.self, StatusCommand.self,
+            ConflictsCommand.self, SessionCommand.self,
         ],
         defaultSubcommand: ListCommand.self
     )

@@ -1,24 +1,15 @@
 import BananasCore
 import BananasFile
+import BananasSync
 
-/// One CLI mutation: lock, read, build the edit from the current list, stamp and apply it,
-/// write if anything changed. Returns what the builder reported.
+/// One CLI mutation, through the same sync code as the editor: under the lock, with the
+/// file's current list, build the edit; it is stamped, applied and written if anything
+/// changed. Returns what the builder reported. When this throws, the file is as it was.
 func mutate<Report>(
     _ options: FileOptions,
     _ build: (ShoppingList) throws -> (edit: ListEdit?, report: Report)
 ) throws -> Report {
-    let file = options.listFile
-    let result = try file.update(lockTimeoutMillis: options.lockTimeout) { list, _ in
-        let (edit, report) = try build(list)
-        if let edit, !edit.isEmpty {
-            let now = Clock.nowMillis()
-            var clock = StampClock(replica: ReplicaID.random())
-            clock.observe(list.newestStamp, now: now)
-            try list.apply(edit, stamp: clock.next(now: now), modifiedAt: Timestamp.iso8601(millis: now))
-        }
-        return report
-    }
-    return result.value
+    try CommandSession(file: options.listFile).commit(lockTimeoutMillis: options.lockTimeout, build)
 }
 
 /// Resolves several item names against one list, all or nothing.

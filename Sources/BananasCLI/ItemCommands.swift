@@ -1,6 +1,7 @@
 import ArgumentParser
 import BananasCore
 import BananasFile
+import BananasSync
 
 struct ListCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -15,8 +16,9 @@ struct ListCommand: ParsableCommand {
     func run() throws {
         try perform {
             let file = options.listFile
-            let snapshot = try file.load()
-            let list = snapshot.list
+            let session = try CommandSession(file: file)
+            let snapshot = session.snapshot
+            let list = session.list
             var groups = list.grouped()
             if let section {
                 guard let name = list.section(named: section) else {

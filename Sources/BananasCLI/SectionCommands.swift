@@ -1,6 +1,7 @@
 import ArgumentParser
 import BananasCore
 import BananasFile
+import BananasSync
 
 struct SectionsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -17,7 +18,7 @@ struct SectionsList: ParsableCommand {
 
     func run() throws {
         try perform {
-            let list = try options.listFile.load().list
+            let list = try CommandSession(file: options.listFile).list
             let groups = list.grouped()
             if json {
                 Output.printJSON(.object(["sections": .array(groups.map { group in

@@ -1,10 +1,11 @@
 import ArgumentParser
 import BananasCore
 import BananasFile
+import BananasSync
 
 struct StatusCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "status", abstract: "Show the file, its schema version, item counts and any lock holder.")
+        commandName: "status", abstract: "Show the sync state, the file, its schema version, item counts and any lock holder.")
 
     @OptionGroup var options: FileOptions
     @Flag(help: "Print JSON.") var json = false
@@ -39,6 +40,23 @@ struct StatusCommand: ParsableCommand {
                 fields["paused"] = .string(error.pausedReason)
                 lines.append("paused: " + error.pausedReason)
                 lines.append(error.description)
+            }
+            // The sync state as the editor would show it, for this machine.
+            let waiting = file.state.map { Journal.orphans(in: $0.journalsPath).reduce(0) { $0 + $1.entries.count } } ?? 0
+            let conflicts = file.state.map { ConflictLog(folder: $0).awaitingReview() } ?? []
+            var status = SyncStatus()
+            status.pausedBy = failure
+            status.pendingCount = waiting
+            status.conflicts = conflicts
+            fields["state"] = .string(status.state.rawValue)
+            fields["pending"] = .number(Double(waiting))
+            fields["conflicts"] = .number(Double(conflicts.count))
+            lines.insert("state: " + status.state.rawValue, at: 1)
+            if waiting > 0 {
+                lines.append("pending: \(waiting) edits from a stopped bananas wait in its journal; the next edit writes them")
+            }
+            if !conflicts.isEmpty {
+                lines.append("conflicts: \(conflicts.count) awaiting review (bananas conflicts)")
             }
             if let holder = FileLock.holder(of: file.lockPath) {
                 let who: JSONValue = holder.pid.map { .number(Double($0)) } ?? .null

@@ -12,16 +12,8 @@ import BananasCore
 public struct BaseStore: Sendable {
     public let path: String
 
-    /// `<state>/files/<hash of the list path>/base.json`
-    public init(listPath: String, stateDirectory: String) {
-        path = stateDirectory + "/files/" + BaseStore.key(listPath) + "/base.json"
-    }
-
-    static func key(_ listPath: String) -> String {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in listPath.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
-        let digits = String(hash, radix: 16)
-        return String(repeating: "0", count: 16 - digits.count) + digits
+    public init(folder: StateFolder) {
+        path = folder.basePath
     }
 
     /// The stored base, or nil when there is none (or it is damaged: then the file is taken

@@ -212,6 +212,11 @@ public enum ListCodec {
 
     /// The version-2 file for `list`: deterministic, so the same list always gives the same bytes.
     public static func encode(_ list: ShoppingList) -> [UInt8] {
+        JSONText.serialize(encodeValue(list), keyOrder: keyOrder)
+    }
+
+    /// The version-2 file for `list` as a JSON value (the journal writes it compact).
+    public static func encodeValue(_ list: ShoppingList) -> JSONValue {
         var top = list.extra
         top["schemaVersion"] = .number(String(currentSchemaVersion))
         top["sections"] = .array(list.sections.map(JSONValue.string))
@@ -225,7 +230,7 @@ public enum ListCodec {
         let hidden = list.hiddenRows
         if !hidden.isEmpty { sync["deletedRows"] = .array(hidden.map(encodeItem)) }
         if !sync.isEmpty { top["sync"] = .object(sync) }
-        return JSONText.serialize(.object(top), keyOrder: keyOrder)
+        return .object(top)
     }
 
     static func encodeItem(_ item: Item) -> JSONValue {

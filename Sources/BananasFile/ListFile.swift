@@ -14,6 +14,8 @@ public final class ListFile: Sendable {
     public let lockPath: String
     /// Create the folder on first write (true for the default location only).
     public let createsFolder: Bool
+    /// This machine's private state for the file (base, journals, conflict log); nil keeps none.
+    public let state: StateFolder?
     /// Where the base for merging stampless writers is kept; nil keeps none.
     public let base: BaseStore?
 
@@ -21,7 +23,10 @@ public final class ListFile: Sendable {
         self.path = ListFile.resolve(path)
         self.lockPath = self.path + ".lock"
         self.createsFolder = createsFolder
-        self.base = stateDirectory.map { BaseStore(listPath: ListFile.resolve(path), stateDirectory: $0) }
+        let resolved = self.path
+        let state = stateDirectory.map { StateFolder(listPath: resolved, stateDirectory: $0) }
+        self.state = state
+        self.base = state.map(BaseStore.init(folder:))
     }
 
     /// What `load` found.
@@ -83,14 +88,29 @@ public final class ListFile: Sendable {
         public var value: Value
         /// False when the new bytes equalled the file's, so nothing was written.
         public var wrote: Bool
+        /// The file as read under the lock, with stampless writers' changes absorbed.
+        public var fileState: ShoppingList
+        /// The list as it now is in the file.
+        public var list: ShoppingList
         public var snapshot: Snapshot
     }
 
-    /// Read-modify-write under the lock: reads the file, lets `body` change the list, and
-    /// writes it back only if the bytes differ. A file we cannot parse, or one from a newer
-    /// version, is never written.
+    /// The file's list with changes by writers that keep no stamps stamped now, against the
+    /// base (see `ShoppingList.absorbing`). The clock first moves past every stamp in sight,
+    /// so a foreign edit always beats the value it replaced.
+    public func absorbing(_ snapshot: Snapshot, clock: inout StampClock, now: Int64) -> ShoppingList {
+        let knownBase = base?.load()
+        clock.observe(max(snapshot.list.newestStamp, knownBase?.newestStamp ?? .zero), now: now)
+        return ShoppingList.absorbing(file: snapshot.list, base: knownBase, stamp: clock.next(now: now))
+    }
+
+    /// Read-modify-write under the lock: reads the file, absorbs stampless writers' changes
+    /// (with `absorb`, or against the base with a fresh clock), lets `body` change the list,
+    /// and writes it back only if the bytes differ. A file we cannot parse, or one from a
+    /// newer version, is never written.
     public func update<Value>(
         lockTimeoutMillis: Int64 = 5_000,
+        absorb: ((Snapshot) -> ShoppingList)? = nil,
         _ body: (inout ShoppingList, Snapshot) throws -> Value
     ) throws -> UpdateResult<Value> {
         if createsFolder { try makeFolder() }
@@ -101,23 +121,24 @@ public final class ListFile: Sendable {
         guard snapshot.isWritable else {
             throw ListFileError.newerSchema(path: path, found: snapshot.decoded.schemaVersion, supported: ListCodec.currentSchemaVersion)
         }
-        // Changes by writers that keep no stamps are stamped now, against our base.
         let now = Clock.nowMillis()
-        var clock = StampClock(replica: ReplicaID.random())
-        let knownBase = base?.load()
-        clock.observe(max(snapshot.list.newestStamp, knownBase?.newestStamp ?? .zero), now: now)
-        let absorbed = ShoppingList.absorbing(file: snapshot.list, base: knownBase, stamp: clock.next(now: now))
+        let absorbed: ShoppingList
+        if let absorb {
+            absorbed = absorb(snapshot)
+        } else {
+            var clock = StampClock(replica: ReplicaID.random())
+            absorbed = absorbing(snapshot, clock: &clock, now: now)
+        }
         var list = absorbed
         let value = try body(&list, snapshot)
-        // An unchanged list is not rewritten: a version-1 file stays version 1 until edited.
-        guard list != absorbed else {
-            return UpdateResult(value: value, wrote: false, snapshot: snapshot)
+        func unchanged() -> UpdateResult<Value> {
+            UpdateResult(value: value, wrote: false, fileState: absorbed, list: absorbed, snapshot: snapshot)
         }
+        // An unchanged list is not rewritten: a version-1 file stays version 1 until edited.
+        guard list != absorbed else { return unchanged() }
         list.expireTombstones(before: now - ShoppingList.tombstoneLifetimeMillis)
         let bytes = ListCodec.encode(list)
-        if bytes == snapshot.bytes {
-            return UpdateResult(value: value, wrote: false, snapshot: snapshot)
-        }
+        if bytes == snapshot.bytes { return unchanged() }
         try AtomicWrite.replace(path, with: bytes) { written in
             (try? ListCodec.decode(written)) != nil
         }
@@ -125,7 +146,7 @@ public final class ListFile: Sendable {
         var after = snapshot
         after.bytes = bytes
         after.decoded = DecodedList(list: list, schemaVersion: ListCodec.currentSchemaVersion, problems: snapshot.decoded.problems)
-        return UpdateResult(value: value, wrote: true, snapshot: after)
+        return UpdateResult(value: value, wrote: true, fileState: absorbed, list: list, snapshot: after)
     }
 
     /// Creates the list's folder (and parents) with mode 0700.

@@ -120,3 +120,16 @@ enum Sys {
 public enum Clock {
     public static func nowMillis() -> Int64 { Sys.nowMillis() }
 }
+
+/// A cheap fingerprint of a file's metadata (inode, size, change times), to notice that it
+/// changed without reading it; nil when it does not exist.
+public enum FileSignature {
+    public static func of(_ path: String) -> [UInt8]? {
+        guard let st = Sys.linkStatus(path) else { return nil }
+        let parts: [Int64] = [
+            Int64(st.st_ino), Int64(st.st_size), Int64(st.st_mtim.tv_sec), Int64(st.st_mtim.tv_nsec),
+            Int64(st.st_ctim.tv_sec), Int64(st.st_ctim.tv_nsec),
+        ]
+        return parts.flatMap { value in withUnsafeBytes(of: value, Array.init) }
+    }
+}

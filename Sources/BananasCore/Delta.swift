@@ -1,0 +1,23 @@
+/// The part of a list one stamped edit touched: the rows with a field carrying that stamp,
+/// the tombstones it made, and the sections register. Merging the delta into any copy of the
+/// list has the same effect as the edit had, so a journal of deltas can be replayed in any
+/// order, any number of times (merge is a join).
+extension ShoppingList {
+    public func delta(stampedWith stamp: Stamp) -> ShoppingList {
+        var delta = ShoppingList(sections: sections, sectionsStamp: sectionsStamp)
+        for (id, row) in rows where ItemField.allCases.contains(where: { row.stamps[$0] == stamp }) {
+            delta.rows[id] = row
+        }
+        for (id, deleted) in tombstones where deleted == stamp {
+            delta.tombstones[id] = deleted
+            if let row = rows[id] { delta.rows[id] = row }
+        }
+        return delta
+    }
+
+    /// True when merging `other` would change nothing in this list's items, sections or
+    /// tombstones: every stamp it carries is already here (or beaten).
+    public func contains(_ other: ShoppingList) -> Bool {
+        merged(with: other) == self
+    }
+}

@@ -1,0 +1,144 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import BananasCore
+
+/// One running instance's journal: the edits it confirmed that may not be in the list file yet.
+///
+/// Each edit is one line, `<fnv1a hex> <delta as compact JSON>`, appended and fsynced before
+/// the edit is acknowledged. A delta is the part of the list the edit touched (see
+/// `ShoppingList.delta(stampedWith:)`); merging deltas is idempotent and order-free, so a
+/// journal can be replayed any number of times, in part or whole, by anyone.
+///
+/// The owner holds an exclusive `flock` on its journal for as long as it runs. The kernel drops
+/// it when the process dies, however it dies, so a journal whose lock can be taken belongs to
+/// a dead instance and is adopted (`Journal.orphans`) by the next instance on the same file.
+public final class Journal {
+    public let path: String
+    private let fd: Int32
+    /// Lines appended since the journal was last cleared.
+    public private(set) var count = 0
+
+    /// Creates this instance's journal in `folder` (created if needed), locked.
+    public init(folder: String) throws(ListFileError) {
+        if let failure = Sys.makeDirectories(folder) {
+            throw Sys.failure(failure.code, path: failure.path, action: "create the journal folder")
+        }
+        let name = "\(Sys.processID())-\(String(UInt32.random(in: 0...UInt32.max), radix: 16)).journal"
+        path = folder + "/" + name
+        // Locked under another name first: a journal visible unlocked, even for a moment,
+        // would look like a dead instance's.
+        let fresh = path + ".new"
+        fd = open(fresh, O_RDWR | O_CREAT | O_EXCL | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw Sys.failure(errno, path: path, action: "create the journal") }
+        guard flock(fd, LOCK_EX | LOCK_NB) == 0, rename(fresh, path) == 0 else {
+            let code = errno
+            Glibc.close(fd)
+            unlink(fresh)
+            throw Sys.failure(code, path: path, action: "create the journal")
+        }
+        AtomicWrite.syncDirectory(of: path)
+    }
+
+    deinit { Glibc.close(fd) }
+
+    /// Appends one edit and waits until it is on disk.
+    public func append(_ delta: ShoppingList) throws(ListFileError) {
+        let line = Journal.line(for: delta)
+        guard Sys.writeAll(fd, line) else { throw Sys.failure(errno, path: path, action: "write the journal") }
+        guard fdatasync(fd) == 0 else { throw Sys.failure(errno, path: path, action: "sync the journal") }
+        count += 1
+    }
+
+    /// Empties the journal once its edits are in the list file. Replaying an edit twice is
+    /// harmless, so a crash between the file write and this is harmless too.
+    public func clear() {
+        guard count > 0 else { return }
+        if ftruncate(fd, 0) == 0 { count = 0 }
+    }
+
+    /// Removes the journal at a clean exit, when everything in it has landed.
+    public func remove() {
+        if count == 0 { unlink(path) }
+    }
+
+    static func line(for delta: ShoppingList) -> [UInt8] {
+        let json = Array(JSONText.compact(ListCodec.encodeValue(delta)).utf8)
+        return Array(Hash.fnv1a(json).hex.utf8) + [0x20] + json + [0x0A]
+    }
+
+    /// The deltas in a journal's bytes. A line that fails its check (a torn write at a power
+    /// cut, never acknowledged) is skipped.
+    public static func entries(in bytes: [UInt8]) -> [ShoppingList] {
+        var result: [ShoppingList] = []
+        for line in bytes.split(separator: 0x0A) where line.count > 17 && line[line.startIndex + 16] == 0x20 {
+            let json = Array(line.dropFirst(17))
+            guard String(decoding: line.prefix(16), as: UTF8.self) == Hash.fnv1a(json).hex,
+                  let decoded = try? ListCodec.decode(json)
+            else { continue }
+            result.append(decoded.list)
+        }
+        return result
+    }
+
+    /// A journal left by an instance that is no longer running, locked by us until discarded.
+    public final class Orphan {
+        public let path: String
+        public let entries: [ShoppingList]
+        private let fd: Int32
+
+        init(path: String, fd: Int32, entries: [ShoppingList]) {
+            self.path = path
+            self.fd = fd
+            self.entries = entries
+        }
+
+        deinit { Glibc.close(fd) }
+
+        /// Deletes the journal: call only once its entries are safe elsewhere (in the list
+        /// file, or in the adopter's own journal).
+        public func discard() {
+            unlink(path)
+            AtomicWrite.syncDirectory(of: path)
+        }
+    }
+
+    /// The journals in `folder` whose owners have died. Empty ones are removed on the spot.
+    public static func orphans(in folder: String, excluding own: String? = nil) -> [Orphan] {
+        guard let dir = opendir(folder) else { return [] }
+        var names: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+            }
+            if name.hasSuffix(".journal") { names.append(name) }
+        }
+        closedir(dir)
+
+        var found: [Orphan] = []
+        for name in names.sorted() {
+            let path = folder + "/" + name
+            if path == own { continue }
+            let fd = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC)
+            guard fd >= 0 else { continue }
+            guard flock(fd, LOCK_EX | LOCK_NB) == 0, let bytes = Sys.readAll(fd) else {
+                Glibc.close(fd)  // its owner is alive (or it vanished under us)
+                continue
+            }
+            // The owner may have removed it between our open and our lock.
+            guard let st = Sys.linkStatus(path), Sys.isRegular(st) else {
+                Glibc.close(fd)
+                continue
+            }
+            let orphan = Orphan(path: path, fd: fd, entries: entries(in: bytes))
+            if orphan.entries.isEmpty {
+                orphan.discard()
+            } else {
+                found.append(orphan)
+            }
+        }
+        return found
+    }
+}

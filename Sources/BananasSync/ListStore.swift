@@ -1,0 +1,410 @@
+import BananasCore
+import BananasFile
+import Dispatch
+import Observation
+
+/// The list every surface edits: an observable in-memory copy of the file, with its undo
+/// history and its honest sync state.
+///
+/// - An edit is stamped, applied, appended to this instance's journal and fsynced before
+///   `perform` returns: once it returns, the edit survives a crash (`kill -9` included).
+/// - A flush follows a few milliseconds later (a burst of edits shares one): lock, read,
+///   merge, write if the bytes differ. Then the journal is cleared.
+/// - Changes by anyone else are merged in as soon as the watcher sees them; the store never
+///   writes because of them (two idle instances write nothing, ever).
+///
+/// The store lives on the main actor: surfaces read `list` and `status` there, and observe
+/// them with Observation or `subscribe`. File work happens on the sync engine's queue.
+@MainActor
+@Observable
+public final class ListStore {
+    public enum Mode: Sendable, Equatable {
+        /// Editor and MCP server: journal, watch, flush.
+        case live
+        /// The read-only viewer: watches and shows; never writes anything, not even a lock.
+        case viewer
+    }
+
+    public enum Change: Sendable, Equatable {
+        /// An edit made through this store (or an undo/redo).
+        case edited
+        /// Changes from the file merged in.
+        case merged
+        /// Only the sync status changed.
+        case status
+    }
+
+    /// The list as this instance sees it: the file's content plus edits not yet flushed.
+    public private(set) var list: ShoppingList
+    public private(set) var status = SyncStatus()
+    /// Increases with every change to `list`.
+    public private(set) var revision = 0
+    /// What the codec noted about the file (rows it could not read, kept verbatim).
+    public private(set) var fileProblems: [String] = []
+
+    public let mode: Mode
+    public let file: ListFile
+
+    /// How long a flush waits for a burst of edits to end.
+    @ObservationIgnored public var flushDelayMillis = 5
+    /// How long a flush waits for a live lock holder before the state turns `paused`.
+    @ObservationIgnored public var lockTimeoutMillis: Int64 = 1_000
+
+    @ObservationIgnored let engine: SyncEngine
+    @ObservationIgnored var clock = StampClock(replica: ReplicaID.random())
+    @ObservationIgnored var journal: Journal?
+    /// The file's content as last merged: the base for telling conflicts.
+    @ObservationIgnored var lastSynced = ShoppingList()
+    @ObservationIgnored var undoStack: [UndoStep] = []
+    @ObservationIgnored var redoStack: [UndoStep] = []
+    /// Edits confirmed, and how many of them the file holds.
+    @ObservationIgnored var editCount = 0
+    @ObservationIgnored var flushedCount = 0
+    @ObservationIgnored var flushScheduled = false
+    @ObservationIgnored var flushRunning = false
+    /// The pause came from writing (lock, permission, disk): only a flush can end it.
+    @ObservationIgnored var pausedByWrite = false
+    @ObservationIgnored var subscribers: [Int: @MainActor (Change) -> Void] = [:]
+    @ObservationIgnored var nextSubscriber = 0
+    @ObservationIgnored var closed = false
+
+    struct UndoStep {
+        var edit: ListEdit
+        var label: String
+    }
+
+    /// Opens a long-running store. It never fails: a file that cannot
+    /// be read now is the `paused` state, and the store recovers when the cause goes away.
+    public init(file: ListFile, mode: Mode, watch: FolderWatcher.Options = FolderWatcher.Options()) {
+        self.file = file
+        self.mode = mode
+        self.list = ShoppingList()
+        let engine = SyncEngine(file: file)
+        self.engine = engine
+        handle(engine.queue.sync { engine.read(settling: false) })
+        status.conflicts = engine.conflictLog?.awaitingReview() ?? []
+        if mode == .live {
+            adopt(engine.queue.sync { engine.orphans(excluding: nil) })
+        }
+        engine.startWatching(options: watch) { [weak self] report in
+            DispatchQueue.main.async {
+                MainActor.assumeIsolated { self?.handle(report) }
+            }
+        }
+    }
+
+    // MARK: Observing
+
+    /// Calls `handler` once after every change, until the returned token is cancelled.
+    public func subscribe(_ handler: @escaping @MainActor (Change) -> Void) -> Subscription {
+        let id = nextSubscriber
+        nextSubscriber += 1
+        subscribers[id] = handler
+        return Subscription { [weak self] in
+            MainActor.assumeIsolated { _ = self?.subscribers.removeValue(forKey: id) }
+        }
+    }
+
+    private func notify(_ change: Change) {
+        for handler in subscribers.values { handler(change) }
+    }
+
+    // MARK: Editing
+
+    public var canUndo: Bool { !undoStack.isEmpty }
+    public var canRedo: Bool { !redoStack.isEmpty }
+    public var undoLabel: String? { undoStack.last?.label }
+    public var redoLabel: String? { redoStack.last?.label }
+
+    /// Applies an edit: stamped, journaled and fsynced before this returns. Returns false
+    /// when it changed nothing (and then nothing is recorded).
+    @discardableResult
+    public func perform(_ edit: ListEdit, label: String) throws -> Bool {
+        guard let inverse = try commit(edit) else { return false }
+        undoStack.append(UndoStep(edit: inverse, label: label))
+        if undoStack.count > 1_000 { undoStack.removeFirst(undoStack.count - 1_000) }
+        redoStack.removeAll()
+        return true
+    }
+
+    /// Undoes the last edit made here; returns its label, or nil when there is nothing to
+    /// undo. An edit whose item someone else has since deleted is skipped.
+    @discardableResult
+    public func undo() throws -> String? {
+        try replay(from: \.undoStack, to: \.redoStack)
+    }
+
+    @discardableResult
+    public func redo() throws -> String? {
+        try replay(from: \.redoStack, to: \.undoStack)
+    }
+
+    private func replay(
+        from source: ReferenceWritableKeyPath<ListStore, [UndoStep]>,
+        to target: ReferenceWritableKeyPath<ListStore, [UndoStep]>
+    ) throws -> String? {
+        while let step = self[keyPath: source].popLast() {
+            do {
+                if let inverse = try commit(step.edit) {
+                    self[keyPath: target].append(UndoStep(edit: inverse, label: step.label))
+                    return step.label
+                }
+                // Already as it was (someone else did the same): try the step before.
+            } catch is EditError {
+                continue  // its item is gone: nothing left to undo there
+            }
+        }
+        return nil
+    }
+
+    /// Stamps, applies, journals; returns the inverse, or nil when nothing changed.
+    private func commit(_ edit: ListEdit) throws -> ListEdit? {
+        guard mode != .viewer else { throw StoreError.readOnly }
+        let now = Clock.nowMillis()
+        let stamp = clock.next(now: now)
+        var next = list
+        let inverse = try next.apply(edit, stamp: stamp, modifiedAt: Timestamp.iso8601(millis: now))
+        guard next != list else { return nil }
+        journalDelta(next.delta(stampedWith: stamp))
+        list = next
+        revision += 1
+        editCount += 1
+        refreshStatus()
+        notify(.edited)
+        scheduleFlush()
+        return inverse
+    }
+
+    private func journalDelta(_ delta: ShoppingList) {
+        guard mode == .live, let folder = file.state?.journalsPath else { return }
+        do {
+            if journal == nil { journal = try Journal(folder: folder) }
+            try journal!.append(delta)
+            status.journalProblem = nil
+        } catch {
+            // The edit still goes to the file within milliseconds; the status says it is
+            // not crash-safe until then.
+            status.journalProblem = error
+        }
+    }
+
+    /// Takes over the journals of dead instances: their edits go into this list and this
+    /// instance's journal, then their files are removed.
+    private func adopt(_ orphans: [Journal.Orphan]) {
+        guard mode == .live, !orphans.isEmpty else { return }
+        var delta = ShoppingList()
+        for orphan in orphans { for entry in orphan.entries { delta.merge(entry) } }
+        let before = list
+        list.merge(delta)
+        clock.observe(delta.newestStamp, now: Clock.nowMillis())
+        journalDelta(delta)
+        if status.journalProblem == nil {
+            for orphan in orphans { orphan.discard() }
+        }
+        editCount += 1
+        if list != before {
+            revision += 1
+            notify(.edited)
+        }
+        refreshStatus()
+        scheduleFlush()
+    }
+
+    // MARK: The file's side
+
+    private func handle(_ report: FileReport) {
+        guard !closed else { return }
+        switch report {
+        case .state(let state):
+            absorb(state.list)
+            fileProblems = state.snapshot.decoded.problems
+            if state.snapshot.isWritable {
+                if status.pausedBy != nil, !pausedByWrite || pending == 0 { status.pausedBy = nil }
+            } else {
+                status.pausedBy = .newerSchema(
+                    path: file.path, found: state.snapshot.decoded.schemaVersion, supported: ListCodec.currentSchemaVersion)
+                pausedByWrite = false
+            }
+            status.lastSyncMillis = Clock.nowMillis()
+            refreshStatus()
+            if pending > 0 { scheduleFlush() }
+        case .unchanged:
+            break
+        case .failed(let error):
+            status.pausedBy = error
+            pausedByWrite = false
+            refreshStatus()
+        case .conflicts(let entries):
+            if status.conflicts != entries {
+                status.conflicts = entries
+                notify(.status)
+            }
+        case .tick:
+            if mode == .live {
+                if pending > 0, status.pausedBy != nil { scheduleFlush() }
+                let own = journal?.path
+                let engine = engine
+                engine.queue.async {
+                    let orphans = engine.orphans(excluding: own)
+                    guard !orphans.isEmpty else { return }
+                    let box = OrphanBox(orphans: orphans)
+                    DispatchQueue.main.async { MainActor.assumeIsolated { [weak self] in self?.adopt(box.orphans) } }
+                }
+            }
+            if status.state == .synced { notify(.status) }  // the age moved on
+        }
+    }
+
+    /// Merges a state of the file into the list, logging conflicts with edits made here.
+    private func absorb(_ fileList: ShoppingList) {
+        if mode != .viewer {
+            let found = ShoppingList.conflicts(local: list, remote: fileList, base: lastSynced)
+            if !found.isEmpty {
+                let engine = engine
+                engine.queue.async { engine.log(found) }
+            }
+        }
+        lastSynced = fileList
+        let merged = list.merged(with: fileList)
+        clock.observe(merged.newestStamp, now: Clock.nowMillis())
+        status.clockSkewMillis = clock.largestSkewSeen
+        if merged != list {
+            list = merged
+            revision += 1
+            notify(.merged)
+        }
+    }
+
+    var pending: Int { editCount - flushedCount }
+
+    private func refreshStatus() {
+        var next = status
+        next.pendingCount = pending
+        if next != status {
+            status = next
+        }
+        notify(.status)
+    }
+
+    // MARK: Flushing
+
+    private func scheduleFlush() {
+        guard mode == .live, !flushScheduled, !closed else { return }
+        flushScheduled = true
+        DispatchQueue.main.asyncAfter(deadline: .now() + .milliseconds(flushDelayMillis)) { [weak self] in
+            MainActor.assumeIsolated { self?.startFlush() }
+        }
+    }
+
+    private func startFlush() {
+        flushScheduled = false
+        guard pending > 0, !flushRunning, !closed else { return }
+        flushRunning = true
+        let local = list
+        let upTo = editCount
+        let timeout = lockTimeoutMillis
+        let engine = engine
+        engine.queue.async {
+            let result = Result { () throws(ListFileError) in
+                do { return try engine.flush(local: local, lockTimeoutMillis: timeout) } catch {
+                    throw ListFileError.wrap(error, path: engine.file.path)
+                }
+            }
+            DispatchQueue.main.async {
+                MainActor.assumeIsolated { [weak self] in self?.finishFlush(result, upTo: upTo) }
+            }
+        }
+    }
+
+    private func finishFlush(_ result: Result<FlushOutcome, ListFileError>, upTo: Int) {
+        flushRunning = false
+        switch result {
+        case .success(let outcome):
+            absorb(outcome.fileState)
+            absorb(outcome.written)
+            flushedCount = max(flushedCount, upTo)
+            if pending == 0 { journal?.clear() }
+            status.pausedBy = nil
+            pausedByWrite = false
+            status.lastSyncMillis = Clock.nowMillis()
+            refreshStatus()
+            if pending > 0 { scheduleFlush() }
+        case .failure(let error):
+            status.pausedBy = error
+            pausedByWrite = true
+            refreshStatus()
+            // The next tick (or a change in the folder) tries again.
+        }
+    }
+
+    /// Stops watching and makes a last attempt to write pending edits. Returns the number of
+    /// edits that stay in the journal (the next instance on this file replays them).
+    @discardableResult
+    public func close() -> Int {
+        guard !closed else { return 0 }
+        closed = true
+        engine.stopWatching()
+        if mode == .live, pending > 0 {
+            let local = list
+            let engine = engine
+            let timeout = max(lockTimeoutMillis, 2_000)
+            let outcome = engine.queue.sync { try? engine.flush(local: local, lockTimeoutMillis: timeout) }
+            if let outcome {
+                list.merge(outcome.written)
+                flushedCount = editCount
+            }
+        }
+        if pending == 0 {
+            journal?.clear()
+            journal?.remove()
+        }
+        return pending
+    }
+
+    /// For tests and the session command: waits (pumping the main queue) until nothing is
+    /// pending or `timeoutMillis` passes. Returns true when nothing is pending.
+    public func waitUntilFlushed(timeoutMillis: Int64 = 5_000) async -> Bool {
+        let deadline = Clock.nowMillis() + timeoutMillis
+        while pending > 0 || flushRunning, Clock.nowMillis() < deadline {
+            try? await Task.sleep(nanoseconds: 2_000_000)
+        }
+        return pending == 0
+    }
+}
+
+/// Cancels a `subscribe` when cancelled or released.
+public final class Subscription: Sendable {
+    private let cancelAction: @Sendable () -> Void
+    init(_ cancel: @escaping @Sendable () -> Void) { cancelAction = cancel }
+    public func cancel() { cancelAction() }
+}
+
+public enum StoreError: Error, Equatable, CustomStringConvertible {
+    case readOnly
+
+    public var description: String {
+        switch self {
+        case .readOnly: "this is the read-only viewer; open the editor to change the list"
+        }
+    }
+}
+
+private struct OrphanBox: @unchecked Sendable {
+    let orphans: [Journal.Orphan]
+}
+
+extension ListFileError {
+    /// Reading failed (as opposed to writing): the list itself is out of reach.
+    public var isReadFailure: Bool {
+        switch self {
+        case .unparseable, .notARegularFile, .tooLarge, .folderMissing, .symlinkRefused, .permissionDenied, .io: true
+        case .newerSchema, .lockHeld, .lockUnusable, .readOnlyFileSystem, .diskFull: false
+        }
+    }
+
+    /// Any error from a flush as a `ListFileError` (errors from the core become `io`).
+    static func wrap(_ error: any Error, path: String) -> ListFileError {
+        if let error = error as? ListFileError { return error }
+        return .io(path: path, action: "update", code: 5)
+    }
+}

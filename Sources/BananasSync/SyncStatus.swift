@@ -1,0 +1,80 @@
+import BananasCore
+import BananasFile
+
+/// What the status bar and `bananas status` say about sync: exactly one of the four states
+/// of DESIGN.md, with the detail a user needs to act.
+public struct SyncStatus: Equatable, Sendable {
+    public enum State: String, Equatable, Sendable {
+        /// The file holds every local edit and every file change is merged.
+        case synced
+        /// Local edits not yet in the file.
+        case pending
+        /// A losing value of a concurrent edit awaits review (or a conflict copy could not be merged).
+        case conflict
+        /// The file cannot be read or written now; edits keep queuing.
+        case paused
+    }
+
+    /// Confirmed edits not yet in the file.
+    public var pendingCount = 0
+    /// Conflict-log entries awaiting review.
+    public var conflicts: [ConflictLog.Entry] = []
+    /// Why the file cannot be read or written now.
+    public var pausedBy: ListFileError?
+    /// When the file and this instance last agreed (a write, or a change merged), in ms.
+    public var lastSyncMillis: Int64?
+    /// The journal cannot be written: edits are confirmed only once they reach the file.
+    public var journalProblem: ListFileError?
+    /// The largest amount, in ms, by which a stamp seen was ahead of this machine's clock.
+    public var clockSkewMillis: Int64 = 0
+
+    public init() {}
+
+    /// Paused trumps conflict (nothing can be fixed while the file is out of reach), conflict
+    /// trumps pending (pending lasts milliseconds; a conflict lasts until reviewed).
+    public var state: State {
+        if pausedBy != nil { return .paused }
+        if !conflicts.isEmpty { return .conflict }
+        if pendingCount > 0 { return .pending }
+        return .synced
+    }
+
+    /// One line for a status bar: `synced 4s ago`, `pending 2`, `conflict 1 — Oat milk amount`,
+    /// `paused: lock held by pid 4242`.
+    public func summary(now: Int64) -> String {
+        var text: String
+        switch state {
+        case .synced:
+            text = "synced" + (lastSyncMillis.map { " " + SyncStatus.age(now - $0) } ?? "")
+        case .pending:
+            text = "pending \(pendingCount)"
+        case .conflict:
+            text = "conflict \(conflicts.count)"
+            if let first = conflicts.last?.conflict {
+                text += " — " + TextRules.escaped(first.itemName) + " " + first.field.rawValue
+            }
+        case .paused:
+            text = "paused: " + (pausedBy?.pausedReason ?? "")
+            if pendingCount > 0 { text += " (\(pendingCount) waiting)" }
+        }
+        if let journalProblem { text += " · journal: " + journalProblem.pausedReason }
+        if clockSkewMillis > SyncStatus.skewWarningMillis {
+            text += " · clock skew \(clockSkewMillis / 1000)s"
+        }
+        return text
+    }
+
+    /// Skew worth telling the user about: stamps from a machine this far ahead win over
+    /// later edits made here.
+    public static let skewWarningMillis: Int64 = 5_000
+
+    /// `just now`, `4s ago`, `3m ago`, `2h ago`, `5d ago`.
+    public static func age(_ millis: Int64) -> String {
+        let seconds = max(0, millis) / 1000
+        if seconds < 1 { return "just now" }
+        if seconds < 60 { return "\(seconds)s ago" }
+        if seconds < 3600 { return "\(seconds / 60)m ago" }
+        if seconds < 86_400 { return "\(seconds / 3600)h ago" }
+        return "\(seconds / 86_400)d ago"
+    }
+}

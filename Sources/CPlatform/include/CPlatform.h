@@ -1,0 +1,10 @@
+#ifndef BANANAS_CPLATFORM_H
+#define BANANAS_CPLATFORM_H
+
+/// Small C helpers for what Swift's Glibc module does not import.
+
+/// 1 when `path` is on a file system that may not deliver change events for writes made by
+/// other machines (NFS, SMB/CIFS, FUSE, 9p, Ceph, AFS...), 0 when it is local, -1 on error.
+int bananas_is_remote_filesystem(const char *path);
+
+#endif
