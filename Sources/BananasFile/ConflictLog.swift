@@ -32,12 +32,26 @@ public struct ConflictLog: Sendable {
         public var awaitsReview: Bool { resolution == nil }
     }
 
-    /// Every entry, oldest first.
+    /// Every entry kept, oldest first (at most `capacity`).
     public func entries() -> [Entry] {
+        ConflictLog.trimmed(allEntries())
+    }
+
+    private func allEntries() -> [Entry] {
         let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
         guard fd >= 0 else { return [] }
         defer { close(fd) }
         return ConflictLog.parse(Sys.readAll(fd) ?? [])
+    }
+
+    /// The newest `capacity` entries: the oldest reviewed ones go first, then the oldest.
+    static func trimmed(_ entries: [Entry]) -> [Entry] {
+        var all = entries
+        while all.count > capacity {
+            let oldestReviewed = all.firstIndex { !$0.awaitsReview }
+            all.remove(at: oldestReviewed ?? 0)
+        }
+        return all
     }
 
     public func awaitingReview() -> [Entry] { entries().filter(\.awaitsReview) }
@@ -46,7 +60,7 @@ public struct ConflictLog: Sendable {
     public func append(_ conflicts: [Conflict], at now: Int64) throws(ListFileError) {
         guard !conflicts.isEmpty else { return }
         try withLock { () throws(ListFileError) in
-            let known = Set(entries().map(\.id))
+            let known = Set(allEntries().map(\.id))
             var lines: [UInt8] = []
             for conflict in conflicts where !known.contains(ConflictLog.id(of: conflict)) {
                 lines += ConflictLog.record(conflict, at: now)
@@ -152,13 +166,12 @@ public struct ConflictLog: Sendable {
         }
     }
 
+    /// Rewrites the file without the entries past capacity, once there are a quarter more
+    /// (so a busy log is not rewritten at every append).
     private func compactIfNeeded() throws(ListFileError) {
-        var all = entries()
-        guard all.count > ConflictLog.capacity else { return }
-        while all.count > ConflictLog.capacity {
-            let oldestReviewed = all.firstIndex { !$0.awaitsReview }
-            all.remove(at: oldestReviewed ?? 0)
-        }
+        let everything = allEntries()
+        guard everything.count > ConflictLog.capacity + ConflictLog.capacity / 4 else { return }
+        let all = ConflictLog.trimmed(everything)
         var bytes: [UInt8] = []
         for entry in all {
             bytes += ConflictLog.record(entry.conflict, at: entry.loggedAt)

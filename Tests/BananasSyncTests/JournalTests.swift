@@ -1,0 +1,109 @@
+import BananasCore
+import BananasFile
+@testable import BananasSync
+import Foundation
+import Testing
+
+@Suite("Journal, deltas and the conflict log")
+struct JournalTests {
+    @Test("replaying the deltas of any edits, in any order, any number of times, gives the edited list")
+    func deltasReplay() throws {
+        var rng = SystemRandomNumberGenerator()
+        for round in 0..<200 {
+            var list = ShoppingList(sections: ["A"], sectionsStamp: Stamp(millis: 1, counter: 0, replica: "base"))
+            var clock = StampClock(replica: "r\(round)")
+            let start = list
+            var deltas: [ShoppingList] = []
+            for step in 0..<Int.random(in: 1...12, using: &rng) {
+                let ids = list.items.map(\.id)
+                let edit: ListEdit
+                switch (ids.isEmpty ? 0 : Int.random(in: 0...4, using: &rng)) {
+                case 0: edit = .insert(Item(id: ItemID.random(), name: "n\(step)", section: "A", sortOrder: Double(step)))
+                case 1: edit = .update(id: ids.randomElement(using: &rng)!, changes: [.checked: .flag(Bool.random(using: &rng))])
+                case 2: edit = .update(id: ids.randomElement(using: &rng)!, changes: [.name: .text("x\(step)"), .amount: .text("\(step)")])
+                case 3: edit = .delete(id: ids.randomElement(using: &rng)!)
+                default: edit = .setSections(["A", "S\(step)"])
+                }
+                let stamp = clock.next(now: Int64(1_000 + step))
+                try list.apply(edit, stamp: stamp)
+                deltas.append(list.delta(stampedWith: stamp))
+            }
+            var replayed = start
+            for delta in (deltas + deltas).shuffled(using: &rng) { replayed.merge(delta) }
+            #expect(replayed.items == list.items && replayed.sections == list.sections, "round \(round)")
+        }
+    }
+
+    @Test("a journal reads back what was appended; a torn or altered line is skipped")
+    func journalLines() throws {
+        let box = Sandbox()
+        let journal = try Journal(folder: box.path + "/journals")
+        var list = ShoppingList()
+        let stamp = Stamp(millis: 5, counter: 0, replica: "a")
+        try list.apply(.insert(item("Milk")), stamp: stamp)
+        try journal.append(list.delta(stampedWith: stamp))
+        try journal.append(list.delta(stampedWith: stamp))
+        var bytes = [UInt8](FileManager.default.contents(atPath: journal.path)!)
+        #expect(Journal.entries(in: bytes).count == 2)
+        bytes[bytes.count - 10] ^= 1  // damage the second line
+        #expect(Journal.entries(in: bytes).count == 1)
+        #expect(Journal.entries(in: Array(bytes.prefix(bytes.count / 2 + 20))).count == 1)  // torn tail
+        #expect(Journal.entries(in: []).isEmpty)
+    }
+
+    @Test("a live instance's journal is never adopted; a dead one's is, once")
+    func orphans() throws {
+        let box = Sandbox()
+        let folder = box.path + "/journals"
+        var list = ShoppingList()
+        let stamp = Stamp(millis: 5, counter: 0, replica: "a")
+        try list.apply(.insert(item("Milk")), stamp: stamp)
+        var journal: Journal? = try Journal(folder: folder)
+        try journal!.append(list.delta(stampedWith: stamp))
+        #expect(Journal.orphans(in: folder).isEmpty)  // its lock is held
+        let path = journal!.path
+        journal = nil  // the owner is gone (its lock with it)
+        let found = Journal.orphans(in: folder)
+        #expect(found.count == 1 && found[0].path == path && found[0].entries.count == 1)
+        #expect(Journal.orphans(in: folder).isEmpty)  // locked by the adopter meanwhile
+        found[0].discard()
+        #expect(!FileManager.default.fileExists(atPath: path))
+    }
+
+    @Test("empty journals of dead instances are removed")
+    func emptyOrphans() throws {
+        let box = Sandbox()
+        let folder = box.path + "/journals"
+        var journal: Journal? = try Journal(folder: folder)
+        let path = journal!.path
+        journal = nil
+        #expect(Journal.orphans(in: folder).isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: path))
+    }
+
+    func conflict(_ n: Int) -> Conflict {
+        Conflict(itemID: "ID\(n)", itemName: "Item \(n)", field: .amount,
+                 kept: .text("2"), keptStamp: Stamp(millis: 10, counter: n, replica: "b"),
+                 lost: .text("1"), lostStamp: Stamp(millis: 9, counter: n, replica: "a"))
+    }
+
+    @Test("the conflict log keeps entries once, records resolutions, and stays bounded")
+    func conflictLog() throws {
+        let box = Sandbox()
+        let log = ConflictLog(path: box.path + "/state/conflicts.jsonl")
+        try log.append([conflict(1), conflict(2)], at: 100)
+        try log.append([conflict(1)], at: 200)  // already logged (by another process, say)
+        #expect(log.entries().map(\.conflict) == [conflict(1), conflict(2)])
+        try log.resolve(log.entries()[0].id, as: "dismissed", at: 300)
+        #expect(log.awaitingReview().map(\.conflict) == [conflict(2)])
+        #expect(log.entries()[0].resolution == "dismissed")
+
+        for batch in stride(from: 3, to: ConflictLog.capacity + 50, by: 25) {
+            try log.append((batch..<min(batch + 25, ConflictLog.capacity + 50)).map(conflict), at: Int64(batch))
+        }
+        let entries = log.entries()
+        #expect(entries.count == ConflictLog.capacity)
+        #expect(!entries.contains { $0.conflict == conflict(1) })  // the reviewed one went first
+        #expect(entries.last?.conflict == conflict(ConflictLog.capacity + 49))
+    }
+}

@@ -1,0 +1,173 @@
+import BananasCore
+import BananasFile
+@testable import BananasSync
+import Foundation
+import Testing
+
+@MainActor
+@Suite("ListStore")
+struct StoreTests {
+    @Test("an edit is journaled before perform returns, then flushed and the journal cleared")
+    func journalThenFlush() async throws {
+        let box = Sandbox()
+        let store = ListStore(file: box.file(), mode: .live)
+        store.flushDelayMillis = 200
+        try store.perform(.insert(item("Milk")), label: "add")
+        // Before the flush: the edit is only in the journal, on disk.
+        #expect(box.bytes == nil)
+        let journal = try #require(box.journals.first)
+        let entries = Journal.entries(in: [UInt8](FileManager.default.contents(atPath: journal)!))
+        #expect(entries.count == 1 && entries[0].named("Milk") != nil)
+        #expect(store.status.state == .pending && store.status.pendingCount == 1)
+
+        #expect(await eventually { store.status.state == .synced })
+        #expect(try box.decoded().named("Milk") != nil)
+        #expect(FileManager.default.contents(atPath: journal)?.count == 0)
+        store.close()
+        #expect(box.journals.isEmpty)
+    }
+
+    @Test("undo and redo walk back and forth, and each step reaches the file")
+    func undoRedo() async throws {
+        let box = Sandbox()
+        let store = ListStore(file: box.file(), mode: .live)
+        let milk = item("Milk")
+        try store.perform(.insert(milk), label: "add Milk")
+        try store.perform(.update(id: milk.id, changes: [.amount: .text("2 L")]), label: "amount")
+        try store.perform(.update(id: milk.id, changes: [.checked: .flag(true)]), label: "check")
+        #expect(try store.undo() == "check")
+        #expect(try store.undo() == "amount")
+        #expect(store.list.item(milk.id)?.amount == "" && store.list.item(milk.id)?.checked == false)
+        #expect(try store.redo() == "amount")
+        #expect(store.list.item(milk.id)?.amount == "2 L")
+        #expect(try store.undo() == "amount")
+        #expect(try store.undo() == "add Milk")
+        #expect(store.list.item(milk.id) == nil)
+        #expect(try store.undo() == nil)
+        #expect(try store.redo() == "add Milk")
+        #expect(store.list.item(milk.id)?.name == "Milk")
+        #expect(await store.waitUntilFlushed())
+        let onDisk = try box.decoded()
+        #expect(onDisk.item(milk.id)?.name == "Milk" && onDisk.item(milk.id)?.amount == "")
+        store.close()
+    }
+
+    @Test("a new edit clears the redo history; undo skips an item someone else deleted")
+    func undoAfterRemoteDelete() async throws {
+        let box = Sandbox()
+        let a = ListStore(file: box.file(), mode: .live)
+        let b = ListStore(file: box.file(), mode: .live)
+        let milk = item("Milk"), eggs = item("Eggs", order: 2)
+        try a.perform(.insert(milk), label: "add Milk")
+        try a.perform(.insert(eggs), label: "add Eggs")
+        try a.perform(.update(id: milk.id, changes: [.amount: .text("1 L")]), label: "amount")
+        #expect(await eventually { b.list.item(milk.id)?.amount == "1 L" })
+        try b.perform(.delete(id: milk.id), label: "remove")
+        #expect(await eventually { a.list.item(milk.id) == nil })
+        // The amount change's item is gone: undo moves on to the step before.
+        #expect(try a.undo() == "add Eggs")
+        #expect(a.list.item(eggs.id) == nil)
+        try a.perform(.insert(item("Bread")), label: "add Bread")
+        #expect(!a.canRedo)
+        a.close()
+        b.close()
+    }
+
+    @Test("subscribers hear about every change once")
+    func subscribersOnce() async throws {
+        let box = Sandbox()
+        let store = ListStore(file: box.file(), mode: .live)
+        var edits = 0
+        let token = store.subscribe { if $0 == .edited { edits += 1 } }
+        let milk = item("Milk")
+        try store.perform(.insert(milk), label: "add")
+        try store.perform(.update(id: milk.id, changes: [.checked: .flag(true)]), label: "check")
+        try store.perform(.update(id: milk.id, changes: [.checked: .flag(true)]), label: "check again")  // no change
+        #expect(edits == 2)
+        #expect(await store.waitUntilFlushed())
+        #expect(edits == 2)  // our own write coming back is not a change
+        token.cancel()
+        try store.perform(.delete(id: milk.id), label: "remove")
+        #expect(edits == 2)
+        store.close()
+    }
+
+    @Test("an edit in one store shows up in another, and in a read-only viewer")
+    func propagation() async throws {
+        let box = Sandbox()
+        let a = ListStore(file: box.file(), mode: .live)
+        let b = ListStore(file: box.file(), mode: .live)
+        let viewer = ListStore(file: box.file(), mode: .viewer)
+        var merges = 0
+        let token = b.subscribe { if $0 == .merged { merges += 1 } }
+        let milk = item("Milk")
+        try a.perform(.insert(milk), label: "add")
+        #expect(await eventually { b.list.item(milk.id) != nil && viewer.list.item(milk.id) != nil })
+        #expect(merges == 1)
+        #expect(throws: StoreError.readOnly) { try viewer.perform(.delete(id: milk.id), label: "remove") }
+        try b.perform(.update(id: milk.id, changes: [.amount: .text("2 L")]), label: "amount")
+        #expect(await eventually { a.list.item(milk.id)?.amount == "2 L" })
+        token.cancel()
+        for store in [a, b, viewer] { store.close() }
+    }
+
+    @Test("a concurrent edit to the same field: the later wins, the other goes to the conflict log")
+    func conflictLogged() async throws {
+        let box = Sandbox()
+        let a = ListStore(file: box.file(), mode: .live)
+        let b = ListStore(file: box.file(), mode: .live)
+        let milk = item("Milk")
+        try a.perform(.insert(milk), label: "add")
+        #expect(await eventually { b.list.item(milk.id) != nil })
+        a.flushDelayMillis = 60_000  // a's edit stays local while b's lands
+        try a.perform(.update(id: milk.id, changes: [.amount: .text("1 L")]), label: "amount")
+        try b.perform(.update(id: milk.id, changes: [.amount: .text("2 L")]), label: "amount")
+        #expect(await eventually { a.status.conflicts.count == 1 })
+        let entry = try #require(a.status.conflicts.first)
+        #expect(entry.conflict.lost == .text("1 L") && entry.conflict.kept == .text("2 L"))
+        #expect(a.list.item(milk.id)?.amount == "2 L")
+        #expect(a.status.state == .conflict)
+        #expect(await eventually { b.status.conflicts.count == 1 })  // every instance on this machine sees it
+        a.close()
+        b.close()
+    }
+
+    @Test("paused while the file is unparseable; edits queue and land once it is fixed, without a restart")
+    func pausedUnparseable() async throws {
+        let box = Sandbox()
+        box.write("{ not json")
+        let store = ListStore(file: box.file(), mode: .live)
+        #expect(store.status.state == .paused)
+        #expect(store.status.pausedBy?.pausedReason == "unparseable file")
+        try store.perform(.insert(item("Milk")), label: "add")
+        try await Task.sleep(nanoseconds: 100_000_000)
+        #expect(String(decoding: box.bytes!, as: UTF8.self) == "{ not json")  // never overwritten
+        #expect(store.status.summary(now: 0).hasPrefix("paused: unparseable file"))
+        box.write(#"{"schemaVersion": 2, "sections": [], "items": []}"#)
+        #expect(await eventually { store.status.state == .synced })
+        #expect(try box.decoded().named("Milk") != nil)
+        store.close()
+    }
+
+    @Test("idle stores write nothing; a burst of edits ends in a quiet file")
+    func idleAndBurst() async throws {
+        let box = Sandbox()
+        let a = ListStore(file: box.file(), mode: .live)
+        let b = ListStore(file: box.file(), mode: .live)
+        try a.perform(.insert(item("Milk")), label: "add")
+        #expect(await a.waitUntilFlushed())
+        #expect(await eventually { b.list.visibleCount == 1 })
+        let before = FileSignature.of(box.listPath)
+        try await Task.sleep(nanoseconds: 1_500_000_000)
+        #expect(FileSignature.of(box.listPath) == before)
+
+        for n in 0..<100 { try a.perform(.insert(item("Item \(n)", order: Double(n + 10))), label: "add") }
+        #expect(await a.waitUntilFlushed())
+        #expect(await eventually { b.list.visibleCount == 101 })
+        let settled = FileSignature.of(box.listPath)
+        try await Task.sleep(nanoseconds: 1_500_000_000)
+        #expect(FileSignature.of(box.listPath) == settled)
+        a.close()
+        b.close()
+    }
+}
