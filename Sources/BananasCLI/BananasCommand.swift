@@ -71,7 +71,7 @@ struct FileOptions: ParsableArguments {
     var file: String?
 
     @Option(name: .long, help: .hidden)
-    var lockTimeout: Int64 = 5_000
+    var lockTimeout: Int64 = 7_000  // past the 5 s after which a dead holder's lock is broken
 
     var listFile: ListFile { Locations.listFile(explicit: file) }
 }

@@ -16,7 +16,7 @@ import Dispatch
 ///
 ///     add NAME [SECTION]      check NAME      uncheck NAME     remove NAME
 ///     set NAME FIELD VALUE    undo            redo             list
-///     status                  wait            quit
+///     status                  wait            burst N [PREFIX]    quit
 ///
 /// Arguments are separated by tabs. Every edit answers `{"ack": ...}` only once it is
 /// journaled and fsynced. Changes merged from the file print `{"event":"merged",...}`;
@@ -129,6 +129,17 @@ final class Session {
                 let steps = [store.list.ensureSectionEdit(item.section), .insert(item)].compactMap { $0 }
                 try store.perform(.batch(steps), label: "add")
                 emit(["ack": .string("add"), "id": .string(item.id), "name": .string(item.name)])
+            case "burst":
+                // N adds in one go, as fast as the store takes them (one flush follows).
+                guard let count = args.first.flatMap(Int.init) else { throw CLIError(message: "burst N [PREFIX]", code: ExitCodes.usage) }
+                let prefix = args.count > 1 ? args[1] : "Item"
+                var order = store.list.nextSortOrder
+                for n in 0..<count {
+                    order += 1
+                    let item = Item(id: ItemID.random(), name: "\(prefix) \(n)", section: "Other", sortOrder: order)
+                    try store.perform(.insert(item), label: "add")
+                }
+                emit(["ack": .string("burst"), "count": .number(Double(count))])
             case "check", "uncheck":
                 let item = try find(args)
                 try store.perform(.update(id: item.id, changes: [.checked: .flag(command == "check")]), label: command)

@@ -51,4 +51,30 @@ enum AtomicWrite {
             close(dir)
         }
     }
+
+    /// Removes temp files beside `path` left by writers that died mid-write (ours are
+    /// `<name>.tmp.<pid>.<hex>`, the Get Bananas server's `<name>.tmp.<pid>`): only when that
+    /// process is gone and the file is older than the lock's stale window. Call while holding
+    /// the list's lock.
+    static func removeAbandonedTemps(beside path: String, now: Int64 = Sys.nowMillis()) {
+        let folder = Sys.directoryName(path)
+        let prefix = Sys.baseName(path) + tempMarker
+        guard let dir = opendir(folder) else { return }
+        var names: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+            }
+            if name.hasPrefix(prefix) { names.append(name) }
+        }
+        closedir(dir)
+        for name in names {
+            let digits = name.dropFirst(prefix.count).prefix { $0.isASCII && $0.isNumber }
+            guard let pid = Int32(digits), pid != Sys.processID(), !Sys.isAlive(pid) else { continue }
+            let temp = folder + "/" + name
+            guard let st = Sys.linkStatus(temp), Sys.isRegular(st) else { continue }
+            let age = now - (Int64(st.st_mtim.tv_sec) * 1000 + Int64(st.st_mtim.tv_nsec) / 1_000_000)
+            if age > FileLock.staleAfterMillis { unlink(temp) }
+        }
+    }
 }

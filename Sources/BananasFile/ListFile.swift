@@ -99,9 +99,15 @@ public final class ListFile: Sendable {
     /// base (see `ShoppingList.absorbing`). The clock first moves past every stamp in sight,
     /// so a foreign edit always beats the value it replaced.
     public func absorbing(_ snapshot: Snapshot, clock: inout StampClock, now: Int64) -> ShoppingList {
-        let knownBase = base?.load()
-        clock.observe(max(snapshot.list.newestStamp, knownBase?.newestStamp ?? .zero), now: now)
-        return ShoppingList.absorbing(file: snapshot.list, base: knownBase, stamp: clock.next(now: now))
+        // A missing file (a folder that came back empty, a file removed by hand) is absence,
+        // not a writer that deleted every row: whoever writes next writes what they have.
+        guard snapshot.exists else { return snapshot.list }
+        guard let known = base?.load() else { return snapshot.list }
+        // A file bananas wrote (perhaps older than the base, read without the lock) holds no
+        // foreign change.
+        if let bytes = snapshot.bytes, known.writtenHashes.contains(Hash.fnv1a(bytes)) { return snapshot.list }
+        clock.observe(max(snapshot.list.newestStamp, known.list.newestStamp), now: now)
+        return ShoppingList.absorbing(file: snapshot.list, base: known.list, stamp: clock.next(now: now))
     }
 
     /// Read-modify-write under the lock: reads the file, absorbs stampless writers' changes
@@ -139,10 +145,11 @@ public final class ListFile: Sendable {
         list.expireTombstones(before: now - ShoppingList.tombstoneLifetimeMillis)
         let bytes = ListCodec.encode(list)
         if bytes == snapshot.bytes { return unchanged() }
+        AtomicWrite.removeAbandonedTemps(beside: path, now: now)
         try AtomicWrite.replace(path, with: bytes) { written in
             (try? ListCodec.decode(written)) != nil
         }
-        base?.save(list)
+        base?.save(list, written: bytes)
         var after = snapshot
         after.bytes = bytes
         after.decoded = DecodedList(list: list, schemaVersion: ListCodec.currentSchemaVersion, problems: snapshot.decoded.problems)

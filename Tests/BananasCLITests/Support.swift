@@ -42,13 +42,7 @@ struct CLI {
             process.executableURL = URL(fileURLWithPath: prefix[0])
             process.arguments = Array(prefix.dropFirst()) + [CLI.binary] + arguments
         }
-        var environment = ProcessInfo.processInfo.environment
-        environment["BANANAS_FILE"] = listPath
-        environment["HOME"] = home
-        environment["XDG_STATE_HOME"] = nil
-        environment["XDG_DATA_HOME"] = nil
-        for (key, value) in extra { environment[key] = value }
-        process.environment = environment
+        process.environment = environment(extra)
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err

@@ -121,6 +121,7 @@ struct StoreTests {
         #expect(await eventually { b.list.item(milk.id) != nil })
         a.flushDelayMillis = 60_000  // a's edit stays local while b's lands
         try a.perform(.update(id: milk.id, changes: [.amount: .text("1 L")]), label: "amount")
+        try await Task.sleep(nanoseconds: 5_000_000)  // b's edit is the later one
         try b.perform(.update(id: milk.id, changes: [.amount: .text("2 L")]), label: "amount")
         #expect(await eventually { a.status.conflicts.count == 1 })
         let entry = try #require(a.status.conflicts.first)

@@ -1,0 +1,146 @@
+import Foundation
+import Testing
+
+/// A running `bananas session`: a long-lived instance (the editor's store and sync engine
+/// without a screen) driven by lines on stdin; it answers in JSON lines.
+final class SessionProcess: @unchecked Sendable {
+    let process = Process()
+    private let input = Pipe()
+    private let output = Pipe()
+    private let lock = NSLock()
+    private var lines: [[String: Any]] = []
+    private var partial = Data()
+
+    init(_ cli: CLI, arguments: [String] = [], prefix: [String] = [], environment extra: [String: String] = [:]) throws {
+        if prefix.isEmpty {
+            process.executableURL = URL(fileURLWithPath: CLI.binary)
+            process.arguments = ["session"] + arguments
+        } else {
+            process.executableURL = URL(fileURLWithPath: prefix[0])
+            process.arguments = Array(prefix.dropFirst()) + [CLI.binary, "session"] + arguments
+        }
+        process.environment = cli.environment(extra)
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        output.fileHandleForReading.readabilityHandler = { [weak self] handle in
+            self?.received(handle.availableData)
+        }
+        try process.run()
+        _ = try wait(for: "ready") { $0["event"] as? String == "ready" }
+    }
+
+    deinit { stop() }
+
+    private func received(_ data: Data) {
+        lock.lock()
+        defer { lock.unlock() }
+        partial.append(data)
+        while let newline = partial.firstIndex(of: 0x0A) {
+            let line = partial[partial.startIndex..<newline]
+            partial.removeSubrange(partial.startIndex...newline)
+            if let object = try? JSONSerialization.jsonObject(with: line) as? [String: Any] { lines.append(object) }
+        }
+    }
+
+    /// Every line so far.
+    var received: [[String: Any]] {
+        lock.lock()
+        defer { lock.unlock() }
+        return lines
+    }
+
+    struct Timeout: Error, CustomStringConvertible {
+        let what: String
+        let seen: [[String: Any]]
+        var description: String { "timed out waiting for \(what); saw \(seen.suffix(6))" }
+    }
+
+    /// Waits for a line (after the first `after` lines) that satisfies `match`.
+    func wait(for what: String, after: Int = 0, timeout: Double = 10, _ match: ([String: Any]) -> Bool) throws -> [String: Any] {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            let seen = received
+            if let hit = seen.dropFirst(after).first(where: match) { return hit }
+            if !process.isRunning, seen.dropFirst(after).first(where: match) == nil { break }
+            usleep(2_000)
+        }
+        throw Timeout(what: what, seen: received)
+    }
+
+    /// Sends a command (arguments joined by tabs) and returns its answer.
+    @discardableResult
+    func send(_ parts: String..., timeout: Double = 10) throws -> [String: Any] {
+        let mark = received.count
+        input.fileHandleForWriting.write(Data((parts.joined(separator: "\t") + "\n").utf8))
+        return try wait(for: parts[0], after: mark, timeout: timeout) { $0["ack"] != nil || $0["error"] != nil || $0["items"] != nil || $0["state"] != nil && $0["event"] == nil }
+    }
+
+    func status() throws -> [String: Any] { try send("status") }
+
+    /// Waits until `status` reports `state` (and, if given, `reason`).
+    func waitForState(_ state: String, reason: String? = nil, timeout: Double = 10) throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            let now = try status()
+            if now["state"] as? String == state, reason == nil || (now["reason"] as? String)?.hasPrefix(reason!) == true { return }
+            usleep(20_000)
+        }
+        throw Timeout(what: "state \(state) \(reason ?? "")", seen: received)
+    }
+
+    func items() throws -> [[String: Any]] { try send("list")["items"] as! [[String: Any]] }
+
+    func names() throws -> Set<String> { Set(try items().map { $0["name"] as! String }) }
+
+    /// kill -9: no chance to flush or clean up.
+    func kill() {
+        Glibc.kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    func quit() throws {
+        try? input.fileHandleForWriting.write(contentsOf: Data("quit\n".utf8))
+        let deadline = Date().addingTimeInterval(10)
+        while process.isRunning && Date() < deadline { usleep(5_000) }
+    }
+
+    func stop() {
+        if process.isRunning { kill() }
+        output.fileHandleForReading.readabilityHandler = nil
+    }
+}
+
+extension CLI {
+    /// The environment a run of the binary gets.
+    func environment(_ extra: [String: String] = [:]) -> [String: String] {
+        var environment = ProcessInfo.processInfo.environment
+        environment["BANANAS_FILE"] = listPath
+        environment["HOME"] = home
+        environment["XDG_STATE_HOME"] = nil
+        environment["XDG_DATA_HOME"] = nil
+        for (key, value) in extra { environment[key] = value }
+        return environment
+    }
+}
+
+/// A process that holds the list's lock (as Get Bananas's server would), until stopped.
+final class LockHolder {
+    let process = Process()
+    let lockPath: String
+
+    init(_ cli: CLI) throws {
+        lockPath = cli.listPath + ".lock"
+        process.executableURL = URL(fileURLWithPath: "/bin/sleep")
+        process.arguments = ["600"]
+        try process.run()
+        FileManager.default.createFile(atPath: lockPath, contents: Data(String(process.processIdentifier).utf8))
+    }
+
+    func release() {
+        try? FileManager.default.removeItem(atPath: lockPath)
+        if process.isRunning { process.terminate() }
+    }
+
+    deinit { release() }
+}
