@@ -73,7 +73,8 @@ final class SessionProcess: @unchecked Sendable {
     func send(_ parts: String..., timeout: Double = 10) throws -> [String: Any] {
         let mark = received.count
         input.fileHandleForWriting.write(Data((parts.joined(separator: "\t") + "\n").utf8))
-        return try wait(for: parts[0], after: mark, timeout: timeout) { $0["ack"] != nil || $0["error"] != nil || $0["items"] != nil || $0["state"] != nil && $0["event"] == nil }
+        // Answers are the lines that are not events.
+        return try wait(for: parts[0], after: mark, timeout: timeout) { $0["event"] == nil }
     }
 
     func status() throws -> [String: Any] { try send("status") }
@@ -89,7 +90,11 @@ final class SessionProcess: @unchecked Sendable {
         throw Timeout(what: "state \(state) \(reason ?? "")", seen: received)
     }
 
-    func items() throws -> [[String: Any]] { try send("list")["items"] as! [[String: Any]] }
+    func items() throws -> [[String: Any]] {
+        let answer = try send("list")
+        guard let items = answer["items"] as? [[String: Any]] else { throw Timeout(what: "a list", seen: [answer]) }
+        return items
+    }
 
     func names() throws -> Set<String> { Set(try items().map { $0["name"] as! String }) }
 
@@ -132,7 +137,11 @@ final class LockHolder {
     init(_ cli: CLI) throws {
         lockPath = cli.listPath + ".lock"
         process.executableURL = URL(fileURLWithPath: "/bin/sleep")
-        process.arguments = ["600"]
+        process.arguments = ["60"]
+        // Not the test runner's output: a holder left by a crashed test must not keep
+        // `swift test` waiting for the end of its output.
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
         try process.run()
         FileManager.default.createFile(atPath: lockPath, contents: Data(String(process.processIdentifier).utf8))
     }
