@@ -12,7 +12,9 @@ enum AtomicWrite {
     /// Suffix of our temp files; others' (`.tmp.<pid>` from the Get Bananas server) match too.
     static let tempMarker = ".tmp."
 
-    static func replace(_ path: String, with bytes: [UInt8], verify: ([UInt8]) -> Bool) throws(ListFileError) {
+    /// - Parameter durable: false skips the fsyncs, for caches whose loss costs nothing but a
+    ///   recomputation (the base); the rename still makes the replace atomic for readers.
+    static func replace(_ path: String, with bytes: [UInt8], durable: Bool = true, verify: ([UInt8]) -> Bool) throws(ListFileError) {
         var mode: mode_t = 0o600
         if let st = Sys.linkStatus(path) {
             if Sys.isSymlink(st) { throw .symlinkRefused(path: path) }
@@ -32,7 +34,7 @@ enum AtomicWrite {
 
         fchmod(fd, mode)  // the umask must not loosen or tighten the file's mode
         guard Sys.writeAll(fd, bytes) else { throw fail(errno, "write") }
-        guard fsync(fd) == 0 else { throw fail(errno, "write") }
+        guard !durable || fsync(fd) == 0 else { throw fail(errno, "write") }
         guard lseek(fd, 0, SEEK_SET) == 0, let readBack = Sys.readAll(fd, sizeHint: bytes.count) else {
             throw fail(errno, "read back")
         }
@@ -40,7 +42,7 @@ enum AtomicWrite {
         close(fd)
         closed = true
         guard rename(temp, path) == 0 else { throw fail(errno, "replace") }
-        syncDirectory(of: path)
+        if durable { syncDirectory(of: path) }
     }
 
     /// fsync the folder so the rename itself survives a power cut.

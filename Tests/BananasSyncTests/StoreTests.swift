@@ -2,6 +2,7 @@ import BananasCore
 import BananasFile
 @testable import BananasSync
 import Foundation
+import Observation
 import Testing
 
 @MainActor
@@ -170,5 +171,28 @@ struct StoreTests {
         #expect(FileSignature.of(box.listPath) == settled)
         a.close()
         b.close()
+    }
+}
+
+@MainActor
+@Suite("ListStore with Observation")
+struct ObservationTests {
+    @Test("withObservationTracking sees a change merged from another instance")
+    func observationTracking() async throws {
+        let box = Sandbox()
+        let a = ListStore(file: box.file(), mode: .live)
+        let viewer = ListStore(file: box.file(), mode: .viewer)
+        final class Flag: @unchecked Sendable { var fired = false }
+        let flag = Flag()
+        withObservationTracking {
+            _ = viewer.list
+        } onChange: {
+            flag.fired = true
+        }
+        try a.perform(.insert(item("Milk")), label: "add")
+        #expect(await eventually { flag.fired })
+        #expect(viewer.list.named("Milk") != nil)
+        a.close()
+        viewer.close()
     }
 }
