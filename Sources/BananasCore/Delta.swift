@@ -21,3 +21,17 @@ extension ShoppingList {
         merged(with: other) == self
     }
 }
+
+extension ShoppingList {
+    /// True when both show the same: the same sections and the same visible items with the
+    /// same values (stamps aside). A file that differs from what we hold needs writing.
+    public func hasSameVisibleContent(as other: ShoppingList) -> Bool {
+        guard sections == other.sections, visibleCount == other.visibleCount else { return false }
+        for (id, row) in rows where isVisible(id) {
+            guard let theirs = other.item(id),
+                  ItemField.allCases.allSatisfy({ row[$0] == theirs[$0] })
+            else { return false }
+        }
+        return true
+    }
+}

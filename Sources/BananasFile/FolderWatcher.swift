@@ -63,9 +63,8 @@ public final class FolderWatcher: @unchecked Sendable {
         interesting: @escaping @Sendable (String) -> Bool = { _ in false },
         onChange: @escaping @Sendable (Trigger) -> Void
     ) {
-        let slash = path.lastIndex(of: "/")!
-        folder = slash == path.startIndex ? "/" : String(path[..<slash])
-        fileName = String(path[path.index(after: slash)...])
+        folder = Sys.directoryName(path)
+        fileName = Sys.baseName(path)
         self.queue = queue
         self.interesting = interesting
         self.onChange = onChange
@@ -89,15 +88,16 @@ public final class FolderWatcher: @unchecked Sendable {
     public func stop() {
         timer?.cancel()
         timer = nil
+        // The descriptor is closed by the source's cancel handler: dispatch may still be
+        // watching it until then.
         source?.cancel()
         source = nil
-        if inotifyFD >= 0 { close(inotifyFD) }
         inotifyFD = -1
         watchDescriptor = -1
     }
 
     deinit {
-        if inotifyFD >= 0 { close(inotifyFD) }
+        source?.cancel()  // its cancel handler closes the descriptor
     }
 
     // MARK: Events
@@ -112,7 +112,9 @@ public final class FolderWatcher: @unchecked Sendable {
             inotifyFD = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
             guard inotifyFD >= 0 else { return }
             let source = DispatchSource.makeReadSource(fileDescriptor: inotifyFD, queue: queue)
+            let fd = inotifyFD
             source.setEventHandler { [weak self] in self?.drainEvents() }
+            source.setCancelHandler { close(fd) }
             source.resume()
             self.source = source
         }

@@ -47,15 +47,19 @@ public final class Journal {
     /// Appends one edit and waits until it is on disk.
     public func append(_ delta: ShoppingList) throws(ListFileError) {
         let line = Journal.line(for: delta)
-        guard Sys.writeAll(fd, line) else { throw Sys.failure(errno, path: path, action: "write the journal") }
-        guard fdatasync(fd) == 0 else { throw Sys.failure(errno, path: path, action: "sync the journal") }
+        let end = lseek(fd, 0, SEEK_END)
+        guard Sys.writeAll(fd, line), fdatasync(fd) == 0 else {
+            let code = errno
+            // No torn line may stay: the next edit's line would be glued to it and lost.
+            if end >= 0 { ftruncate(fd, end) }
+            throw Sys.failure(code, path: path, action: "write the journal")
+        }
         count += 1
     }
 
     /// Empties the journal once its edits are in the list file. Replaying an edit twice is
     /// harmless, so a crash between the file write and this is harmless too.
     public func clear() {
-        guard count > 0 else { return }
         if ftruncate(fd, 0) == 0 { count = 0 }
     }
 
@@ -113,7 +117,7 @@ public final class Journal {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
                 String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
             }
-            if name.hasSuffix(".journal") { names.append(name) }
+            if name.hasSuffix(".journal") || name.hasSuffix(".journal.new") { names.append(name) }
         }
         closedir(dir)
 
@@ -133,7 +137,8 @@ public final class Journal {
                 continue
             }
             let orphan = Orphan(path: path, fd: fd, entries: entries(in: bytes))
-            if orphan.entries.isEmpty {
+            // A `.new` journal's owner died before it was renamed: it never held an edit.
+            if orphan.entries.isEmpty || name.hasSuffix(".new") {
                 orphan.discard()
             } else {
                 found.append(orphan)

@@ -98,11 +98,14 @@ public final class ListFile: Sendable {
     /// The file's list with changes by writers that keep no stamps stamped now, against the
     /// base (see `ShoppingList.absorbing`). The clock first moves past every stamp in sight,
     /// so a foreign edit always beats the value it replaced.
-    public func absorbing(_ snapshot: Snapshot, clock: inout StampClock, now: Int64) -> ShoppingList {
+    ///
+    /// `known` must have been loaded *before* the file was read: a base newer than the file
+    /// (read without the lock) would make the rows added since look deleted. A base older than
+    /// the file is harmless: the file then holds stamps it has not seen.
+    public func absorbing(_ snapshot: Snapshot, base known: BaseStore.Base?, clock: inout StampClock, now: Int64) -> ShoppingList {
         // A missing file (a folder that came back empty, a file removed by hand) is absence,
         // not a writer that deleted every row: whoever writes next writes what they have.
-        guard snapshot.exists else { return snapshot.list }
-        guard let known = base?.load() else { return snapshot.list }
+        guard snapshot.exists, let known else { return snapshot.list }
         // A file bananas wrote (perhaps older than the base, read without the lock) holds no
         // foreign change.
         if let bytes = snapshot.bytes, known.writtenHashes.contains(Hash.fnv1a(bytes)) { return snapshot.list }
@@ -116,13 +119,14 @@ public final class ListFile: Sendable {
     /// newer version, is never written.
     public func update<Value>(
         lockTimeoutMillis: Int64 = 5_000,
-        absorb: ((Snapshot) -> ShoppingList)? = nil,
+        absorb: ((Snapshot, BaseStore.Base?) -> ShoppingList)? = nil,
         _ body: (inout ShoppingList, Snapshot) throws -> Value
     ) throws -> UpdateResult<Value> {
         if createsFolder { try makeFolder() }
         let lock = try FileLock.acquire(path: lockPath, timeoutMillis: lockTimeoutMillis)
         defer { lock.release() }
 
+        let knownBase = base?.load()
         let snapshot = try load()
         guard snapshot.isWritable else {
             throw ListFileError.newerSchema(path: path, found: snapshot.decoded.schemaVersion, supported: ListCodec.currentSchemaVersion)
@@ -130,10 +134,10 @@ public final class ListFile: Sendable {
         let now = Clock.nowMillis()
         let absorbed: ShoppingList
         if let absorb {
-            absorbed = absorb(snapshot)
+            absorbed = absorb(snapshot, knownBase)
         } else {
             var clock = StampClock(replica: ReplicaID.random())
-            absorbed = absorbing(snapshot, clock: &clock, now: now)
+            absorbed = absorbing(snapshot, base: knownBase, clock: &clock, now: now)
         }
         var list = absorbed
         let value = try body(&list, snapshot)
@@ -141,7 +145,9 @@ public final class ListFile: Sendable {
             UpdateResult(value: value, wrote: false, fileState: absorbed, list: absorbed, snapshot: snapshot)
         }
         // An unchanged list is not rewritten: a version-1 file stays version 1 until edited.
-        guard list != absorbed else { return unchanged() }
+        // But a file that lacks what we hold (a sync engine put back an older copy; the
+        // absorbed list has it from the base) is.
+        guard list != absorbed || !list.hasSameVisibleContent(as: snapshot.list) else { return unchanged() }
         list.expireTombstones(before: now - ShoppingList.tombstoneLifetimeMillis)
         let bytes = ListCodec.encode(list)
         if bytes == snapshot.bytes { return unchanged() }

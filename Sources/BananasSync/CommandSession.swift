@@ -34,7 +34,9 @@ public final class CommandSession {
         _ build: (ShoppingList) throws -> (edit: ListEdit?, report: Report)
     ) throws -> Report {
         let orphans = engine.orphans(excluding: nil)
-        var local = list
+        // Only the dead instances' edits: the list read before the lock adds nothing the
+        // file read under it lacks.
+        var local = ShoppingList()
         for orphan in orphans { for entry in orphan.entries { local.merge(entry) } }
         var report: Report?
         var clock = self.clock

@@ -67,6 +67,9 @@ public final class ListStore {
     @ObservationIgnored var subscribers: [Int: @MainActor (Change) -> Void] = [:]
     @ObservationIgnored var nextSubscriber = 0
     @ObservationIgnored var closed = false
+    /// The file lacks something this list shows (a sync engine put back an older copy, say):
+    /// a flush is due even with no edit pending.
+    @ObservationIgnored var fileBehind = false
 
     struct UndoStep {
         var edit: ListEdit
@@ -160,6 +163,7 @@ public final class ListStore {
     /// Stamps, applies, journals; returns the inverse, or nil when nothing changed.
     private func commit(_ edit: ListEdit) throws -> ListEdit? {
         guard mode != .viewer else { throw StoreError.readOnly }
+        guard !closed else { throw StoreError.closed }
         let now = Clock.nowMillis()
         let stamp = clock.next(now: now)
         var next = list
@@ -191,7 +195,7 @@ public final class ListStore {
     /// Takes over the journals of dead instances: their edits go into this list and this
     /// instance's journal, then their files are removed.
     private func adopt(_ orphans: [Journal.Orphan]) {
-        guard mode == .live, !orphans.isEmpty else { return }
+        guard mode == .live, !orphans.isEmpty, !closed else { return }
         var delta = ShoppingList()
         for orphan in orphans { for entry in orphan.entries { delta.merge(entry) } }
         let before = list
@@ -226,8 +230,11 @@ public final class ListStore {
                 pausedByWrite = false
             }
             status.lastSyncMillis = Clock.nowMillis()
+            if mode == .live, state.snapshot.isWritable, !list.hasSameVisibleContent(as: state.snapshot.list) {
+                fileBehind = true
+            }
             refreshStatus()
-            if pending > 0 { scheduleFlush() }
+            if pending > 0 || fileBehind, state.snapshot.isWritable { scheduleFlush() }
         case .unchanged:
             break
         case .failed(let error):
@@ -241,7 +248,9 @@ public final class ListStore {
             }
         case .tick:
             if mode == .live {
-                if pending > 0, status.pausedBy != nil { scheduleFlush() }
+                // Retry only what time can fix (a lock, a full disk, permissions); a file whose
+                // content stops us is retried when the watcher sees it change.
+                if pending > 0 || fileBehind, pausedByWrite { scheduleFlush() }
                 let own = journal?.path
                 let engine = engine
                 engine.queue.async {
@@ -298,7 +307,7 @@ public final class ListStore {
 
     private func startFlush() {
         flushScheduled = false
-        guard pending > 0, !flushRunning, !closed else { return }
+        guard pending > 0 || fileBehind, !flushRunning, !closed else { return }
         flushRunning = true
         let local = list
         let upTo = editCount
@@ -321,7 +330,11 @@ public final class ListStore {
         switch result {
         case .success(let outcome):
             absorb(outcome.fileState)
-            absorb(outcome.written)
+            // What was written is the file plus our own edits: nothing in it can conflict
+            // with us (checking would take a burst of our own edits for a conflict).
+            list.merge(outcome.written)
+            lastSynced = outcome.written
+            fileBehind = false
             flushedCount = max(flushedCount, upTo)
             if pending == 0 { journal?.clear() }
             status.pausedBy = nil
@@ -331,7 +344,7 @@ public final class ListStore {
             if pending > 0 { scheduleFlush() }
         case .failure(let error):
             status.pausedBy = error
-            pausedByWrite = true
+            pausedByWrite = !error.isContentProblem
             refreshStatus()
             // The next tick (or a change in the folder) tries again.
         }
@@ -381,10 +394,12 @@ public final class Subscription: Sendable {
 
 public enum StoreError: Error, Equatable, CustomStringConvertible {
     case readOnly
+    case closed
 
     public var description: String {
         switch self {
         case .readOnly: "this is the read-only viewer; open the editor to change the list"
+        case .closed: "the list is closed"
         }
     }
 }
@@ -399,6 +414,14 @@ extension ListFileError {
         switch self {
         case .unparseable, .notARegularFile, .tooLarge, .folderMissing, .symlinkRefused, .permissionDenied, .io: true
         case .newerSchema, .lockHeld, .lockUnusable, .readOnlyFileSystem, .diskFull: false
+        }
+    }
+
+    /// The file's content stops us (not the moment): retrying before it changes is pointless.
+    public var isContentProblem: Bool {
+        switch self {
+        case .unparseable, .notARegularFile, .tooLarge, .newerSchema, .symlinkRefused: true
+        default: false
         }
     }
 

@@ -41,6 +41,7 @@ final class SyncEngine: @unchecked Sendable {
     /// Reads the file. `.unchanged` when its bytes are the ones last seen.
     func read(settling: Bool = true) -> FileReport {
         let snapshot: ListFile.Snapshot
+        let knownBase = file.base?.load()  // before the file: see `ListFile.absorbing`
         do {
             snapshot = try file.load()
         } catch {
@@ -56,12 +57,12 @@ final class SyncEngine: @unchecked Sendable {
         let hash = Hash.fnv1a(snapshot.bytes ?? [])
         if hash == lastSeenHash, snapshot.isWritable { return .unchanged }
         lastSeenHash = hash
-        return .state(FileState(list: absorb(snapshot, hash: hash), snapshot: snapshot))
+        return .state(FileState(list: absorb(snapshot, base: knownBase, hash: hash), snapshot: snapshot))
     }
 
-    private func absorb(_ snapshot: ListFile.Snapshot, hash: UInt64) -> ShoppingList {
+    private func absorb(_ snapshot: ListFile.Snapshot, base: BaseStore.Base?, hash: UInt64) -> ShoppingList {
         if let absorbed, absorbed.hash == hash { return absorbed.list }
-        let list = file.absorbing(snapshot, clock: &clock, now: Clock.nowMillis())
+        let list = file.absorbing(snapshot, base: base, clock: &clock, now: Clock.nowMillis())
         absorbed = (hash, list)
         return list
     }
@@ -76,7 +77,7 @@ final class SyncEngine: @unchecked Sendable {
     ) throws -> FlushOutcome {
         let result = try file.update(
             lockTimeoutMillis: lockTimeoutMillis,
-            absorb: { snapshot in self.absorb(snapshot, hash: Hash.fnv1a(snapshot.bytes ?? [])) }
+            absorb: { snapshot, base in self.absorb(snapshot, base: base, hash: Hash.fnv1a(snapshot.bytes ?? [])) }
         ) { list, _ in
             list.merge(local)
             try prepare(&list)
@@ -99,6 +100,10 @@ final class SyncEngine: @unchecked Sendable {
             watcher.start()
             self.watcher = watcher
             conflictLogSignature = logSignature()
+            // A change between the store's first read and the watch would go unseen until the
+            // rescan: look once more now that events are on.
+            let report = read()
+            if case .unchanged = report {} else { deliver(report) }
         }
     }
 
