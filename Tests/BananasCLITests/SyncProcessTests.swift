@@ -122,6 +122,22 @@ struct SyncProcessTests {
         #expect(try cli.items().count == 2)
     }
 
+    @Test("edits made while a flush waits for the lock are not taken for conflicts")
+    func ownBurstIsNoConflict() throws {
+        let cli = CLI()
+        defer { cli.cleanUp() }
+        let a = try SessionProcess(cli)
+        let holder = try LockHolder(cli)
+        try a.send("add", "Milk")
+        usleep(100_000)  // the flush now waits for the lock
+        try a.send("set", "Milk", "amount", "2 L")
+        holder.release()
+        try a.waitForState("synced")
+        #expect(try cli.items().first?["amount"] as? String == "2 L")
+        usleep(200_000)
+        #expect(try a.status()["conflicts"] as? Int == 0)
+    }
+
     @Test("paused by a newer schema: shown, never written; edits land when the file is ours again")
     func pausedByNewerSchema() throws {
         let cli = CLI()

@@ -214,28 +214,4 @@ struct FileUnderfootTests {
         #expect(store.status.state == .synced)
         store.close()
     }
-
-    @Test("edits made while a flush waits for the lock are not taken for conflicts")
-    func ownBurstIsNoConflict() async throws {
-        let box = Sandbox()
-        let store = ListStore(file: box.file(), mode: .live)
-        store.lockTimeoutMillis = 3_000
-        let holder = Process()
-        holder.executableURL = URL(fileURLWithPath: "/bin/sleep")
-        holder.arguments = ["30"]
-        holder.standardOutput = FileHandle.nullDevice
-        try holder.run()
-        defer { holder.terminate() }
-        FileManager.default.createFile(atPath: box.listPath + ".lock", contents: Data(String(holder.processIdentifier).utf8))
-        let milk = item("Milk")
-        try store.perform(.insert(milk), label: "add")
-        try await Task.sleep(nanoseconds: 100_000_000)  // the flush now waits for the lock
-        try store.perform(.update(id: milk.id, changes: [.amount: .text("2 L")]), label: "amount")
-        try FileManager.default.removeItem(atPath: box.listPath + ".lock")
-        #expect(await store.waitUntilFlushed())
-        #expect(try box.decoded().named("Milk")?.amount == "2 L")
-        try await Task.sleep(nanoseconds: 100_000_000)
-        #expect(store.status.conflicts.isEmpty)
-        store.close()
-    }
 }
