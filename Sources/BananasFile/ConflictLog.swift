@@ -30,6 +30,13 @@ public struct ConflictLog: Sendable {
         public var resolution: String?
 
         public var awaitsReview: Bool { resolution == nil }
+
+        public init(id: String, loggedAt: Int64, conflict: Conflict, resolution: String? = nil) {
+            self.id = id
+            self.loggedAt = loggedAt
+            self.conflict = conflict
+            self.resolution = resolution
+        }
     }
 
     /// Every entry kept, oldest first (at most `capacity`).
