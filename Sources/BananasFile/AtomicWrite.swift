@@ -61,15 +61,7 @@ enum AtomicWrite {
     static func removeAbandonedTemps(beside path: String, now: Int64 = Sys.nowMillis()) {
         let folder = Sys.directoryName(path)
         let prefix = Sys.baseName(path) + tempMarker
-        guard let dir = opendir(folder) else { return }
-        var names: [String] = []
-        while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
-            }
-            if name.hasPrefix(prefix) { names.append(name) }
-        }
-        closedir(dir)
+        let names = Sys.directoryEntries(folder).filter { $0.hasPrefix(prefix) }
         for name in names {
             let digits = name.dropFirst(prefix.count).prefix { $0.isASCII && $0.isNumber }
             guard let pid = Int32(digits), pid != Sys.processID(), !Sys.isAlive(pid) else { continue }

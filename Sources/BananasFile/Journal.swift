@@ -111,15 +111,7 @@ public final class Journal {
 
     /// The journals in `folder` whose owners have died. Empty ones are removed on the spot.
     public static func orphans(in folder: String, excluding own: String? = nil) -> [Orphan] {
-        guard let dir = opendir(folder) else { return [] }
-        var names: [String] = []
-        while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
-            }
-            if name.hasSuffix(".journal") || name.hasSuffix(".journal.new") { names.append(name) }
-        }
-        closedir(dir)
+        let names = Sys.directoryEntries(folder).filter { $0.hasSuffix(".journal") || $0.hasSuffix(".journal.new") }
 
         var found: [Orphan] = []
         for name in names.sorted() {

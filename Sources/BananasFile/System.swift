@@ -82,6 +82,20 @@ enum Sys {
 
     static func processID() -> Int32 { getpid() }
 
+    /// The names in a folder (without `.` and `..`); empty when it cannot be read.
+    static func directoryEntries(_ folder: String) -> [String] {
+        guard let dir = opendir(folder) else { return [] }
+        defer { closedir(dir) }
+        var names: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+
     /// mkdir -p with mode 0700; returns the errno and path of the first failure, if any.
     @discardableResult
     static func makeDirectories(_ path: String) -> (code: Int32, path: String)? {
