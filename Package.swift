@@ -5,6 +5,7 @@ import PackageDescription
 //   BananasCore  – pure values: list model, stamps, edits, addressing. No I/O.
 //   BananasFile  – JSON codec, lock, atomic write, journal, watcher, paths. Imports BananasCore.
 //   BananasSync  – ListStore (observable list, undo, sync state) and the sync engine.
+//   BananasMCP   – the MCP server (modelcontextprotocol/swift-sdk) over the ListStore.
 //   BananasCLI   – the command-line surface (swift-argument-parser).
 //   bananas      – the executable: a thin main that runs BananasCLI.
 let package = Package(
@@ -16,6 +17,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.0"),
+        .package(url: "https://github.com/modelcontextprotocol/swift-sdk", from: "0.12.1"),
     ],
     targets: [
         .target(name: "BananasCore"),
@@ -23,9 +25,13 @@ let package = Package(
         .target(name: "BananasFile", dependencies: ["BananasCore", "CPlatform"]),
         .target(name: "BananasSync", dependencies: ["BananasCore", "BananasFile"]),
         .target(
+            name: "BananasMCP",
+            dependencies: ["BananasCore", "BananasFile", "BananasSync", .product(name: "MCP", package: "swift-sdk")]
+        ),
+        .target(
             name: "BananasCLI",
             dependencies: [
-                "BananasCore", "BananasFile", "BananasSync",
+                "BananasCore", "BananasFile", "BananasSync", "BananasMCP",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

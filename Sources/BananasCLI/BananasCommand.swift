@@ -37,7 +37,7 @@ public struct BananasCommand: ParsableCommand {
         subcommands: [
             ListCommand.self, AddCommand.self, CheckCommand.self, UncheckCommand.self, EditCommand.self,
             RemoveCommand.self, ClearCheckedCommand.self, SectionsCommand.self, StatusCommand.self,
-            ConflictsCommand.self, SessionCommand.self,
+            ConflictsCommand.self, MCPCommand.self, SessionCommand.self,
         ],
         defaultSubcommand: ListCommand.self
     )

@@ -1,0 +1,122 @@
+import Foundation
+import Testing
+
+/// `bananas mcp` spoken to over stdio, JSON-RPC line by line, as an MCP client does.
+/// (Issue 5 will add a test with the Python `mcp` client as well.)
+final class MCPProcess: @unchecked Sendable {
+    let process = Process()
+    private let input = Pipe(), output = Pipe()
+    private let lock = NSLock()
+    private var buffer = Data()
+    private var messages: [[String: Any]] = []
+    private var nextID = 1
+
+    init(_ cli: CLI) throws {
+        process.executableURL = URL(fileURLWithPath: CLI.binary)
+        process.arguments = ["mcp"]
+        process.environment = cli.environment()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        output.fileHandleForReading.readabilityHandler = { [weak self] handle in
+            guard let self else { return }
+            let data = handle.availableData
+            lock.lock()
+            buffer.append(data)
+            while let newline = buffer.firstIndex(of: 0x0A) {
+                let line = buffer[buffer.startIndex..<newline]
+                buffer.removeSubrange(buffer.startIndex...newline)
+                if let object = try? JSONSerialization.jsonObject(with: line) as? [String: Any] { messages.append(object) }
+            }
+            lock.unlock()
+        }
+        try process.run()
+        _ = try request("initialize", ["protocolVersion": "2025-06-18", "capabilities": [:], "clientInfo": ["name": "bananas-tests", "version": "1"]])
+        notify("notifications/initialized")
+    }
+
+    deinit {
+        if process.isRunning { process.terminate() }
+        output.fileHandleForReading.readabilityHandler = nil
+    }
+
+    private func send(_ object: [String: Any]) {
+        var data = try! JSONSerialization.data(withJSONObject: object)
+        data.append(0x0A)
+        input.fileHandleForWriting.write(data)
+    }
+
+    func notify(_ method: String) { send(["jsonrpc": "2.0", "method": method]) }
+
+    /// Sends a request and waits (bounded) for its response's `result`.
+    func request(_ method: String, _ params: [String: Any] = [:]) throws -> [String: Any] {
+        let id = nextID
+        nextID += 1
+        send(["jsonrpc": "2.0", "id": id, "method": method, "params": params])
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline {
+            lock.lock()
+            let found = messages.first { ($0["id"] as? Int) == id }
+            lock.unlock()
+            if let found {
+                guard let result = found["result"] as? [String: Any] else { throw CLIError(found.description) }
+                return result
+            }
+            usleep(2_000)
+        }
+        throw CLIError("no answer to \(method)")
+    }
+
+    func call(_ tool: String, _ arguments: [String: Any] = [:]) throws -> [String: Any] {
+        try request("tools/call", ["name": tool, "arguments": arguments])
+    }
+
+    struct CLIError: Error, CustomStringConvertible {
+        let description: String
+        init(_ text: String) { description = text }
+    }
+}
+
+@Suite("MCP server (work in progress)")
+struct MCPTests {
+    @Test("an agent reads the list with get_shopping_list, filters it, and sees CLI edits live")
+    func getShoppingList() throws {
+        let cli = CLI()
+        defer { cli.cleanUp() }
+        cli("add", "Oat milk", "--section", "Dairy", "--amount", "2 L")
+        cli("add", "Bananas", "--section", "Produce")
+        cli("check", "Bananas")
+        let server = try MCPProcess(cli)
+
+        let tools = try server.request("tools/list")["tools"] as! [[String: Any]]
+        let read = try #require(tools.first { $0["name"] as? String == "get_shopping_list" })
+        let annotations = read["annotations"] as! [String: Any]
+        #expect(annotations["readOnlyHint"] as? Bool == true && annotations["openWorldHint"] as? Bool == false)
+        #expect(read["outputSchema"] != nil && read["inputSchema"] != nil)
+
+        let all = try server.call("get_shopping_list")
+        #expect(all["isError"] as? Bool == false)
+        let structured = all["structuredContent"] as! [String: Any]
+        #expect(structured["sections"] as? [String] == ["Dairy", "Produce"])
+        let items = structured["items"] as! [[String: Any]]
+        #expect(items.map { $0["name"] as! String } == ["Oat milk", "Bananas"])
+        #expect(items[0]["amount"] as? String == "2 L" && items[1]["checked"] as? Bool == true)
+
+        let unchecked = try server.call("get_shopping_list", ["unchecked_only": true])
+        #expect(((unchecked["structuredContent"] as! [String: Any])["items"] as! [[String: Any]]).count == 1)
+
+        cli("add", "Bread")
+        let deadline = Date().addingTimeInterval(5)
+        var names: [String] = []
+        while Date() < deadline {
+            let now = try server.call("get_shopping_list")
+            names = ((now["structuredContent"] as! [String: Any])["items"] as! [[String: Any]]).map { $0["name"] as! String }
+            if names.contains("Bread") { break }
+            usleep(20_000)
+        }
+        #expect(names.contains("Bread"), "an edit from the CLI reaches the running server")
+
+        let unknown = try server.call("remove_everything")
+        #expect(unknown["isError"] as? Bool == true)
+    }
+}
