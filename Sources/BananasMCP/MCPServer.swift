@@ -9,7 +9,7 @@ import MCP
 /// store, journal and sync engine as the editor's. Nothing here writes to stdout: the
 /// transport owns it.
 ///
-/// Work in progress (issue 5): `get_shopping_list` is served; the editing tools are next.
+/// Work in progress (issue 5): see the issue's note for what is left.
 public final class BananasMCPServer: Sendable {
     let store: ListStore
 
@@ -24,7 +24,7 @@ public final class BananasMCPServer: Sendable {
             name: "bananas", version: "0.1.0",
             capabilities: .init(tools: .init(listChanged: false)))
         await server.withMethodHandler(ListTools.self) { _ in
-            .init(tools: BananasMCPServer.tools)
+            .init(tools: BananasMCPServer.tools + BananasMCPServer.editingTools)
         }
         await server.withMethodHandler(CallTool.self) { [self] params in
             await call(params.name, params.arguments ?? [:])
@@ -65,6 +65,107 @@ public final class BananasMCPServer: Sendable {
             ])),
     ]
 
+    static func string(_ max: Int, _ description: String) -> Value {
+        .object(["type": .string("string"), "maxLength": .int(max), "description": .string(description)])
+    }
+
+    static func batch(_ entry: [String: Value], required: [String]) -> Value {
+        .object([
+            "type": .string("object"),
+            "properties": .object([
+                "items": .object([
+                    "type": .string("array"), "minItems": .int(1), "maxItems": .int(500),
+                    "items": .object([
+                        "type": .string("object"), "properties": .object(entry),
+                        "required": .array(required.map(Value.string)), "additionalProperties": .bool(false),
+                    ]),
+                ]),
+                "expected_revision": .object([
+                    "type": .string("string"),
+                    "description": .string("The revision from get_shopping_list; if the list changed since, nothing is done and you are told to re-read."),
+                ]),
+            ]),
+            "required": .array([.string("items")]),
+        ])
+    }
+
+    static let itemRef = string(500, "The item: its id, a unique start of its id (4+ characters), or its exact name (any case).")
+
+    static let resultsSchema: Value = .object([
+        "type": .string("object"),
+        "properties": .object([
+            "results": .object([
+                "type": .string("array"),
+                "items": .object([
+                    "type": .string("object"),
+                    "properties": .object([
+                        "entry": .object(["type": .string("integer")]), "item": .object(["type": .string("string")]),
+                        "status": .object(["type": .string("string")]), "id": .object(["type": .string("string")]),
+                        "error": .object(["type": .string("string")]),
+                    ]),
+                    "required": .array(["entry", "item", "status"].map(Value.string)),
+                ]),
+            ]),
+            "revision": .object(["type": .string("string")]),
+        ]),
+        "required": .array([.string("results"), .string("revision")]),
+    ])
+
+    static let editingTools: [Tool] = [
+        Tool(
+            name: "add_items", title: "Add items",
+            description: """
+                Adds items to the shopping list in one call ("add bananas, milk and bread" is one call).                 Each entry: name, and optionally amount (e.g. "2 L"), section (default "Other"; created if                 new), optional (true for nice-to-have). A name already on the list unchecked is not added                 twice: its result says already_on_list (set allow_duplicates to insist); a checked one is                 unchecked instead. Returns each entry's result with the item id.
+                """,
+            inputSchema: {
+                guard case .object(var schema) = batch([
+                    "name": string(TextRules.maxName, "What to buy."),
+                    "amount": string(TextRules.maxAmount, "How much, free text."),
+                    "section": string(TextRules.maxSection, "Where it is in the shop, e.g. Dairy."),
+                    "optional": .object(["type": .string("boolean")]),
+                ], required: ["name"]), case .object(var properties)? = schema["properties"] else { return .null }
+                properties["allow_duplicates"] = .object(["type": .string("boolean"), "description": .string("Add even when the name is already on the list unchecked.")])
+                schema["properties"] = .object(properties)
+                return .object(schema)
+            }(),
+            annotations: .init(title: "Add items", readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false),
+            outputSchema: resultsSchema),
+        Tool(
+            name: "update_items", title: "Change items",
+            description: """
+                Changes items: each entry names an item ("item": id, id prefix or exact name) and the                 fields to change — name, amount, section, checked, optional, position (1-based place                 within its section). Only the given fields change. Checking off is {"item": "Milk",                 "checked": true}. Returns each entry's result.
+                """,
+            inputSchema: batch([
+                "item": itemRef,
+                "name": string(TextRules.maxName, "New name."),
+                "amount": string(TextRules.maxAmount, "New amount (empty to clear)."),
+                "section": string(TextRules.maxSection, "Move to this section."),
+                "checked": .object(["type": .string("boolean")]),
+                "optional": .object(["type": .string("boolean")]),
+                "position": .object(["type": .string("integer"), "minimum": .int(1)]),
+            ], required: ["item"]),
+            annotations: .init(title: "Change items", readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false),
+            outputSchema: resultsSchema),
+        Tool(
+            name: "remove_items", title: "Remove items",
+            description: """
+                Removes items from the list (destructive; the user can undo in the editor). Each entry:                 {"item": id, id prefix or exact name}. Returns each entry's result.
+                """,
+            inputSchema: batch(["item": itemRef], required: ["item"]),
+            annotations: .init(title: "Remove items", readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false),
+            outputSchema: resultsSchema),
+        Tool(
+            name: "clear_checked", title: "Clear checked items",
+            description: "Removes every checked item (destructive). Returns what it removed.",
+            inputSchema: .object([
+                "type": .string("object"),
+                "properties": .object(["expected_revision": .object(["type": .string("string")])]),
+                "additionalProperties": .bool(false),
+            ]),
+            annotations: .init(title: "Clear checked items", readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false),
+            outputSchema: resultsSchema),
+    ]
+
     static let itemSchema: Value = .object([
         "type": .string("object"),
         "properties": .object([
@@ -82,6 +183,14 @@ public final class BananasMCPServer: Sendable {
         switch name {
         case "get_shopping_list":
             return await MainActor.run { [store] in BananasMCPServer.getList(store, arguments) }
+        case "add_items":
+            return await MainActor.run { [store] in EditingTools.add(store, arguments) }
+        case "update_items":
+            return await MainActor.run { [store] in EditingTools.update(store, arguments) }
+        case "remove_items":
+            return await MainActor.run { [store] in EditingTools.remove(store, arguments) }
+        case "clear_checked":
+            return await MainActor.run { [store] in EditingTools.clearChecked(store, arguments) }
         default:
             return .init(content: [.text(text: "There is no tool named \(name).", annotations: nil, _meta: nil)], isError: true)
         }
@@ -96,7 +205,7 @@ public final class BananasMCPServer: Sendable {
         if let text = arguments["text"]?.stringValue?.lowercased(), !text.isEmpty {
             items = items.filter { $0.name.lowercased().contains(text) || $0.amount.lowercased().contains(text) }
         }
-        let revision = String(store.revision)
+        let revision = Revision.of(list)
         let structured: Value = .object([
             "revision": .string(revision),
             "sections": .array(list.displaySections.map(Value.string)),

@@ -119,4 +119,55 @@ struct MCPTests {
         let unknown = try server.call("remove_everything")
         #expect(unknown["isError"] as? Bool == true)
     }
+
+    func structured(_ result: [String: Any]) -> [String: Any] { result["structuredContent"] as! [String: Any] }
+    func statuses(_ result: [String: Any]) -> [String] {
+        (structured(result)["results"] as! [[String: Any]]).map { $0["status"] as! String }
+    }
+
+    @Test("an agent adds, changes and removes items in batches; each entry answered on its own")
+    func editingTools() throws {
+        let cli = CLI()
+        defer { cli.cleanUp() }
+        cli("add", "Milk", "--section", "Dairy")
+        let server = try MCPProcess(cli)
+
+        let added = try server.call("add_items", ["items": [
+            ["name": "Bananas", "section": "Produce", "amount": "6"],
+            ["name": "milk"],
+            ["name": "Bread", "optional": true],
+            ["name": "  "],
+        ]])
+        #expect(statuses(added) == ["added", "already_on_list", "added", "error"])
+        #expect(added["isError"] as? Bool == false, "a batch that partly worked is no error")
+        let items = try cli.items()
+        #expect(Set(items.map { $0["name"] as! String }) == ["Milk", "Bananas", "Bread"])
+        #expect(items.first { $0["name"] as? String == "Bananas" }?["section"] as? String == "Produce")
+
+        let updated = try server.call("update_items", ["items": [
+            ["item": "milk", "checked": true, "amount": "2 L"],
+            ["item": "Mlk", "checked": true],
+        ]])
+        #expect(statuses(updated) == ["updated", "error"])
+        let unknown = (structured(updated)["results"] as! [[String: Any]])[1]["error"] as! String
+        #expect(unknown.contains("Milk"), "close matches are offered: \(unknown)")
+        #expect(try cli.items().first { $0["name"] as? String == "Milk" }?["amount"] as? String == "2 L")
+
+        // A stale revision: nothing happens, the agent is told to re-read.
+        let read = structured(try server.call("get_shopping_list"))
+        cli("add", "Eggs")
+        usleep(300_000)
+        let stale = try server.call("remove_items", ["items": [["item": "Bread"]], "expected_revision": read["revision"] as! String])
+        #expect(stale["isError"] as? Bool == true)
+        #expect(try cli.items().contains { $0["name"] as? String == "Bread" })
+        let fresh = structured(try server.call("get_shopping_list"))["revision"] as! String
+        #expect(statuses(try server.call("remove_items", ["items": [["item": "Bread"]], "expected_revision": fresh])) == ["removed"])
+
+        let cleared = try server.call("clear_checked")
+        #expect(statuses(cleared) == ["removed"])
+        #expect(Set(try cli.items().map { $0["name"] as! String }) == ["Bananas", "Eggs"])
+
+        let allFailed = try server.call("remove_items", ["items": [["item": "Caviar"]]])
+        #expect(allFailed["isError"] as? Bool == true)
+    }
 }
