@@ -170,4 +170,25 @@ struct MCPTests {
         let allFailed = try server.call("remove_items", ["items": [["item": "Caviar"]]])
         #expect(allFailed["isError"] as? Bool == true)
     }
+
+    @Test("the official Python MCP client runs an agent's session (it checks structuredContent against outputSchema)")
+    func pythonClient() throws {
+        let cli = CLI()
+        defer { cli.cleanUp() }
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("MCPClient/agent_session.py").path
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", script]
+        process.environment = cli.environment(["BANANAS_BIN": CLI.binary])
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = out
+        try process.run()
+        let output = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0 && output.hasSuffix("OK\n"),
+                "needs the Python mcp package (scripts/test installs it): \(output.suffix(1500))")
+        #expect(try cli.items().map { $0["name"] as! String } == ["Bananas"])
+    }
 }
