@@ -38,7 +38,7 @@ enum EditingTools {
         return nil
     }
 
-    static func failure(_ text: String) -> CallTool.Result {
+    nonisolated static func failure(_ text: String) -> CallTool.Result {
         .init(content: [.text(text: text, annotations: nil, _meta: nil)], isError: true)
     }
 

@@ -180,6 +180,10 @@ public final class BananasMCPServer: Sendable {
     ])
 
     func call(_ name: String, _ arguments: [String: Value]) async -> CallTool.Result {
+        if let tool = (Self.tools + Self.editingTools).first(where: { $0.name == name }),
+           let problem = SchemaCheck.violation(.object(arguments), tool.inputSchema) {
+            return EditingTools.failure("Invalid arguments for \(name): \(problem). Nothing was changed.")
+        }
         switch name {
         case "get_shopping_list":
             return await MainActor.run { [store] in BananasMCPServer.getList(store, arguments) }

@@ -169,6 +169,19 @@ struct MCPTests {
 
         let allFailed = try server.call("remove_items", ["items": [["item": "Caviar"]]])
         #expect(allFailed["isError"] as? Bool == true)
+
+        // Arguments are checked against the advertised schema; nothing changes on a bad call.
+        func refusal(_ tool: String, _ arguments: [String: Any]) throws -> String {
+            let result = try server.call(tool, arguments)
+            #expect(result["isError"] as? Bool == true)
+            return ((result["content"] as! [[String: Any]]).first?["text"] as? String) ?? ""
+        }
+        #expect(try refusal("add_items", ["items": [["name": "Jam", "colour": "red"]]]).contains("items[0]: unknown key colour"))
+        #expect(try refusal("update_items", ["items": [["item": "Eggs", "checked": "yes"]]]).contains("items[0].checked: must be true or false"))
+        #expect(try refusal("add_items", ["items": [["name": String(repeating: "x", count: 501)]]]).contains("at most 500 characters"))
+        #expect(try refusal("add_items", ["items": []]).contains("needs at least 1"))
+        #expect(try refusal("remove_items", [:]).contains("items is required"))
+        #expect(Set(try cli.items().map { $0["name"] as! String }) == ["Bananas", "Eggs"])
     }
 
     @Test("the official Python MCP client runs an agent's session (it checks structuredContent against outputSchema)")
