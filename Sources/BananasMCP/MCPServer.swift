@@ -22,7 +22,8 @@ public final class BananasMCPServer: Sendable {
     public func run() async throws {
         let server = Server(
             name: "bananas", version: "0.1.0",
-            capabilities: .init(tools: .init(listChanged: false)))
+            capabilities: .init(resources: .init(subscribe: true, listChanged: false), tools: .init(listChanged: false)))
+        await registerResource(on: server)
         await server.withMethodHandler(ListTools.self) { _ in
             .init(tools: BananasMCPServer.tools + BananasMCPServer.editingTools)
         }
@@ -31,6 +32,61 @@ public final class BananasMCPServer: Sendable {
         }
         try await server.start(transport: StdioTransport())
         await server.waitUntilCompleted()
+    }
+
+    static let listURI = "bananas://list"
+
+    /// Clients subscribed to the list resource (the SDK keeps no track of them).
+    @MainActor final class Subscribers {
+        var uris: Set<String> = []
+        var token: Subscription?
+    }
+
+    /// `bananas://list`: the list as JSON (what `get_shopping_list` returns unfiltered). A
+    /// subscribed client is sent `notifications/resources/updated` on every change, from any
+    /// writer: the store hears of file changes within milliseconds.
+    func registerResource(on server: Server) async {
+        let subscribers = await MainActor.run { Subscribers() }
+        await server.withMethodHandler(ListResources.self) { _ in
+            .init(resources: [Resource(
+                name: "shopping-list", uri: Self.listURI, title: "Shopping list",
+                description: "The whole shopping list as JSON: revision, sections, items.", mimeType: "application/json")])
+        }
+        await server.withMethodHandler(ReadResource.self) { [store] params in
+            guard params.uri == Self.listURI else { throw MCPError.invalidParams("unknown resource \(params.uri); the list is \(Self.listURI)") }
+            let json = await MainActor.run { Self.listJSON(store.list) }
+            return .init(contents: [.text(json, uri: Self.listURI, mimeType: "application/json")])
+        }
+        await server.withMethodHandler(ResourceSubscribe.self) { params in
+            guard params.uri == Self.listURI else { throw MCPError.invalidParams("unknown resource \(params.uri)") }
+            await MainActor.run { _ = subscribers.uris.insert(params.uri) }
+            return Empty()
+        }
+        await server.withMethodHandler(ResourceUnsubscribe.self) { params in
+            await MainActor.run { _ = subscribers.uris.remove(params.uri) }
+            return Empty()
+        }
+        await MainActor.run { [store] in
+            subscribers.token = store.subscribe { change in
+                guard change != .status, subscribers.uris.contains(Self.listURI) else { return }
+                Task { try? await server.notify(ResourceUpdatedNotification.message(.init(uri: Self.listURI))) }
+            }
+        }
+    }
+
+    /// The list as the resource shows it: compact JSON of revision, sections and items.
+    @MainActor
+    static func listJSON(_ list: ShoppingList) -> String {
+        JSONText.compact(.object([
+            "revision": .string(Revision.of(list)),
+            "sections": .array(list.displaySections.map(JSONValue.string)),
+            "items": .array(list.items.map { item in
+                .object([
+                    "id": .string(item.id), "name": .string(item.name), "amount": .string(item.amount),
+                    "section": .string(item.section), "checked": .bool(item.checked), "optional": .bool(item.optional),
+                ])
+            }),
+        ]))
     }
 
     static let tools: [Tool] = [

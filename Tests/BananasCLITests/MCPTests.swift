@@ -200,8 +200,8 @@ struct MCPTests {
         try process.run()
         let output = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
-        #expect(process.terminationStatus == 0 && output.hasSuffix("OK\n"),
+        #expect(process.terminationStatus == 0 && output.hasSuffix("OK\n") && output.contains("update notified"),
                 "needs the Python mcp package (scripts/test installs it): \(output.suffix(1500))")
-        #expect(try cli.items().map { $0["name"] as! String } == ["Bananas"])
+        #expect(try cli.items().map { $0["name"] as! String } == ["Bananas", "Bread"])
     }
 }

@@ -7,6 +7,8 @@ BANANAS_BIN and BANANAS_FILE set; prints OK or raises.
 """
 import asyncio
 import os
+import subprocess
+import time
 
 from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
@@ -18,8 +20,15 @@ def results(result):
 
 async def main():
     server = StdioServerParameters(command=os.environ["BANANAS_BIN"], args=["mcp"], env=dict(os.environ))
+    updates = []
+
+    async def on_message(message):
+        inner = getattr(message, "root", message)
+        if getattr(inner, "method", None) == "notifications/resources/updated":
+            updates.append(time.monotonic())
+
     async with stdio_client(server) as (read, write):
-        async with ClientSession(read, write) as session:
+        async with ClientSession(read, write, message_handler=on_message) as session:
             await session.initialize()
             tools = {tool.name: tool for tool in (await session.list_tools()).tools}
             assert set(tools) == {"get_shopping_list", "add_items", "update_items", "remove_items", "clear_checked"}, set(tools)
@@ -42,6 +51,20 @@ async def main():
             assert results(cleared) == ["removed"], cleared
             missing = await session.call_tool("remove_items", {"items": [{"item": "Caviar"}]})
             assert missing.is_error, missing
+
+            # The list as a resource, and a subscription that hears every writer.
+            resources = (await session.list_resources()).resources
+            assert [str(r.uri) for r in resources] == ["bananas://list"], resources
+            await session.subscribe_resource("bananas://list")
+            updates.clear()
+            started = time.monotonic()
+            subprocess.run([os.environ["BANANAS_BIN"], "add", "Bread"], check=True, capture_output=True)
+            while not updates and time.monotonic() - started < 5:
+                await asyncio.sleep(0.005)
+            assert updates, "no notifications/resources/updated after a CLI edit"
+            content = (await session.read_resource("bananas://list")).contents[0].text
+            assert '"Bread"' in content, content
+            print(f"update notified {1000 * (updates[0] - started):.0f} ms after the CLI started")
     print("OK")
 
 
