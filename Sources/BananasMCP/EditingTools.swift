@@ -95,90 +95,96 @@ enum EditingTools {
         }
     }
 
-    // MARK: add_items
+    /// What one entry of a batch did: the edits it makes (none for a refusal such as
+    /// `already_on_list`) and the outcome reported for it.
+    struct Step {
+        var edits: [ListEdit]
+        var item: String
+        var status: String
+        var id: String?
+        var note: String? = nil
+    }
 
-    static func add(_ store: ListStore, _ arguments: [String: Value]) -> CallTool.Result {
+    /// The shared shape of the batch tools: check, then take the entries one by one against a
+    /// scratch copy (so later entries see earlier ones), collect per-entry outcomes, and apply
+    /// everything that worked as one edit.
+    static func batchTool(
+        _ store: ListStore, _ arguments: [String: Value], usage: String, label: String,
+        _ each: (_ entry: [String: Value], _ working: ShoppingList) throws -> Step
+    ) -> CallTool.Result {
         if let refused = precheck(store, arguments) { return refused }
-        guard let entries = entries(arguments), !entries.isEmpty else { return failure("Give the items to add: {\"items\": [{\"name\": \"Milk\"}]}.") }
-        let insist = arguments["allow_duplicates"]?.boolValue == true
+        guard let entries = entries(arguments), !entries.isEmpty else { return failure(usage) }
         var working = store.list
         var steps: [ListEdit] = []
         var outcomes: [Outcome] = []
-        var order = working.nextSortOrder
         for (index, entry) in entries.enumerated() {
-            let shown = entry["name"]?.stringValue ?? ""
             do {
-                guard let name = try text(entry["name"], as: .name) else { throw ToolInputError("name is required") }
-                let amount = try text(entry["amount"], as: .amount) ?? ""
-                let section = try text(entry["section"], as: .section) ?? "Other"
-                let optional = try flag(entry["optional"], "optional") ?? false
-                var batch: [ListEdit] = []
-                let existing = working.items.first { $0.name.lowercased() == name.lowercased() }
-                if let existing, !insist, !existing.checked {
-                    outcomes.append(Outcome(entry: index, item: name, status: "already_on_list", id: existing.id,
-                                            error: "already on the list unchecked; pass allow_duplicates: true to add it again"))
-                    continue
+                let step = try each(entry, working)
+                if !step.edits.isEmpty {
+                    try working.apply(.batch(step.edits), stamp: scratch)
+                    steps += step.edits
                 }
-                let id: String
-                if let existing, !insist {
-                    id = existing.id
-                    var changes: [ItemField: FieldValue] = [.checked: .flag(false)]
-                    if entry["amount"] != nil { changes[.amount] = .text(amount) }
-                    if entry["optional"] != nil { changes[.optional] = .flag(optional) }
-                    batch.append(.update(id: id, changes: changes))
-                } else {
-                    id = ItemID.random()
-                    if let ensure = working.ensureSectionEdit(section) { batch.append(ensure) }
-                    order += 1
-                    batch.append(.insert(Item(id: id, name: name, amount: amount, section: section, optional: optional, sortOrder: order)))
-                }
-                try working.apply(.batch(batch), stamp: scratch)  // to see what later entries will see
-                steps += batch
-                outcomes.append(Outcome(entry: index, item: name, status: existing != nil && !insist ? "unchecked" : "added", id: id))
+                outcomes.append(Outcome(entry: index, item: step.item, status: step.status, id: step.id, error: step.note))
             } catch {
+                let shown = (entry["item"] ?? entry["name"])?.stringValue ?? ""
                 outcomes.append(Outcome(entry: index, item: shown, status: "error", error: describe(error)))
             }
         }
-        return finish(store, label: "add", steps: steps, outcomes: outcomes, verb: "add")
+        return finish(store, label: label, steps: steps, outcomes: outcomes, verb: label)
+    }
+
+    // MARK: add_items
+
+    static func add(_ store: ListStore, _ arguments: [String: Value]) -> CallTool.Result {
+        let insist = arguments["allow_duplicates"]?.boolValue == true
+        var order = store.list.nextSortOrder
+        return batchTool(store, arguments, usage: "Give the items to add: {\"items\": [{\"name\": \"Milk\"}]}.", label: "add") { entry, working in
+            guard let name = try text(entry["name"], as: .name) else { throw ToolInputError("name is required") }
+            let amount = try text(entry["amount"], as: .amount) ?? ""
+            let section = try text(entry["section"], as: .section) ?? "Other"
+            let optional = try flag(entry["optional"], "optional") ?? false
+            let existing = working.items.first { $0.name.lowercased() == name.lowercased() }
+            if let existing, !insist {
+                if !existing.checked {
+                    return Step(edits: [], item: name, status: "already_on_list", id: existing.id,
+                                note: "already on the list unchecked; pass allow_duplicates: true to add it again")
+                }
+                var changes: [ItemField: FieldValue] = [.checked: .flag(false)]
+                if entry["amount"] != nil { changes[.amount] = .text(amount) }
+                if entry["optional"] != nil { changes[.optional] = .flag(optional) }
+                return Step(edits: [.update(id: existing.id, changes: changes)], item: name, status: "unchecked", id: existing.id)
+            }
+            let id = ItemID.random()
+            order += 1
+            let insert = ListEdit.insert(Item(id: id, name: name, amount: amount, section: section, optional: optional, sortOrder: order))
+            return Step(edits: [working.ensureSectionEdit(section), insert].compactMap { $0 }, item: name, status: "added", id: id)
+        }
     }
 
     // MARK: update_items
 
     static func update(_ store: ListStore, _ arguments: [String: Value]) -> CallTool.Result {
-        if let refused = precheck(store, arguments) { return refused }
-        guard let entries = entries(arguments), !entries.isEmpty else { return failure("Give the changes: {\"items\": [{\"item\": \"Milk\", \"checked\": true}]}.") }
-        var working = store.list
-        var steps: [ListEdit] = []
-        var outcomes: [Outcome] = []
-        for (index, entry) in entries.enumerated() {
-            let query = entry["item"]?.stringValue ?? ""
-            do {
-                let item = try Addressing.resolve(query, in: working.items)
-                var changes: [ItemField: FieldValue] = [:]
-                var batch: [ListEdit] = []
-                if let name = try text(entry["name"], as: .name) { changes[.name] = .text(name) }
-                if let amount = try text(entry["amount"], as: .amount) { changes[.amount] = .text(amount) }
-                if let section = try text(entry["section"], as: .section) {
-                    changes[.section] = .text(section)
-                    if let ensure = working.ensureSectionEdit(section) { batch.append(ensure) }
-                }
-                if let checked = try flag(entry["checked"], "checked") { changes[.checked] = .flag(checked) }
-                if let optional = try flag(entry["optional"], "optional") { changes[.optional] = .flag(optional) }
-                if let position = entry["position"] {
-                    guard let place = position.intValue, place >= 1 else { throw ToolInputError("position must be a whole number from 1") }
-                    let section = changes[.section].flatMap { if case .text(let s) = $0 { s } else { nil } } ?? item.section
-                    changes[.sortOrder] = .order(sortOrder(for: item.id, at: place, in: section, working))
-                }
-                guard !changes.isEmpty else { throw ToolInputError("nothing to change: give name, amount, section, checked, optional or position") }
-                batch.append(.update(id: item.id, changes: changes))
-                try working.apply(.batch(batch), stamp: scratch)
-                steps += batch
-                outcomes.append(Outcome(entry: index, item: item.name, status: "updated", id: item.id))
-            } catch {
-                outcomes.append(Outcome(entry: index, item: query, status: "error", error: describe(error)))
+        batchTool(store, arguments, usage: "Give the changes: {\"items\": [{\"item\": \"Milk\", \"checked\": true}]}.", label: "update") { entry, working in
+            let item = try Addressing.resolve(entry["item"]?.stringValue ?? "", in: working.items)
+            var changes: [ItemField: FieldValue] = [:]
+            var edits: [ListEdit] = []
+            if let name = try text(entry["name"], as: .name) { changes[.name] = .text(name) }
+            if let amount = try text(entry["amount"], as: .amount) { changes[.amount] = .text(amount) }
+            if let section = try text(entry["section"], as: .section) {
+                changes[.section] = .text(section)
+                if let ensure = working.ensureSectionEdit(section) { edits.append(ensure) }
             }
+            if let checked = try flag(entry["checked"], "checked") { changes[.checked] = .flag(checked) }
+            if let optional = try flag(entry["optional"], "optional") { changes[.optional] = .flag(optional) }
+            if let position = entry["position"] {
+                guard let place = position.intValue, place >= 1 else { throw ToolInputError("position must be a whole number from 1") }
+                let section = changes[.section].flatMap { if case .text(let s) = $0 { s } else { nil } } ?? item.section
+                changes[.sortOrder] = .order(sortOrder(for: item.id, at: place, in: section, working))
+            }
+            guard !changes.isEmpty else { throw ToolInputError("nothing to change: give name, amount, section, checked, optional or position") }
+            edits.append(.update(id: item.id, changes: changes))
+            return Step(edits: edits, item: item.name, status: "updated", id: item.id)
         }
-        return finish(store, label: "update", steps: steps, outcomes: outcomes, verb: "update")
     }
 
     /// A sortOrder that puts the item at 1-based `place` among its section's other items.
@@ -198,23 +204,10 @@ enum EditingTools {
     // MARK: remove_items, clear_checked
 
     static func remove(_ store: ListStore, _ arguments: [String: Value]) -> CallTool.Result {
-        if let refused = precheck(store, arguments) { return refused }
-        guard let entries = entries(arguments), !entries.isEmpty else { return failure("Give the items to remove: {\"items\": [{\"item\": \"Milk\"}]}.") }
-        var working = store.list
-        var steps: [ListEdit] = []
-        var outcomes: [Outcome] = []
-        for (index, entry) in entries.enumerated() {
-            let query = entry["item"]?.stringValue ?? ""
-            do {
-                let item = try Addressing.resolve(query, in: working.items)
-                try working.apply(.delete(id: item.id), stamp: scratch)
-                steps.append(.delete(id: item.id))
-                outcomes.append(Outcome(entry: index, item: item.name, status: "removed", id: item.id))
-            } catch {
-                outcomes.append(Outcome(entry: index, item: query, status: "error", error: describe(error)))
-            }
+        batchTool(store, arguments, usage: "Give the items to remove: {\"items\": [{\"item\": \"Milk\"}]}.", label: "remove") { entry, working in
+            let item = try Addressing.resolve(entry["item"]?.stringValue ?? "", in: working.items)
+            return Step(edits: [.delete(id: item.id)], item: item.name, status: "removed", id: item.id)
         }
-        return finish(store, label: "remove", steps: steps, outcomes: outcomes, verb: "remove")
     }
 
     static func clearChecked(_ store: ListStore, _ arguments: [String: Value]) -> CallTool.Result {

@@ -2,6 +2,7 @@ import BananasCore
 import BananasFile
 import BananasSync
 import MCP
+import Foundation
 
 /// `bananas mcp`: the list for AI agents, over stdio (modelcontextprotocol/swift-sdk).
 ///
@@ -74,19 +75,26 @@ public final class BananasMCPServer: Sendable {
         }
     }
 
-    /// The list as the resource shows it: compact JSON of revision, sections and items.
+    /// The list as `get_shopping_list` and the resource show it: revision, sections, `items`.
     @MainActor
-    static func listJSON(_ list: ShoppingList) -> String {
-        JSONText.compact(.object([
+    static func listValue(_ list: ShoppingList, items: [Item]) -> Value {
+        .object([
             "revision": .string(Revision.of(list)),
-            "sections": .array(list.displaySections.map(JSONValue.string)),
-            "items": .array(list.items.map { item in
+            "sections": .array(list.displaySections.map(Value.string)),
+            "items": .array(items.map { item in
                 .object([
                     "id": .string(item.id), "name": .string(item.name), "amount": .string(item.amount),
                     "section": .string(item.section), "checked": .bool(item.checked), "optional": .bool(item.optional),
                 ])
             }),
-        ]))
+        ])
+    }
+
+    /// The resource's text: `listValue` of the whole list, as JSON.
+    @MainActor
+    static func listJSON(_ list: ShoppingList) -> String {
+        let data = (try? JSONEncoder().encode(listValue(list, items: list.items))) ?? Data()
+        return String(decoding: data, as: UTF8.self)
     }
 
     static let tools: [Tool] = [
@@ -265,17 +273,7 @@ public final class BananasMCPServer: Sendable {
         if let text = arguments["text"]?.stringValue?.lowercased(), !text.isEmpty {
             items = items.filter { $0.name.lowercased().contains(text) || $0.amount.lowercased().contains(text) }
         }
-        let revision = Revision.of(list)
-        let structured: Value = .object([
-            "revision": .string(revision),
-            "sections": .array(list.displaySections.map(Value.string)),
-            "items": .array(items.map { item in
-                .object([
-                    "id": .string(item.id), "name": .string(item.name), "amount": .string(item.amount),
-                    "section": .string(item.section), "checked": .bool(item.checked), "optional": .bool(item.optional),
-                ])
-            }),
-        ])
+        let structured = listValue(list, items: items)
         var summary = items.isEmpty ? "The list has no matching items." : "\(items.count) items:"
         for item in items {
             summary += "\n" + (item.checked ? "[x] " : "[ ] ") + item.name
