@@ -6,6 +6,9 @@ import PackageDescription
 //   BananasFile  – JSON codec, lock, atomic write, journal, watcher, paths. Imports BananasCore.
 //   BananasSync  – ListStore (observable list, undo, sync state) and the sync engine.
 //   BananasMCP   – the MCP server (modelcontextprotocol/swift-sdk) over the ListStore.
+//   BananasEditor – the full-screen editor: state, key table, pure render into a cell grid.
+//   CCurses      – ncursesw plus the few C shims Swift cannot call directly.
+//   BananasTerminal – paints a cell grid with ncurses and turns key presses into input events.
 //   BananasCLI   – the command-line surface (swift-argument-parser).
 //   bananas      – the executable: a thin main that runs BananasCLI.
 let package = Package(
@@ -18,6 +21,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.0"),
         .package(url: "https://github.com/modelcontextprotocol/swift-sdk", from: "0.12.1"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
     ],
     targets: [
         .target(name: "BananasCore"),
@@ -26,12 +30,20 @@ let package = Package(
         .target(name: "BananasSync", dependencies: ["BananasCore", "BananasFile"]),
         .target(
             name: "BananasMCP",
-            dependencies: ["BananasCore", "BananasFile", "BananasSync", .product(name: "MCP", package: "swift-sdk")]
+            dependencies: [
+                "BananasCore", "BananasFile", "BananasSync",
+                .product(name: "MCP", package: "swift-sdk"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
+        .target(name: "BananasEditor", dependencies: ["BananasCore", "BananasFile", "BananasSync"]),
+        .target(name: "CCurses", linkerSettings: [.linkedLibrary("ncursesw", .when(platforms: [.linux])), .linkedLibrary("ncurses", .when(platforms: [.macOS]))]),
+        .target(name: "BananasTerminal", dependencies: ["BananasEditor", "CCurses"]),
         .target(
             name: "BananasCLI",
             dependencies: [
-                "BananasCore", "BananasFile", "BananasSync", "BananasMCP",
+                "BananasCore", "BananasFile", "BananasSync", "BananasMCP", "BananasEditor", "BananasTerminal",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -45,6 +57,11 @@ let package = Package(
         ),
         .testTarget(name: "BananasFileTests", dependencies: ["BananasFile"]),
         .testTarget(name: "BananasSyncTests", dependencies: ["BananasSync", "BananasFile"]),
+        .testTarget(name: "BananasEditorTests", dependencies: ["BananasEditor", "BananasSync", "BananasCore"]),
+        .testTarget(
+            name: "BananasMCPTests",
+            dependencies: ["BananasMCP", "BananasSync", "BananasFile", .product(name: "MCP", package: "swift-sdk")]
+        ),
         // Depends on the executable so `swift test` builds the real binary it drives.
         .testTarget(name: "BananasCLITests", dependencies: ["bananas", "BananasFile"]),
     ]

@@ -1,0 +1,113 @@
+#include "ccurses.h"
+#include <signal.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+static volatile sig_atomic_t started = 0;
+
+int bananas_curses_start(void) {
+    setlocale(LC_ALL, "");
+    set_escdelay(25);  // Esc cancels at once instead of after a second
+    if (initscr() == NULL) return -1;
+    started = 1;
+    cbreak();
+    noecho();
+    nonl();
+    keypad(stdscr, TRUE);
+    nodelay(stdscr, TRUE);
+    curs_set(0);
+    if (has_colors()) {
+        start_color();
+        use_default_colors();
+    }
+    return 0;
+}
+
+void bananas_curses_stop(void) {
+    if (!started) return;
+    started = 0;
+    curs_set(1);
+    endwin();
+}
+
+static void crash_handler(int sig) {
+    bananas_curses_stop();
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+void bananas_curses_install_crash_handlers(void) {
+    int sigs[] = {SIGSEGV, SIGBUS, SIGILL, SIGTRAP, SIGABRT, SIGFPE};
+    for (unsigned i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = crash_handler;
+        sa.sa_flags = SA_RESETHAND;
+        sigaction(sigs[i], &sa, NULL);
+    }
+}
+
+int bananas_lines(void) { return LINES; }
+int bananas_cols(void) { return COLS; }
+
+int bananas_check_resize(void) {
+    struct winsize ws;
+    if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) != 0 || ws.ws_row == 0 || ws.ws_col == 0) return 0;
+    if (ws.ws_row == LINES && ws.ws_col == COLS) return 0;
+    resizeterm(ws.ws_row, ws.ws_col);
+    return 1;
+}
+
+int bananas_read_key(unsigned int *ch) {
+    wint_t c;
+    int r = wget_wch(stdscr, &c);
+    if (r == ERR) return 0;
+    *ch = (unsigned int)c;
+    return r == KEY_CODE_YES ? 2 : 1;
+}
+
+void bananas_put_cell(int y, int x, const wchar_t *text, int len, unsigned int attrs, int pair) {
+    cchar_t cell;
+    wchar_t buf[CCHARW_MAX + 1];
+    int n = len < CCHARW_MAX ? len : CCHARW_MAX;
+    wmemcpy(buf, text, n);
+    buf[n] = 0;
+    setcchar(&cell, buf, (attr_t)attrs, (short)pair, NULL);
+    mvadd_wch(y, x, &cell);
+}
+
+void bananas_move_cursor(int y, int x, int visible) {
+    if (visible) move(y, x);
+    curs_set(visible ? 1 : 0);
+}
+
+void bananas_refresh(void) { refresh(); }
+void bananas_clear(void) { clearok(stdscr, TRUE); }
+
+int bananas_has_colors(void) { return has_colors(); }
+int bananas_color_count(void) { return COLORS; }
+int bananas_pair_count(void) { return COLOR_PAIRS; }
+int bananas_init_pair(int pair, int fg, int bg) {
+#if NCURSES_EXT_COLORS
+    return init_extended_pair(pair, fg, bg);
+#else
+    return init_pair((short)pair, (short)fg, (short)bg);
+#endif
+}
+int bananas_init_color(int index, int r, int g, int b) {
+#if NCURSES_EXT_COLORS
+    return init_extended_color(index, r, g, b);
+#else
+    return init_color((short)index, (short)r, (short)g, (short)b);
+#endif
+}
+int bananas_can_change_color(void) { return can_change_color(); }
+
+unsigned int bananas_attr_bold(void) { return A_BOLD; }
+unsigned int bananas_attr_dim(void) { return A_DIM; }
+unsigned int bananas_attr_underline(void) { return A_UNDERLINE; }
+unsigned int bananas_attr_reverse(void) { return A_REVERSE; }
+unsigned int bananas_attr_italic(void) { return A_ITALIC; }
+
+int bananas_key_f(int n) { return KEY_F(n); }
