@@ -35,11 +35,11 @@ public struct BananasCommand: ParsableCommand {
             """,
         version: "0.1.0",
         subcommands: [
-            ListCommand.self, AddCommand.self, CheckCommand.self, UncheckCommand.self, EditCommand.self,
+            EditorCommand.self, ViewCommand.self, ListCommand.self, AddCommand.self, CheckCommand.self, UncheckCommand.self, EditCommand.self,
             RemoveCommand.self, ClearCheckedCommand.self, SectionsCommand.self, StatusCommand.self,
             ConflictsCommand.self, MCPCommand.self, SessionCommand.self,
         ],
-        defaultSubcommand: ListCommand.self
+        defaultSubcommand: EditorCommand.self
     )
 
     public init() {}

@@ -96,6 +96,16 @@ public final class ListStore {
         }
     }
 
+    /// Re-reads the conflict log now (after this process resolved an entry), instead of
+    /// waiting for the watcher to notice the log changed.
+    public func refreshConflicts() {
+        let entries = engine.queue.sync { engine.conflictLog?.awaitingReview() ?? [] }
+        if status.conflicts != entries {
+            status.conflicts = entries
+            notify(.status)
+        }
+    }
+
     // MARK: Observing
 
     /// Calls `handler` once after every change, until the returned token is cancelled.

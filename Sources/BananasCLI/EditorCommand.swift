@@ -1,0 +1,72 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import ArgumentParser
+import BananasEditor
+import BananasFile
+import BananasSync
+import BananasTerminal
+import Dispatch
+
+/// `bananas` (and `bananas open`): the full-screen editor.
+struct EditorCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "open",
+        abstract: "Open the full-screen editor (what `bananas` alone does).",
+        discussion: """
+            Press ? in the editor for every key. Changes from other editors, the CLI and agents
+            show up as they happen. When stdout is not a terminal, prints the list instead.
+            """)
+
+    @OptionGroup var options: FileOptions
+
+    func run() throws {
+        try runEditor(file: options.listFile, mode: .live)
+    }
+}
+
+/// `bananas view`: the same screen, read-only. It writes nothing at all: no file, no lock,
+/// no journal.
+struct ViewCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "view",
+        abstract: "Watch the list read-only, full-screen (writes nothing).")
+
+    @OptionGroup var options: FileOptions
+
+    func run() throws {
+        try runEditor(file: options.listFile, mode: .viewer)
+    }
+}
+
+func runEditor(file: ListFile, mode: ListStore.Mode) throws {
+    guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else {
+        // Not a terminal (a pipe, a script): print the list the way `bananas list` does.
+        var list = try ListCommand.parse(["--file", file.path])
+        try list.run()
+        return
+    }
+    try perform {
+        try MainActor.assumeIsolated {
+            let store = ListStore(file: file, mode: mode)
+            let editor = Editor(store: store)
+            let runner = EditorRunner(editor: editor, theme: .builtIn)
+            EditorHolder.runner = runner
+            do {
+                try runner.start()
+            } catch {
+                _ = store.close()
+                throw CLIError(message: "\(error)", code: ExitCodes.failure)
+            }
+        }
+    }
+    dispatchMain()
+}
+
+@MainActor
+enum EditorHolder {
+    /// Keeps the runner alive while the main queue runs it.
+    static var runner: EditorRunner?
+}

@@ -1,0 +1,135 @@
+import BananasCore
+import BananasFile
+import BananasSync
+import Foundation
+
+/// The editor: an `EditorState` driven by keys, carried out on a `ListStore`. It knows
+/// nothing of terminals; a backend feeds it keys and paints `render(width:height:)`.
+@MainActor
+public final class Editor {
+    public let store: ListStore
+    public private(set) var state: EditorState
+    public let fileLabel: String
+    /// Called whenever the screen should be drawn again (a change from another writer, a
+    /// status change). Set by the backend.
+    public var onNeedsDisplay: (() -> Void)?
+    private var subscription: Subscription?
+    private var messageShownAt: Int64?
+    public static let messageLifetimeMillis: Int64 = 5_000
+
+    public init(store: ListStore, fileLabel: String? = nil) {
+        self.store = store
+        state = EditorState(readOnly: store.mode == .viewer)
+        self.fileLabel = fileLabel ?? Editor.label(for: store.file.path)
+        state.settle(state.rows(for: store.list))
+        subscription = store.subscribe { [weak self] _ in
+            guard let self else { return }
+            // Another writer's change: the selection is kept by identity, so the cursor stays
+            // on its item wherever that item now is.
+            self.state.settle(self.state.rows(for: self.store.list))
+            self.onNeedsDisplay?()
+        }
+    }
+
+    /// `~/…` for paths under the home folder.
+    public static func label(for path: String) -> String {
+        if let home = ProcessInfo.processInfo.environment["HOME"], !home.isEmpty, path.hasPrefix(home + "/") {
+            return "~" + path.dropFirst(home.count)
+        }
+        return path
+    }
+
+    public func setViewport(height: Int) {
+        state.viewportHeight = Screen.viewportHeight(forHeight: height)
+        state.settle(state.rows(for: store.list))
+    }
+
+    public func render(width: Int, height: Int, now: Int64 = Clock.nowMillis()) -> Grid {
+        Screen.render(Frame(state: state, list: store.list, status: store.status, fileLabel: fileLabel, now: now),
+                      width: width, height: height)
+    }
+
+    /// Handles one key. Returns false when the editor should quit.
+    @discardableResult
+    public func handle(_ key: Key) -> Bool {
+        let action = state.handle(key, list: store.list, conflicts: store.status.conflicts)
+        let keepGoing = perform(action)
+        state.settle(state.rows(for: store.list))
+        messageShownAt = state.message == nil ? nil : Clock.nowMillis()
+        return keepGoing
+    }
+
+    /// Once a second: expires old messages. Returns true when the screen should be drawn
+    /// (always, since the status bar shows how long ago the last sync was).
+    public func tick(now: Int64 = Clock.nowMillis()) {
+        if let shown = messageShownAt, now - shown >= Editor.messageLifetimeMillis, case .normal = state.mode {
+            state.message = nil
+            messageShownAt = nil
+        }
+    }
+
+    private func perform(_ action: EditorAction) -> Bool {
+        switch action {
+        case .none:
+            break
+        case .quit:
+            return false
+        case .edit(let edit, let label, let select, let message):
+            do {
+                try store.perform(edit, label: label)
+                if let select { state.selection = select }
+                state.message = .init(message)
+            } catch {
+                state.message = .init("Could not \(label): \(error)", kind: .error)
+            }
+        case .undo:
+            do {
+                if let label = try store.undo() {
+                    state.message = .init("Undid \(label.displaySafe) — Ctrl-R redoes")
+                } else {
+                    state.message = .init("Nothing to undo")
+                }
+            } catch {
+                state.message = .init("Could not undo: \(error)", kind: .error)
+            }
+        case .redo:
+            do {
+                if let label = try store.redo() {
+                    state.message = .init("Redid \(label.displaySafe)")
+                } else {
+                    state.message = .init("Nothing to redo")
+                }
+            } catch {
+                state.message = .init("Could not redo: \(error)", kind: .error)
+            }
+        case .restoreConflict(let entry):
+            let c = entry.conflict
+            guard store.list.item(c.itemID) != nil else {
+                state.message = .init("\(c.itemName.displaySafe) is no longer on the list", kind: .error)
+                break
+            }
+            do {
+                try store.perform(.update(id: c.itemID, changes: [c.field: c.lost]), label: "restore \(c.itemName) \(c.field.rawValue)")
+                try conflictLog()?.resolve(entry.id, as: "restored", at: Clock.nowMillis())
+                store.refreshConflicts()
+                state.message = .init("Restored \(c.itemName.displaySafe) \(c.field.rawValue) — u undoes")
+            } catch {
+                state.message = .init("Could not restore: \(error)", kind: .error)
+            }
+        case .dismissConflicts(let entries):
+            do {
+                let now = Clock.nowMillis()
+                for entry in entries { try conflictLog()?.resolve(entry.id, as: "dismissed", at: now) }
+                store.refreshConflicts()
+                state.message = .init(entries.count == 1 ? "Dismissed 1 conflict" : "Dismissed \(entries.count) conflicts")
+            } catch {
+                state.message = .init("Could not dismiss: \(error)", kind: .error)
+            }
+        }
+        return true
+    }
+
+    private func conflictLog() -> ConflictLog? {
+        store.file.state.map { ConflictLog(folder: $0) }
+    }
+}

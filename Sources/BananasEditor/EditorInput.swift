@@ -1,0 +1,476 @@
+import BananasCore
+import BananasFile
+
+/// What a key asks of the list, for the editor to carry out through the store.
+public enum EditorAction: Equatable, Sendable {
+    case none
+    /// Apply `edit` (one undo step named `label`), then select `select` and say `message`.
+    case edit(ListEdit, label: String, select: EditorState.Selection?, message: String)
+    case undo
+    case redo
+    case restoreConflict(ConflictLog.Entry)
+    case dismissConflicts([ConflictLog.Entry])
+    case quit
+}
+
+extension EditorState {
+    /// Handles one key: changes the state and returns what to do to the list.
+    /// `conflicts` are the entries awaiting review (for the conflicts overlay).
+    public mutating func handle(_ key: Key, list: ShoppingList, conflicts: [ConflictLog.Entry] = []) -> EditorAction {
+        defer { settle(rows(for: list)) }
+        switch mode {
+        case .normal: return handleNormal(key, list: list, conflicts: conflicts)
+        case .prompt(let prompt): return handlePrompt(prompt, key, list: list)
+        case .confirm(let confirm): return handleConfirm(confirm, key, list: list)
+        case .help: return handleHelp(key)
+        case .conflicts: return handleConflicts(key, conflicts: conflicts)
+        }
+    }
+
+    // MARK: - Normal mode
+
+    private mutating func handleNormal(_ key: Key, list: ShoppingList, conflicts: [ConflictLog.Entry]) -> EditorAction {
+        message = nil
+        if key == .escape {
+            if !filter.isEmpty {
+                filter = ""
+                message = Message("Filter cleared")
+            }
+            return .none
+        }
+        guard let binding = KeyMap.binding(for: key) else {
+            if case .char(let c) = key { message = Message("\(c.description.displaySafe) does nothing here — press ? for help") }
+            return .none
+        }
+        if readOnly && binding.edits {
+            message = Message("read-only: bananas view cannot change the list (run bananas to edit)", kind: .readOnly)
+            return .none
+        }
+        let rows = rows(for: list)
+        let index = cursorIndex(in: rows)
+        let row = index.map { rows[$0] }
+        let item: Item? = if case .item(let item) = row { item } else { nil }
+
+        switch binding.command {
+        case .moveDown: move(to: (index ?? -1) + 1, rows)
+        case .moveUp: move(to: (index ?? 1) - 1, rows)
+        case .top: move(to: 0, rows)
+        case .bottom: move(to: rows.count - 1, rows)
+        case .pageDown: move(to: (index ?? 0) + max(1, viewportHeight - 1), rows)
+        case .pageUp: move(to: (index ?? 0) - max(1, viewportHeight - 1), rows)
+        case .nextSection:
+            if let next = rows.indices.first(where: { $0 > (index ?? -1) && isHeader(rows[$0]) }) { move(to: next, rows) }
+        case .previousSection:
+            let current = index ?? 0
+            // From an item, the first stop is its own header.
+            if let previous = rows.indices.last(where: { $0 < current && isHeader(rows[$0]) }) { move(to: previous, rows) }
+
+        case .toggleChecked:
+            if let item {
+                let verb = item.checked ? "Unchecked" : "Checked"
+                return .edit(.update(id: item.id, changes: [.checked: .flag(!item.checked)]),
+                             label: "\(verb.lowercased()) \(item.name)", select: .item(item.id),
+                             message: "\(verb) \(item.name.displaySafe)")
+            }
+            if case .section(let name, _, _, _) = row { toggleCollapse(name) }
+
+        case .addItem:
+            let section = row?.section ?? list.displaySections.first ?? Self.defaultSection
+            openPrompt(.addName(section: section), "Add to \(section.displaySafe):")
+
+        case .editItem:
+            if let item {
+                openPrompt(.editName(id: item.id), "Name:", text: item.name)
+            } else if let row {
+                openPrompt(.renameSection(row.section), "Rename section:", text: row.section)
+            }
+
+        case .deleteRow:
+            if let item {
+                return .edit(.delete(id: item.id), label: "delete \(item.name)", select: nil,
+                             message: "Deleted \(item.name.displaySafe) — u brings it back")
+            }
+            if case .section(let name, _, let total, _) = row {
+                if total > 0 {
+                    mode = .confirm(.removeSection(name, count: total))
+                } else if let edit = try? list.removeSectionEdit(name) {
+                    return .edit(edit, label: "remove section \(name)", select: nil, message: "Removed section \(name.displaySafe)")
+                }
+            }
+
+        case .toggleOptional:
+            if let item {
+                return .edit(.update(id: item.id, changes: [.optional: .flag(!item.optional)]),
+                             label: "mark \(item.name) \(item.optional ? "needed" : "optional")", select: .item(item.id),
+                             message: "\(item.name.displaySafe) is \(item.optional ? "needed" : "optional") now")
+            }
+
+        case .moveRowDown, .moveRowUp:
+            let down = binding.command == .moveRowDown
+            if let item { return moveItem(item, down: down, list: list) }
+            if case .section(let name, _, _, _) = row, let at = list.displaySections.firstIndex(of: name) {
+                let target = at + (down ? 1 : -1)
+                guard target >= 0, target < list.displaySections.count,
+                      let edit = try? list.moveSectionEdit(name, to: target) else { return .none }
+                return .edit(edit, label: "move section \(name)", select: .section(name), message: "Moved section \(name.displaySafe)")
+            }
+
+        case .moveToSection:
+            if let item { openPrompt(.moveTo(id: item.id), "Move \(item.name.displaySafe) to section:") }
+
+        case .clearChecked:
+            let count = list.items.count { $0.checked }
+            if count == 0 {
+                message = Message("Nothing is checked")
+            } else {
+                mode = .confirm(.clearChecked(count: count))
+            }
+
+        case .addSection:
+            let at = row.flatMap { list.displaySections.firstIndex(of: $0.section) }.map { $0 + 1 } ?? list.displaySections.count
+            openPrompt(.addSection(at: at), "New section:")
+
+        case .renameSection:
+            if let row { openPrompt(.renameSection(row.section), "Rename section:", text: row.section) }
+
+        case .toggleCollapse:
+            if let row { toggleCollapse(row.section) }
+
+        case .collapseAll:
+            let sections = list.displaySections
+            if sections.allSatisfy(collapsed.contains) {
+                collapsed = []
+            } else {
+                collapsed = Set(sections)
+                if let row { selection = .section(row.section) }
+            }
+
+        case .toggleHideChecked:
+            hideChecked.toggle()
+            message = Message(hideChecked ? "Checked items hidden (h shows them)" : "Checked items shown")
+
+        case .filter:
+            openPrompt(.filter(previous: filter), "/", text: filter)
+
+        case .conflicts:
+            if conflicts.isEmpty {
+                message = Message("No conflicts to review")
+            } else {
+                conflictIndex = min(conflictIndex, conflicts.count - 1)
+                mode = .conflicts
+            }
+
+        case .undo: return .undo
+        case .redo: return .redo
+        case .help:
+            helpScroll = 0
+            mode = .help
+        case .quit: return .quit
+        }
+        return .none
+    }
+
+    static let defaultSection = "Other"
+
+    private func isHeader(_ row: Row) -> Bool {
+        if case .section = row { return true }
+        return false
+    }
+
+    private mutating func move(to index: Int, _ rows: [Row]) {
+        guard !rows.isEmpty else { return }
+        let clamped = min(max(0, index), rows.count - 1)
+        selection = rows[clamped].selection
+        selectionIndex = clamped
+    }
+
+    private mutating func toggleCollapse(_ section: String) {
+        if collapsed.remove(section) == nil {
+            collapsed.insert(section)
+            selection = .section(section)
+        }
+    }
+
+    private mutating func openPrompt(_ kind: Prompt.Kind, _ label: String, text: String = "") {
+        mode = .prompt(Prompt(kind: kind, label: label, line: LineEditor(text)))
+    }
+
+    /// J/K: one place down or up within the section; past its edge, into the next or
+    /// previous section.
+    private func moveItem(_ item: Item, down: Bool, list: ShoppingList) -> EditorAction {
+        let members = list.items(in: item.section)
+        guard let at = members.firstIndex(where: { $0.id == item.id }) else { return .none }
+        let sections = list.displaySections
+        var edit: ListEdit?
+        var target = item.section
+        if down && at + 1 < members.count {
+            edit = try? list.placeEdit(item.id, inSection: item.section, at: at + 1)
+        } else if !down && at > 0 {
+            edit = try? list.placeEdit(item.id, inSection: item.section, at: at - 1)
+        } else if let s = sections.firstIndex(of: item.section) {
+            let next = s + (down ? 1 : -1)
+            guard next >= 0, next < sections.count else { return .none }
+            target = sections[next]
+            edit = try? list.placeEdit(item.id, inSection: target, at: down ? 0 : nil)
+        }
+        guard let edit else { return .none }
+        let message = target == item.section ? "Moved \(item.name.displaySafe) \(down ? "down" : "up")"
+            : "Moved \(item.name.displaySafe) to \(target.displaySafe)"
+        return .edit(edit, label: "move \(item.name)", select: .item(item.id), message: message)
+    }
+
+    // MARK: - Prompts
+
+    private mutating func handlePrompt(_ prompt: Prompt, _ key: Key, list: ShoppingList) -> EditorAction {
+        var prompt = prompt
+        switch key {
+        case .escape:
+            mode = .normal
+            if case .filter = prompt.kind {
+                filter = ""
+                message = nil
+            } else {
+                message = Message("Cancelled")
+            }
+            return .none
+        case .enter:
+            return accept(prompt, list: list)
+        case .tab:
+            if case .moveTo = prompt.kind { complete(&prompt, sections: list.displaySections) }
+            if case .addSection = prompt.kind {} else { mode = .prompt(prompt) }
+            return .none
+        default:
+            let before = prompt.line.text
+            prompt.line.handle(key)
+            mode = .prompt(prompt)
+            if case .filter = prompt.kind, prompt.line.text != before {
+                // Jump to the first match as the filter narrows.
+                if let first = rows(for: list).first(where: { if case .item = $0 { true } else { false } }) {
+                    selection = first.selection
+                }
+            }
+            message = nil
+            return .none
+        }
+    }
+
+    /// Tab in the section prompt: the first section starting with the typed text (case-
+    /// insensitive), then the next one on each further Tab.
+    private func complete(_ prompt: inout Prompt, sections: [String]) {
+        let typed = prompt.line.text.lowercased()
+        let candidates = sections.filter { $0.lowercased().hasPrefix(typed) || typed.isEmpty }
+        guard !candidates.isEmpty else { return }
+        if let current = candidates.firstIndex(where: { $0.lowercased() == typed }) {
+            prompt.line.set(candidates[(current + 1) % candidates.count])
+        } else {
+            prompt.line.set(candidates[0])
+        }
+    }
+
+    private mutating func accept(_ prompt: Prompt, list: ShoppingList) -> EditorAction {
+        let text = prompt.line.text
+        func vanished() -> EditorAction {
+            mode = .normal
+            message = Message("That item was deleted meanwhile (by another writer)", kind: .error)
+            return .none
+        }
+        func reject(_ problem: String) -> EditorAction {
+            message = Message(problem, kind: .error)
+            mode = .prompt(prompt)
+            return .none
+        }
+        switch prompt.kind {
+        case .filter:
+            filter = text.trimmingWhitespace()
+            mode = .normal
+            message = filter.isEmpty ? nil : Message("Filtering by \"\(filter.displaySafe)\" — Esc clears")
+            return .none
+
+        case .addName(let section):
+            if text.trimmingWhitespace().isEmpty {  // Enter on an empty name ends adding
+                mode = .normal
+                return .none
+            }
+            do {
+                let name = try TextRules.validated(text, as: .name)
+                if let existing = list.items.first(where: { $0.name.lowercased() == name.lowercased() }) {
+                    mode = .prompt(Prompt(kind: .addName(section: section), label: prompt.label, line: LineEditor()))
+                    if existing.checked {
+                        return .edit(.update(id: existing.id, changes: [.checked: .flag(false)]), label: "uncheck \(existing.name)",
+                                     select: .item(existing.id), message: "\(existing.name.displaySafe) was checked; unchecked it")
+                    }
+                    selection = .item(existing.id)
+                    message = Message("\(existing.name.displaySafe) is already on the list (in \(existing.section.displaySafe))")
+                    return .none
+                }
+                openPrompt(.addAmount(section: section, name: name), "Amount for \(name.displaySafe) (Enter for none):")
+                return .none
+            } catch {
+                return reject(error.description)
+            }
+
+        case .addAmount(let section, let name):
+            do {
+                let amount = try TextRules.validated(text, as: .amount)
+                let id = ItemID.random()
+                let after: Item? = if case .item(let current) = selection, let found = list.item(current), found.section == section { found } else { nil }
+                var working = list
+                var steps: [ListEdit] = []
+                if let ensure = working.ensureSectionEdit(section) {
+                    steps.append(ensure)
+                    try working.apply(ensure, stamp: .zero)
+                }
+                try working.apply(.insert(Item(id: id, name: name, amount: amount, section: section, sortOrder: working.nextSortOrder)), stamp: .zero)
+                // Below the item the cursor is on, else at the end of the section.
+                let place = after.flatMap { a in working.items(in: section).filter { $0.id != id }.firstIndex { $0.id == a.id } }.map { $0 + 1 }
+                let insertOrder: Double
+                if case .update(_, let changes) = try working.placeEdit(id, inSection: section, at: place),
+                   case .order(let o)? = changes[.sortOrder] {
+                    insertOrder = o
+                } else {
+                    insertOrder = working.nextSortOrder
+                }
+                steps.append(.insert(Item(id: id, name: name, amount: amount, section: section, sortOrder: insertOrder)))
+                // Keep the prompt open for the next item: adding a shopping list is a run of items.
+                openPrompt(.addName(section: section), "Add to \(section.displaySafe) (Enter on empty to stop):")
+                return .edit(steps.count == 1 ? steps[0] : .batch(steps), label: "add \(name)", select: .item(id),
+                             message: "Added \(name.displaySafe)" + (amount.isEmpty ? "" : " (\(amount.displaySafe))"))
+            } catch let violation as TextRules.Violation {
+                return reject(violation.description)
+            } catch {
+                return reject("\(error)")
+            }
+
+        case .editName(let id):
+            do {
+                let name = try TextRules.validated(text, as: .name)
+                guard let item = list.item(id) else { return vanished() }
+                openPrompt(.editAmount(id: id, name: name), "Amount:", text: item.amount)
+                return .none
+            } catch {
+                return reject(error.description)
+            }
+
+        case .editAmount(let id, let name):
+            do {
+                let amount = try TextRules.validated(text, as: .amount)
+                mode = .normal
+                guard let item = list.item(id) else { return vanished() }
+                var changes: [ItemField: FieldValue] = [:]
+                if name != item.name { changes[.name] = .text(name) }
+                if amount != item.amount { changes[.amount] = .text(amount) }
+                if changes.isEmpty { message = Message("No change"); return .none }
+                return .edit(.update(id: id, changes: changes), label: "edit \(name)", select: .item(id), message: "Saved \(name.displaySafe)")
+            } catch {
+                return reject(error.description)
+            }
+
+        case .moveTo(let id):
+            do {
+                let typed = try TextRules.validated(text, as: .section)
+                if typed.isEmpty { return reject("Type a section name (Tab completes)") }
+                mode = .normal
+                guard let item = list.item(id) else { return vanished() }
+                let section = list.section(named: typed) ?? typed
+                if section == item.section { message = Message("Already in \(section.displaySafe)"); return .none }
+                var steps: [ListEdit] = []
+                var working = list
+                if let ensure = working.ensureSectionEdit(section) {
+                    steps.append(ensure)
+                    try working.apply(ensure, stamp: .zero)
+                }
+                steps.append(try working.placeEdit(id, inSection: section, at: nil))
+                return .edit(.batch(steps), label: "move \(item.name) to \(section)", select: .item(id),
+                             message: "Moved \(item.name.displaySafe) to \(section.displaySafe)")
+            } catch let violation as TextRules.Violation {
+                return reject(violation.description)
+            } catch {
+                return reject("\(error)")
+            }
+
+        case .addSection(let at):
+            do {
+                let name = try TextRules.validated(text, as: .section)
+                if name.isEmpty { mode = .normal; return .none }
+                let edit = try list.addSectionEdit(name, at: at)
+                mode = .normal
+                return .edit(edit, label: "add section \(name)", select: .section(name), message: "Added section \(name.displaySafe) — a adds items to it")
+            } catch let violation as TextRules.Violation {
+                return reject(violation.description)
+            } catch {
+                return reject("\(error)")
+            }
+
+        case .renameSection(let old):
+            do {
+                let name = try TextRules.validated(text, as: .section)
+                if name.isEmpty { return reject("A section needs a name") }
+                mode = .normal
+                if name == old { return .none }
+                let edit = try list.renameSectionEdit(old, to: name)
+                if collapsed.remove(old) != nil { collapsed.insert(name) }
+                return .edit(edit, label: "rename section \(old)", select: .section(name), message: "Renamed \(old.displaySafe) to \(name.displaySafe)")
+            } catch let violation as TextRules.Violation {
+                return reject(violation.description)
+            } catch {
+                return reject("\(error)")
+            }
+        }
+    }
+
+    // MARK: - Confirmations and overlays
+
+    private mutating func handleConfirm(_ confirm: Confirm, _ key: Key, list: ShoppingList) -> EditorAction {
+        mode = .normal
+        guard key == .char("y") || key == .char("Y") else {
+            message = Message("Cancelled")
+            return .none
+        }
+        switch confirm {
+        case .clearChecked:
+            let checked = list.items.filter(\.checked)
+            guard !checked.isEmpty else { return .none }
+            return .edit(.batch(checked.map { .delete(id: $0.id) }), label: "clear \(checked.count) checked",
+                         select: nil, message: "Removed \(checked.count) checked item\(checked.count == 1 ? "" : "s") — u brings them back")
+        case .removeSection(let name, _):
+            guard let edit = try? list.removeSectionEdit(name, deleteItems: true) else { return .none }
+            return .edit(edit, label: "remove section \(name)", select: nil, message: "Removed section \(name.displaySafe) — u brings it back")
+        }
+    }
+
+    private mutating func handleHelp(_ key: Key) -> EditorAction {
+        switch key {
+        case .char("j"), .down: helpScroll += 1
+        case .char("k"), .up: helpScroll = max(0, helpScroll - 1)
+        case .pageDown, .char(" "): helpScroll += 10
+        case .pageUp: helpScroll = max(0, helpScroll - 10)
+        case .char("g"), .home: helpScroll = 0
+        default: mode = .normal
+        }
+        return .none
+    }
+
+    private mutating func handleConflicts(_ key: Key, conflicts: [ConflictLog.Entry]) -> EditorAction {
+        guard !conflicts.isEmpty else {
+            mode = .normal
+            return .none
+        }
+        conflictIndex = min(conflictIndex, conflicts.count - 1)
+        switch key {
+        case .char("j"), .down: conflictIndex = min(conflicts.count - 1, conflictIndex + 1)
+        case .char("k"), .up: conflictIndex = max(0, conflictIndex - 1)
+        case .char("r"), .enter:
+            guard !readOnly else { message = Message("read-only: bananas view cannot restore", kind: .readOnly); return .none }
+            return .restoreConflict(conflicts[conflictIndex])
+        case .char("d"):
+            guard !readOnly else { message = Message("read-only: bananas view cannot dismiss", kind: .readOnly); return .none }
+            return .dismissConflicts([conflicts[conflictIndex]])
+        case .char("D"):
+            guard !readOnly else { message = Message("read-only: bananas view cannot dismiss", kind: .readOnly); return .none }
+            return .dismissConflicts(conflicts)
+        default:
+            mode = .normal
+        }
+        return .none
+    }
+}

@@ -1,0 +1,166 @@
+import BananasCore
+import BananasFile
+
+/// Everything the editor shows besides the list itself: where the cursor is, what is
+/// collapsed, filtered or hidden, which prompt or overlay is open. A value: keys change it
+/// through `handle(_:list:conflicts:)`, which also says what to do to the list.
+public struct EditorState: Equatable, Sendable {
+    /// What the cursor is on. Kept by identity, so a change from another writer that moves
+    /// rows around leaves the cursor on the same item.
+    public enum Selection: Hashable, Sendable {
+        case section(String)
+        case item(String)
+    }
+
+    public enum Mode: Equatable, Sendable {
+        case normal
+        case prompt(Prompt)
+        case confirm(Confirm)
+        case help
+        case conflicts
+    }
+
+    public struct Prompt: Equatable, Sendable {
+        public enum Kind: Equatable, Sendable {
+            case addName(section: String)
+            case addAmount(section: String, name: String)
+            case editName(id: String)
+            case editAmount(id: String, name: String)
+            case moveTo(id: String)
+            case addSection(at: Int)
+            case renameSection(String)
+            case filter(previous: String)
+        }
+        public var kind: Kind
+        public var label: String
+        public var line: LineEditor
+    }
+
+    public enum Confirm: Equatable, Sendable {
+        case clearChecked(count: Int)
+        case removeSection(String, count: Int)
+
+        var question: String {
+            switch self {
+            case .clearChecked(let count): "Remove \(count) checked item\(count == 1 ? "" : "s")? (y/n)"
+            case .removeSection(let name, let count):
+                "Remove section \(name.displaySafe) and its \(count) item\(count == 1 ? "" : "s")? (y/n)"
+            }
+        }
+    }
+
+    public struct Message: Equatable, Sendable {
+        public enum Kind: Sendable { case info, error, readOnly }
+        public var text: String
+        public var kind: Kind
+        public init(_ text: String, kind: Kind = .info) {
+            self.text = text
+            self.kind = kind
+        }
+    }
+
+    public var selection: Selection?
+    /// The row the cursor was on, for when the selected row disappears.
+    public var selectionIndex = 0
+    public var scrollTop = 0
+    /// Rows of list the screen has room for (set by whoever knows the terminal size).
+    public var viewportHeight = 20
+    public var collapsed: Set<String> = []
+    public var hideChecked = false
+    /// The filter in force (typing one shows it live; see `activeFilter`).
+    public var filter = ""
+    public var mode: Mode = .normal
+    public var message: Message?
+    public let readOnly: Bool
+    public var helpScroll = 0
+    public var conflictIndex = 0
+
+    public init(readOnly: Bool = false) {
+        self.readOnly = readOnly
+    }
+
+    /// The filter the rows are built with: the text being typed while the filter prompt is
+    /// open, else the one in force.
+    public var activeFilter: String {
+        if case .prompt(let prompt) = mode, case .filter = prompt.kind { return prompt.line.text }
+        return filter
+    }
+}
+
+/// A row of the list as shown.
+public enum Row: Equatable, Sendable {
+    case section(name: String, open: Int, total: Int, collapsed: Bool)
+    case item(Item)
+
+    public var selection: EditorState.Selection {
+        switch self {
+        case .section(let name, _, _, _): .section(name)
+        case .item(let item): .item(item.id)
+        }
+    }
+
+    /// The section the row belongs to.
+    public var section: String {
+        switch self {
+        case .section(let name, _, _, _): name
+        case .item(let item): item.section
+        }
+    }
+}
+
+extension EditorState {
+    /// The rows to show for `list`: each section header (with its counts), then its items
+    /// unless collapsed; checked items left out when hidden; only matches (and their
+    /// sections) while a filter is on.
+    public func rows(for list: ShoppingList) -> [Row] {
+        let query = activeFilter.trimmingWhitespace().lowercased()
+        var rows: [Row] = []
+        for group in list.grouped() {
+            let open = group.items.count { !$0.checked }
+            var items = group.items
+            if hideChecked { items = items.filter { !$0.checked } }
+            if !query.isEmpty {
+                items = items.filter { Self.matches($0, query) }
+                if items.isEmpty { continue }
+                // A filter looks inside collapsed sections: matches are what the user asked for.
+                rows.append(.section(name: group.section, open: open, total: group.items.count, collapsed: false))
+                rows += items.map(Row.item)
+                continue
+            }
+            let isCollapsed = collapsed.contains(group.section)
+            rows.append(.section(name: group.section, open: open, total: group.items.count, collapsed: isCollapsed))
+            if !isCollapsed { rows += items.map(Row.item) }
+        }
+        return rows
+    }
+
+    static func matches(_ item: Item, _ query: String) -> Bool {
+        item.name.lowercased().contains(query) || item.amount.lowercased().contains(query)
+    }
+
+    /// The cursor's row in `rows`: the selected row if it is shown, else the row now at the
+    /// place it was (clamped), or nil when there are no rows.
+    public func cursorIndex(in rows: [Row]) -> Int? {
+        guard !rows.isEmpty else { return nil }
+        if let selection, let index = rows.firstIndex(where: { $0.selection == selection }) { return index }
+        return min(max(0, selectionIndex), rows.count - 1)
+    }
+
+    /// Pins the selection to the cursor's row and scrolls so it is visible. Call after any
+    /// change to the list or to the state.
+    public mutating func settle(_ rows: [Row]) {
+        guard let index = cursorIndex(in: rows) else {
+            selection = nil
+            selectionIndex = 0
+            scrollTop = 0
+            return
+        }
+        selection = rows[index].selection
+        selectionIndex = index
+        let height = max(1, viewportHeight)
+        let margin = height >= 5 ? 1 : 0
+        if index < scrollTop + margin { scrollTop = index - margin }
+        if index > scrollTop + height - 1 - margin { scrollTop = index - height + 1 + margin }
+        scrollTop = min(max(0, scrollTop), max(0, rows.count - height))
+    }
+}

@@ -1,0 +1,300 @@
+import BananasCore
+import BananasFile
+import BananasSync
+
+/// Everything one frame shows.
+public struct Frame: Sendable {
+    public var state: EditorState
+    public var list: ShoppingList
+    public var status: SyncStatus
+    /// The list's file as shown in the status bar (`~/…/BananaList.json`).
+    public var fileLabel: String
+    /// Milliseconds since 1970, for `synced 4s ago`.
+    public var now: Int64
+
+    public init(state: EditorState, list: ShoppingList, status: SyncStatus, fileLabel: String, now: Int64) {
+        self.state = state
+        self.list = list
+        self.status = status
+        self.fileLabel = fileLabel
+        self.now = now
+    }
+}
+
+/// The screen as a pure function of a frame: title bar, the list, a prompt or message line,
+/// the status bar, and any overlay on top. Terminals paint the result; tests read it.
+public enum Screen {
+    public static let minimumWidth = 20
+    public static let minimumHeight = 6
+
+    /// Rows of list the screen has room for at `height`.
+    public static func viewportHeight(forHeight height: Int) -> Int { max(1, height - 3) }
+
+    public static func render(_ frame: Frame, width: Int, height: Int) -> Grid {
+        var grid = Grid(width: width, height: height)
+        guard width >= minimumWidth, height >= minimumHeight else {
+            let lines = ["Terminal too small", "(\(minimumWidth)x\(minimumHeight) needed)"]
+            for (y, line) in lines.enumerated() where y < height { grid.put(line, x: 0, y: y, role: .message) }
+            return grid
+        }
+        var state = frame.state
+        state.viewportHeight = viewportHeight(forHeight: height)
+        let rows = state.rows(for: frame.list)
+        state.settle(rows)
+
+        drawTitle(&grid, frame, state)
+        drawBody(&grid, frame, state, rows)
+        drawPromptLine(&grid, frame, state)
+        drawStatusBar(&grid, frame, state)
+        switch state.mode {
+        case .help: drawHelp(&grid, state)
+        case .conflicts: drawConflicts(&grid, frame, state)
+        default: break
+        }
+        return grid
+    }
+
+    // MARK: - Bars
+
+    static func drawTitle(_ grid: inout Grid, _ frame: Frame, _ state: EditorState) {
+        grid.fill(y: 0, role: .title)
+        let name = state.readOnly ? " bananas view" : " bananas"
+        var x = grid.put(name, x: 0, y: 0, role: .title)
+        if state.readOnly { x = grid.put(" read-only", x: x, y: 0, role: .readOnly) }
+        let items = frame.list.items
+        let checked = items.count(where: \.checked)
+        var right = items.isEmpty ? "empty " : "\(checked)/\(items.count) checked "
+        if !state.filter.isEmpty, case .normal = state.mode { right = "filter: \(state.filter.displaySafe) · " + right }
+        if state.hideChecked { right = "checked hidden · " + right }
+        let width = TextWidth.of(right)
+        if x + 2 + width <= grid.width {
+            grid.put(right, x: grid.width - width, y: 0, role: .title)
+        } else if x + 4 < grid.width {
+            grid.put(TextWidth.truncate(right, to: grid.width - x - 2), x: x + 2, y: 0, role: .title)
+        }
+    }
+
+    static func drawStatusBar(_ grid: inout Grid, _ frame: Frame, _ state: EditorState) {
+        let y = grid.height - 1
+        grid.fill(y: y, role: .statusBar)
+        let hint = " ? help "
+        let room = grid.width - TextWidth.of(hint)
+        var summary = frame.status.summary(now: frame.now)
+        if frame.status.state == .conflict { summary += " — press c" }
+        let role: Role = switch frame.status.state {
+        case .synced: .synced
+        case .pending: .pending
+        case .conflict: .conflict
+        case .paused: .paused
+        }
+        var x = grid.put(" " + TextWidth.truncate(summary, to: room - 2) + " ", x: 0, y: y, role: role, limit: room)
+        if x + 6 < room {
+            x = grid.put(" " + TextWidth.truncate(frame.fileLabel.displaySafe, to: room - x - 2), x: x, y: y, role: .statusBar, limit: room)
+        }
+        if room > 8 { grid.put(hint, x: room, y: y, role: .statusBar) }
+    }
+
+    static func drawPromptLine(_ grid: inout Grid, _ frame: Frame, _ state: EditorState) {
+        let y = grid.height - 2
+        switch state.mode {
+        case .prompt(let prompt):
+            let label = TextWidth.truncate(prompt.label, to: max(1, grid.width / 2))
+            let x = grid.put(label, x: 0, y: y, role: .prompt) + (prompt.label == "/" ? 0 : 1)
+            let (shown, column) = prompt.line.visible(in: grid.width - x)
+            grid.put(shown, x: x, y: y, role: .text)
+            grid.cursor = (min(grid.width - 1, x + column), y)
+            if let message = state.message, message.kind == .error {
+                // A problem with what was typed shows after it, and the prompt stays open.
+                grid.put(" " + message.text, x: min(grid.width - 1, x + TextWidth.of(shown) + 1), y: y, role: .error)
+            }
+        case .confirm(let confirm):
+            grid.put(confirm.question, x: 0, y: y, role: .prompt)
+        default:
+            if let message = state.message {
+                let role: Role = switch message.kind {
+                case .info: .message
+                case .error: .error
+                case .readOnly: .readOnly
+                }
+                grid.put(TextWidth.truncate(message.text, to: grid.width), x: 0, y: y, role: role)
+            }
+        }
+    }
+
+    // MARK: - The list
+
+    static func drawBody(_ grid: inout Grid, _ frame: Frame, _ state: EditorState, _ rows: [Row]) {
+        let top = 1
+        let height = grid.height - 3
+        if rows.isEmpty {
+            let lines: [String]
+            if !state.activeFilter.isEmpty {
+                lines = ["Nothing matches \"\(state.activeFilter.displaySafe)\".", "Esc clears the filter."]
+            } else if state.readOnly {
+                lines = ["The list is empty."]
+            } else {
+                lines = ["The list is empty.", "a adds an item, A a section,", "? shows every key."]
+            }
+            for (k, line) in lines.prefix(height).enumerated() {
+                grid.put(TextWidth.truncate(line, to: grid.width - 2), x: 2, y: top + k, role: .dim)
+            }
+            return
+        }
+        let cursor = state.cursorIndex(in: rows)
+        let query = state.activeFilter.trimmingWhitespace().lowercased()
+        for k in 0..<height {
+            let index = state.scrollTop + k
+            guard index < rows.count else { break }
+            let y = top + k
+            if index == cursor { grid.highlight(row: y) }
+            switch rows[index] {
+            case .section(let name, let open, let total, let collapsed):
+                let x = grid.put(collapsed ? "▸ " : "▾ ", x: 0, y: y, role: .sectionHeader)
+                let counts = " \(open)/\(total)"
+                let nameRoom = max(1, grid.width - x - TextWidth.of(counts))
+                let end = grid.put(TextWidth.truncate(name.displaySafe, to: nameRoom), x: x, y: y, role: .sectionHeader)
+                grid.put(counts, x: end, y: y, role: .dim)
+            case .item(let item):
+                drawItem(&grid, item, y: y, query: query)
+            }
+        }
+        // A scroll hint when rows are cut off below.
+        if state.scrollTop + height < rows.count, grid.width > 4 {
+            grid.put("↓", x: grid.width - 1, y: top + height - 1, role: .dim)
+        }
+        if state.scrollTop > 0, grid.width > 4 {
+            grid.put("↑", x: grid.width - 1, y: top, role: .dim)
+        }
+    }
+
+    static func drawItem(_ grid: inout Grid, _ item: Item, y: Int, query: String) {
+        let nameRole: Role = item.checked ? .checkedItem : .item
+        var x = grid.put(item.checked ? "  [x] " : "  [ ] ", x: 0, y: y, role: nameRole)
+        let right = grid.width - 1
+        let amount = item.amount.displaySafe
+        let marker = item.optional ? (grid.width >= 40 ? "optional" : "?") : ""
+        // The name gets what is left after the amount and the marker, but never less than
+        // about a third of the row: on a narrow screen the amount is cut first.
+        let extras = (amount.isEmpty ? 0 : TextWidth.of(amount) + 2) + (marker.isEmpty ? 0 : TextWidth.of(marker) + 2)
+        let name = item.name.displaySafe
+        let minimumName = min(TextWidth.of(name), max(4, (right - x) / 3))
+        let nameRoom = max(minimumName, right - x - extras)
+        let shownName = TextWidth.truncate(name, to: nameRoom)
+        let nameStart = x
+        x = grid.put(shownName, x: x, y: y, role: nameRole, limit: right)
+        if !query.isEmpty { highlightMatches(&grid, in: shownName, at: nameStart, y: y, query: query) }
+        if !amount.isEmpty, x + 3 <= right {
+            x = grid.put("  " + TextWidth.truncate(amount, to: right - x - 2), x: x, y: y, role: .amount, limit: right)
+        }
+        if !marker.isEmpty, x + 2 + TextWidth.of(marker) <= right {
+            grid.put("  " + marker, x: x, y: y, role: .optionalMarker, limit: right)
+        }
+    }
+
+    /// Marks each occurrence of `query` in the shown name with the filter-match role.
+    static func highlightMatches(_ grid: inout Grid, in shown: String, at x: Int, y: Int, query: String) {
+        let characters = Array(shown)
+        let lowered = characters.map { $0.lowercased() }
+        let needle = Array(query).map { $0.lowercased() }
+        guard !needle.isEmpty, needle.count <= lowered.count else { return }
+        var column = x
+        var columns: [Int] = []
+        for c in characters { columns.append(column); column += TextWidth.of(c) }
+        var start = 0
+        while start + needle.count <= lowered.count {
+            if Array(lowered[start..<start + needle.count]) == needle {
+                for k in start..<start + needle.count {
+                    let w = TextWidth.of(characters[k])
+                    for dx in 0..<w where columns[k] + dx < grid.width { grid[columns[k] + dx, y].role = .filterMatch }
+                }
+                start += needle.count
+            } else {
+                start += 1
+            }
+        }
+    }
+
+    // MARK: - Overlays
+
+    /// A bordered box over the list area; returns its inner rectangle.
+    static func drawBox(_ grid: inout Grid, title: String, footer: String, contentWidth: Int, contentHeight: Int) -> (x: Int, y: Int, width: Int, height: Int) {
+        let width = min(grid.width - 2, contentWidth + 4)
+        let height = min(grid.height - 2, contentHeight + 2)
+        let left = (grid.width - width) / 2
+        let top = max(0, (grid.height - 1 - height) / 2)
+        for y in top..<top + height {
+            for x in left..<left + width { grid[x, y] = Cell(text: " ", role: .help, highlighted: false) }
+        }
+        let horizontal = String(repeating: "─", count: max(0, width - 2))
+        grid.put("┌" + horizontal + "┐", x: left, y: top, role: .help)
+        grid.put("└" + horizontal + "┘", x: left, y: top + height - 1, role: .help)
+        for y in top + 1..<top + height - 1 {
+            grid.put("│", x: left, y: y, role: .help)
+            grid.put("│", x: left + width - 1, y: y, role: .help)
+        }
+        grid.put(TextWidth.truncate(" \(title) ", to: width - 4), x: left + 2, y: top, role: .helpKey)
+        grid.put(TextWidth.truncate(" \(footer) ", to: width - 4), x: left + 2, y: top + height - 1, role: .help)
+        return (left + 2, top + 1, width - 4, height - 2)
+    }
+
+    /// The help overlay's lines: (keys, what they do); a group title has empty help.
+    static func helpLines(readOnly: Bool) -> [(keys: String, help: String)] {
+        var lines: [(String, String)] = []
+        for group in Binding.Group.allCases {
+            if !lines.isEmpty { lines.append(("", "")) }
+            lines.append((group.rawValue, ""))
+            for binding in KeyMap.bindings where binding.group == group {
+                lines.append((binding.keyLabel, binding.help + (readOnly && binding.edits ? " (not in view)" : "")))
+            }
+        }
+        lines.append(("", ""))
+        lines.append(("In a prompt", ""))
+        lines += KeyMap.promptHelp
+        return lines
+    }
+
+    static func drawHelp(_ grid: inout Grid, _ state: EditorState) {
+        let lines = helpLines(readOnly: state.readOnly)
+        let keyColumn = 14
+        let box = drawBox(&grid, title: "Keys", footer: "j/k scroll · any other key closes",
+                          contentWidth: 60, contentHeight: lines.count)
+        let scroll = min(state.helpScroll, max(0, lines.count - box.height))
+        for (k, line) in lines.dropFirst(scroll).prefix(box.height).enumerated() {
+            let y = box.y + k
+            if line.help.isEmpty {
+                grid.put(TextWidth.truncate(line.keys, to: box.width), x: box.x, y: y, role: .helpKey)
+                continue
+            }
+            grid.put(TextWidth.truncate(line.keys, to: min(keyColumn - 1, box.width)), x: box.x, y: y, role: .helpKey)
+            if box.width > keyColumn + 2 {
+                grid.put(TextWidth.truncate(line.help, to: box.width - keyColumn), x: box.x + keyColumn, y: y, role: .help)
+            }
+        }
+        if scroll + box.height < lines.count { grid.put("↓", x: box.x + box.width, y: box.y + box.height - 1, role: .helpKey) }
+    }
+
+    static func drawConflicts(_ grid: inout Grid, _ frame: Frame, _ state: EditorState) {
+        let entries = frame.status.conflicts
+        let footer = state.readOnly ? "j/k move · Esc closes" : "r restore · d dismiss · D all · Esc"
+        let box = drawBox(&grid, title: "Conflicts: values that lost to a concurrent edit", footer: footer,
+                          contentWidth: 70, contentHeight: max(1, entries.count))
+        let first = max(0, min(state.conflictIndex - box.height + 1, entries.count - box.height))
+        for (k, entry) in entries.dropFirst(first).prefix(box.height).enumerated() {
+            let c = entry.conflict
+            let line = "\(c.itemName.displaySafe) · \(c.field.rawValue): kept \(shown(c.kept, c.field)), lost \(shown(c.lost, c.field))"
+            let y = box.y + k
+            grid.put(TextWidth.padded(line, to: box.width), x: box.x, y: y, role: .help)
+            if first + k == state.conflictIndex {
+                for x in box.x..<box.x + box.width { grid[x, y].highlighted = true }
+            }
+        }
+    }
+
+    static func shown(_ value: FieldValue, _ field: ItemField) -> String {
+        switch value {
+        case .text(let s): "\"" + s.displaySafe + "\""
+        case .flag(let b): field == .checked ? (b ? "checked" : "unchecked") : (b ? "yes" : "no")
+        case .order(let d): String(d)
+        }
+    }
+}

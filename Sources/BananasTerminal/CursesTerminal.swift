@@ -1,0 +1,181 @@
+import BananasEditor
+import CCurses
+
+/// The ncurses backend: paints a `Grid` and reads keys. Every call must come from the main
+/// thread (curses is not thread-safe); `EditorRunner` makes sure of that.
+@MainActor
+public final class CursesTerminal {
+    public let theme: Theme
+    private var pairs: [PairKey: Int32] = [:]
+    private var nextPair: Int32 = 1
+    private var colorCount = 0
+    private var started = false
+    private var painted: Grid?
+
+    private struct PairKey: Hashable {
+        var foreground: Int32
+        var background: Int32
+    }
+
+    public init(theme: Theme) {
+        self.theme = theme
+    }
+
+    public func start() throws {
+        guard bananas_curses_start() == 0 else { throw TerminalError.cannotStart }
+        bananas_curses_install_crash_handlers()
+        started = true
+        colorCount = bananas_has_colors() != 0 ? Int(bananas_color_count()) : 0
+    }
+
+    public func stop() {
+        guard started else { return }
+        started = false
+        bananas_curses_stop()
+    }
+
+    public var size: (width: Int, height: Int) {
+        (Int(bananas_cols()), Int(bananas_lines()))
+    }
+
+    /// Re-reads the terminal size; true when it changed.
+    public func checkResize() -> Bool {
+        if bananas_check_resize() != 0 {
+            painted = nil
+            return true
+        }
+        return false
+    }
+
+    /// Every key waiting on the terminal, without blocking.
+    public func readKeys() -> [KeyInput] {
+        var keys: [KeyInput] = []
+        var code: UInt32 = 0
+        while true {
+            let kind = bananas_read_key(&code)
+            if kind == 0 { break }
+            if kind == 2 {
+                if let key = Self.functionKey(Int32(code)) { keys.append(key) }
+            } else if let key = Self.characterKey(code) {
+                keys.append(key)
+            }
+        }
+        return keys
+    }
+
+    public enum KeyInput: Equatable {
+        case key(Key)
+        case resize
+    }
+
+    static func characterKey(_ code: UInt32) -> KeyInput? {
+        switch code {
+        case 13, 10: return .key(.enter)
+        case 27: return .key(.escape)
+        case 9: return .key(.tab)
+        case 127, 8: return .key(.backspace)
+        case 1...26: return .key(.ctrl(Character(Unicode.Scalar(code + 96)!)))
+        default:
+            guard let scalar = Unicode.Scalar(code) else { return nil }
+            return .key(.char(Character(scalar)))
+        }
+    }
+
+    static func functionKey(_ code: Int32) -> KeyInput? {
+        switch code {
+        case KEY_UP: return .key(.up)
+        case KEY_DOWN: return .key(.down)
+        case KEY_LEFT: return .key(.left)
+        case KEY_RIGHT: return .key(.right)
+        case KEY_HOME: return .key(.home)
+        case KEY_END: return .key(.end)
+        case KEY_NPAGE: return .key(.pageDown)
+        case KEY_PPAGE: return .key(.pageUp)
+        case KEY_BACKSPACE: return .key(.backspace)
+        case KEY_DC: return .key(.delete)
+        case KEY_ENTER: return .key(.enter)
+        case KEY_BTAB: return .key(.backTab)
+        case KEY_RESIZE: return .resize
+        default:
+            for n in 1...12 where code == bananas_key_f(Int32(n)) { return .key(.function(n)) }
+            return nil
+        }
+    }
+
+    /// Paints the grid: only the cells that changed since the last frame (curses then sends
+    /// only what changed on screen).
+    public func draw(_ grid: Grid) {
+        let previous = painted.flatMap { $0.width == grid.width && $0.height == grid.height ? $0 : nil }
+        if previous == nil { bananas_clear() }
+        for y in 0..<grid.height {
+            for x in 0..<grid.width {
+                let cell = grid[x, y]
+                if let previous, previous[x, y] == cell { continue }
+                if cell.isContinuation { continue }
+                put(cell, x: x, y: y)
+            }
+        }
+        if let cursor = grid.cursor {
+            bananas_move_cursor(Int32(cursor.y), Int32(cursor.x), 1)
+        } else {
+            bananas_move_cursor(0, 0, 0)
+        }
+        bananas_refresh()
+        painted = grid
+    }
+
+    private func put(_ cell: Cell, x: Int, y: Int) {
+        let style = theme.style(for: cell.role, highlighted: cell.highlighted)
+        var attrs: UInt32 = 0
+        if style.bold { attrs |= bananas_attr_bold() }
+        if style.dim { attrs |= bananas_attr_dim() }
+        if style.italic { attrs |= bananas_attr_italic() }
+        if style.underline { attrs |= bananas_attr_underline() }
+        if style.reverse { attrs |= bananas_attr_reverse() }
+        let pair = colorPair(style)
+        var scalars = cell.text.unicodeScalars.map { wchar_t(bitPattern: $0.value) }
+        if scalars.isEmpty { scalars = [32] }
+        scalars.withUnsafeBufferPointer { buffer in
+            bananas_put_cell(Int32(y), Int32(x), buffer.baseAddress, Int32(buffer.count), attrs, pair)
+        }
+    }
+
+    private func colorPair(_ style: Style) -> Int32 {
+        guard colorCount > 0 else { return 0 }
+        let key = PairKey(foreground: colorIndex(style.foreground), background: colorIndex(style.background))
+        if key.foreground == -1 && key.background == -1 { return 0 }
+        if let pair = pairs[key] { return pair }
+        guard nextPair < bananas_pair_count() else { return 0 }
+        let pair = nextPair
+        nextPair += 1
+        _ = bananas_init_pair(pair, key.foreground, key.background)
+        pairs[key] = pair
+        return pair
+    }
+
+    /// The terminal's colour number for a theme colour, degraded to what it has.
+    private func colorIndex(_ color: TermColor?) -> Int32 {
+        guard let color else { return -1 }
+        switch color {
+        case .ansi(let n):
+            return Int32(colorCount >= 16 ? n : n % 8)
+        case .indexed(let n):
+            return Int32(colorCount >= 256 ? n : ColorDepth.nearestANSI(indexed: n) % (colorCount >= 16 ? 16 : 8))
+        case .rgb(let r, let g, let b):
+            let indexed = ColorDepth.nearestIndexed(r, g, b)
+            return Int32(colorCount >= 256 ? indexed : ColorDepth.nearestANSI(indexed: indexed) % (colorCount >= 16 ? 16 : 8))
+        }
+    }
+}
+
+public enum TerminalError: Error, CustomStringConvertible {
+    case cannotStart
+    case notATerminal
+
+    public var description: String {
+        switch self {
+        case .cannotStart: "could not start the terminal (is TERM set?)"
+        case .notATerminal: "the editor needs a terminal; use bananas list for output to a pipe"
+        }
+    }
+}
