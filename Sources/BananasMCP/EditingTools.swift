@@ -3,37 +3,41 @@ import BananasFile
 import BananasSync
 import MCP
 
-/// The editing tools: batches of item-level edits, each entry answered on its own. Every
-/// batch is one edit in the store (one undo step, one flush).
+/// The shape every mutating tool shares: check, take the entries one by one against a scratch
+/// copy (so later entries see earlier ones), answer each entry on its own, and apply everything
+/// that worked as one edit in the store (one undo step, one write). Then wait (briefly) for the
+/// file, so the answer can say honestly whether the change is in it.
 @MainActor
-enum EditingTools {
+enum Batch {
     /// Stamps a scratch copy's edits so later entries of a batch see earlier ones (newer than
     /// any real stamp; the real edit gets a real stamp from the store).
     static let scratch = Stamp(millis: 9_999_999_999_999_999, counter: 0, replica: "scratch")
 
-    /// One entry's outcome, as the agent sees it.
-    struct Outcome {
-        var entry: Int
-        var item: String
-        var status: String
-        var id: String?
-        var error: String?
+    /// How long an answer waits for the file write that follows an edit. The store waits up
+    /// to a second for a lock held by another writer before it calls the list paused.
+    static let settleMillis = 1_500
 
-        var value: Value {
-            var object: [String: Value] = ["entry": .int(entry), "item": .string(item), "status": .string(status)]
-            if let id { object["id"] = .string(id) }
-            if let error { object["error"] = .string(error) }
-            return .object(object)
-        }
+    /// What one entry did: the edits it makes (none for `already_on_list` and the like or an
+    /// error) and what the agent is told about it.
+    struct Entry {
+        var edits: [ListEdit] = []
+        var fields: [String: Value]
+        var line: String
+        var failed = false
     }
 
-    /// Refuses when the list cannot take edits now, or changed since `expected_revision`.
+    /// Refuses when the list cannot take edits (its content stops writing), or changed since
+    /// `expected_revision`.
     static func precheck(_ store: ListStore, _ arguments: [String: Value]) -> CallTool.Result? {
         if let paused = store.status.pausedBy, paused.isContentProblem {
-            return failure("The list is paused (\(paused.pausedReason)): \(paused.description). Nothing was changed.")
+            return failure("""
+                The list is paused (\(paused.pausedReason)): \(paused.description). Nothing was changed: \
+                an edit could not be written until someone fixes or replaces the file. Reading it \
+                still works.
+                """)
         }
         if let expected = arguments["expected_revision"]?.stringValue, expected != Revision.of(store.list) {
-            return failure("The list changed since revision \(expected) (now \(Revision.of(store.list))). Call get_shopping_list again, then retry with what you read.")
+            return failure("The list changed since revision \(expected) (now \(Revision.of(store.list))). Nothing was changed. Call get_shopping_list again, then retry with what you read.")
         }
         return nil
     }
@@ -42,14 +46,86 @@ enum EditingTools {
         .init(content: [.text(text: text, annotations: nil, _meta: nil)], isError: true)
     }
 
-    static func entries(_ arguments: [String: Value]) -> [[String: Value]]? {
-        arguments["items"]?.arrayValue?.compactMap(\.objectValue)
+    static func run(
+        _ store: ListStore, _ arguments: [String: Value], key: String, label: String, usage: String,
+        _ each: (_ index: Int, _ entry: [String: Value], _ working: ShoppingList) throws -> Entry,
+        failed: (_ index: Int, _ entry: [String: Value], _ error: any Error) -> Entry
+    ) async -> CallTool.Result {
+        if let refused = precheck(store, arguments) { return refused }
+        guard let entries = arguments[key]?.arrayValue?.compactMap(\.objectValue), !entries.isEmpty else { return failure(usage) }
+        var working = store.list
+        var steps: [ListEdit] = []
+        var done: [Entry] = []
+        for (index, entry) in entries.enumerated() {
+            do {
+                let outcome = try each(index, entry, working)
+                if !outcome.edits.isEmpty {
+                    try working.apply(.batch(outcome.edits), stamp: scratch)
+                    steps += outcome.edits
+                }
+                done.append(outcome)
+            } catch {
+                done.append(failed(index, entry, error))
+            }
+        }
+        return await finish(store, label: label, steps: steps, entries: done, empty: "Nothing to do.")
     }
+
+    /// Applies `steps` as one edit, waits for the file, and answers.
+    static func finish(_ store: ListStore, label: String, steps: [ListEdit], entries: [Entry], empty: String) async -> CallTool.Result {
+        var changed = false
+        if !steps.isEmpty {
+            let wasPaused = store.status.pausedBy != nil
+            do {
+                changed = try store.perform(.batch(steps), label: label)
+            } catch {
+                return failure("Nothing was changed: \(describe(error))")
+            }
+            if changed && !wasPaused { await settle(store) }
+        }
+        let written = store.status.pendingCount == 0
+        var summary = entries.map(\.line).joined(separator: "\n")
+        if summary.isEmpty { summary = empty }
+        var structured: [String: Value] = [
+            "results": .array(entries.map { .object($0.fields) }),
+            "revision": .string(Revision.of(store.list)),
+            "written": .bool(written),
+        ]
+        if let paused = store.status.pausedBy {
+            structured["paused"] = .string(paused.pausedReason)
+            summary += "\nSaved, but not in the list file yet: the list is paused (\(paused.pausedReason)): \(paused.description). It will be written when this clears; nothing needs to be repeated."
+        } else if changed && !written {
+            summary += "\nSaved; the list file is still being written."
+        } else if changed {
+            summary += "\nWritten to the list file."
+        }
+        return .init(
+            content: [.text(text: summary, annotations: nil, _meta: nil)],
+            structuredContent: Optional<Value>.some(.object(structured)),
+            isError: !entries.isEmpty && entries.allSatisfy(\.failed))
+    }
+
+    /// Waits until the file holds every edit, the list pauses, or `settleMillis` pass.
+    static func settle(_ store: ListStore) async {
+        let deadline = ContinuousClock.now + .milliseconds(settleMillis)
+        while store.status.pendingCount > 0, store.status.pausedBy == nil, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(2))
+        }
+    }
+
+    // MARK: Reading arguments
 
     static func text(_ value: Value?, as kind: TextRules.Kind) throws -> String? {
         guard let value else { return nil }
         guard let string = value.stringValue else { throw ToolInputError("\(kind.rawValue) must be a string") }
         return kind == .amount && string.trimmingWhitespace().isEmpty ? "" : try TextRules.validated(string, as: kind)
+    }
+
+    /// A section name: not empty, and an existing section when one matches in any case.
+    static func section(_ value: Value?, in list: ShoppingList) throws -> String? {
+        guard let name = try text(value, as: .section) else { return nil }
+        guard !name.isEmpty else { throw TextRules.Violation.empty(.section) }
+        return list.section(named: name) ?? name
     }
 
     static func flag(_ value: Value?, _ name: String) throws -> Bool? {
@@ -58,133 +134,133 @@ enum EditingTools {
         return bool
     }
 
-    /// Applies `steps` as one edit and builds the answer.
-    static func finish(_ store: ListStore, label: String, steps: [ListEdit], outcomes: [Outcome], verb: String) -> CallTool.Result {
-        var outcomes = outcomes
-        if !steps.isEmpty {
-            do {
-                try store.perform(.batch(steps), label: label)
-            } catch {
-                return failure("Nothing was changed: \(error)")
-            }
-        }
-        let failed = outcomes.filter { $0.status == "error" }
-        var summary = outcomes.map { o in
-            "\(o.entry + 1). \(TextRules.escaped(o.item)): \(o.status)" + (o.error.map { " — " + $0 } ?? "")
-        }.joined(separator: "\n")
-        if let paused = store.status.pausedBy {
-            summary += "\nSaved, and waiting to be written to the file: paused (\(paused.pausedReason))."
-        }
-        outcomes.sort { $0.entry < $1.entry }
-        let structured: Value = .object([
-            "results": .array(outcomes.map(\.value)),
-            "revision": .string(Revision.of(store.list)),
+    // MARK: Wording
+
+    /// An item as a candidate: name, amount, section, state and its full id, to retry with.
+    static func candidate(_ item: Item) -> String {
+        var text = "\"\(TextRules.escaped(item.name))\""
+        var details: [String] = []
+        if !item.amount.isEmpty { details.append(TextRules.escaped(item.amount)) }
+        details.append("in " + (item.section.isEmpty ? "no section" : TextRules.escaped(item.section)))
+        if item.checked { details.append("checked") }
+        text += " (" + details.joined(separator: ", ") + ")"
+        return text + " id " + item.id
+    }
+
+    static func candidateValue(_ item: Item) -> Value {
+        .object([
+            "id": .string(item.id), "name": .string(item.name), "amount": .string(item.amount),
+            "section": .string(item.section), "checked": .bool(item.checked),
         ])
-        return .init(
-            content: [.text(text: summary.isEmpty ? "Nothing to \(verb)." : summary, annotations: nil, _meta: nil)],
-            structuredContent: Optional<Value>.some(structured),
-            isError: !outcomes.isEmpty && failed.count == outcomes.count)
     }
 
     static func describe(_ error: any Error) -> String {
         switch error {
-        case let error as AddressError: error.description
+        case AddressError.ambiguous(let query, let candidates):
+            "\"\(TextRules.escaped(query))\" matches \(candidates.count) items; retry with one of these ids: "
+                + candidates.map(candidate).joined(separator: "; ")
+        case AddressError.notFound(let query, let close):
+            "no item matches \"\(TextRules.escaped(query))\""
+                + (close.isEmpty ? "" : "; close matches: " + close.map(candidate).joined(separator: "; "))
+        case SectionError.notEmpty(let name, let count):
+            "section \"\(TextRules.escaped(name))\" still holds \(count) item\(count == 1 ? "" : "s"); give move_items_to (a section) or delete_items: true"
+        case let error as SectionError: error.description
         case let error as TextRules.Violation: error.description
         case let error as ToolInputError: error.message
+        case let error as ListFileError: error.description
+        case let error as StoreError: error.description
         default: String(describing: error)
         }
     }
+}
 
-    /// What one entry of a batch did: the edits it makes (none for a refusal such as
-    /// `already_on_list`) and the outcome reported for it.
-    struct Step {
-        var edits: [ListEdit]
-        var item: String
-        var status: String
-        var id: String?
-        var note: String? = nil
+/// The item tools: batches of item-level edits, each entry answered on its own.
+@MainActor
+enum EditingTools {
+    nonisolated static func failure(_ text: String) -> CallTool.Result { Batch.failure(text) }
+
+    static func entry(_ index: Int, item: String, status: String, id: String? = nil, note: String? = nil, edits: [ListEdit] = []) -> Batch.Entry {
+        var fields: [String: Value] = ["entry": .int(index), "item": .string(item), "status": .string(status)]
+        if let id { fields["id"] = .string(id) }
+        if let note { fields["error"] = .string(note) }
+        var line = "\(index + 1). \(TextRules.escaped(item)): \(status.replacingUnderscores)"
+        if let id { line += ", id \(id)" }
+        if let note { line += " — " + note }
+        return Batch.Entry(edits: edits, fields: fields, line: line)
     }
 
-    /// The shared shape of the batch tools: check, then take the entries one by one against a
-    /// scratch copy (so later entries see earlier ones), collect per-entry outcomes, and apply
-    /// everything that worked as one edit.
-    static func batchTool(
-        _ store: ListStore, _ arguments: [String: Value], usage: String, label: String,
-        _ each: (_ entry: [String: Value], _ working: ShoppingList) throws -> Step
-    ) -> CallTool.Result {
-        if let refused = precheck(store, arguments) { return refused }
-        guard let entries = entries(arguments), !entries.isEmpty else { return failure(usage) }
-        var working = store.list
-        var steps: [ListEdit] = []
-        var outcomes: [Outcome] = []
-        for (index, entry) in entries.enumerated() {
-            do {
-                let step = try each(entry, working)
-                if !step.edits.isEmpty {
-                    try working.apply(.batch(step.edits), stamp: scratch)
-                    steps += step.edits
-                }
-                outcomes.append(Outcome(entry: index, item: step.item, status: step.status, id: step.id, error: step.note))
-            } catch {
-                let shown = (entry["item"] ?? entry["name"])?.stringValue ?? ""
-                outcomes.append(Outcome(entry: index, item: shown, status: "error", error: describe(error)))
-            }
+    /// An entry that failed, with candidates or close matches when an item was not found.
+    static func failed(_ index: Int, _ entry: [String: Value], _ error: any Error) -> Batch.Entry {
+        let shown = (entry["item"] ?? entry["name"])?.stringValue ?? ""
+        let message = Batch.describe(error)
+        var outcome = Batch.Entry(
+            fields: ["entry": .int(index), "item": .string(shown), "status": .string("error"), "error": .string(message)],
+            line: "\(index + 1). \(TextRules.escaped(shown)): error — \(message)", failed: true)
+        switch error {
+        case AddressError.ambiguous(_, let candidates): outcome.fields["candidates"] = .array(candidates.map(Batch.candidateValue))
+        case AddressError.notFound(_, let close): outcome.fields["close_matches"] = .array(close.map(Batch.candidateValue))
+        default: break
         }
-        return finish(store, label: label, steps: steps, outcomes: outcomes, verb: label)
+        return outcome
+    }
+
+    static func resolve(_ entry: [String: Value], in list: ShoppingList) throws -> Item {
+        try Addressing.resolve(entry["item"]?.stringValue ?? "", in: list.items)
     }
 
     // MARK: add_items
 
-    static func add(_ store: ListStore, _ arguments: [String: Value]) -> CallTool.Result {
+    static func add(_ store: ListStore, _ arguments: [String: Value]) async -> CallTool.Result {
         let insist = arguments["allow_duplicates"]?.boolValue == true
         var order = store.list.nextSortOrder
-        return batchTool(store, arguments, usage: "Give the items to add: {\"items\": [{\"name\": \"Milk\"}]}.", label: "add") { entry, working in
-            guard let name = try text(entry["name"], as: .name) else { throw ToolInputError("name is required") }
-            let amount = try text(entry["amount"], as: .amount) ?? ""
-            let section = try text(entry["section"], as: .section) ?? "Other"
-            let optional = try flag(entry["optional"], "optional") ?? false
+        return await Batch.run(store, arguments, key: "items", label: "add", usage: "Give the items to add: {\"items\": [{\"name\": \"Milk\"}]}.") { index, entry, working in
+            guard let name = try Batch.text(entry["name"], as: .name) else { throw ToolInputError("name is required") }
+            let amount = try Batch.text(entry["amount"], as: .amount) ?? ""
+            let section = try Batch.section(entry["section"], in: working) ?? "Other"
+            let optional = try Batch.flag(entry["optional"], "optional") ?? false
             let existing = working.items.first { $0.name.lowercased() == name.lowercased() }
             if let existing, !insist {
                 if !existing.checked {
-                    return Step(edits: [], item: name, status: "already_on_list", id: existing.id,
-                                note: "already on the list unchecked; pass allow_duplicates: true to add it again")
+                    return self.entry(index, item: existing.name, status: "already_on_list", id: existing.id,
+                                 note: "already on the list unchecked; pass allow_duplicates: true to add it again")
                 }
                 var changes: [ItemField: FieldValue] = [.checked: .flag(false)]
                 if entry["amount"] != nil { changes[.amount] = .text(amount) }
                 if entry["optional"] != nil { changes[.optional] = .flag(optional) }
-                return Step(edits: [.update(id: existing.id, changes: changes)], item: name, status: "unchecked", id: existing.id)
+                return self.entry(index, item: existing.name, status: "unchecked", id: existing.id, edits: [.update(id: existing.id, changes: changes)])
             }
             let id = ItemID.random()
             order += 1
             let insert = ListEdit.insert(Item(id: id, name: name, amount: amount, section: section, optional: optional, sortOrder: order))
-            return Step(edits: [working.ensureSectionEdit(section), insert].compactMap { $0 }, item: name, status: "added", id: id)
-        }
+            return self.entry(index, item: name, status: "added", id: id, edits: [working.ensureSectionEdit(section), insert].compactMap { $0 })
+        } failed: { failed($0, $1, $2) }
     }
 
     // MARK: update_items
 
-    static func update(_ store: ListStore, _ arguments: [String: Value]) -> CallTool.Result {
-        batchTool(store, arguments, usage: "Give the changes: {\"items\": [{\"item\": \"Milk\", \"checked\": true}]}.", label: "update") { entry, working in
-            let item = try Addressing.resolve(entry["item"]?.stringValue ?? "", in: working.items)
+    static func update(_ store: ListStore, _ arguments: [String: Value]) async -> CallTool.Result {
+        await Batch.run(store, arguments, key: "items", label: "update", usage: "Give the changes: {\"items\": [{\"item\": \"Milk\", \"checked\": true}]}.") { index, entry, working in
+            let item = try resolve(entry, in: working)
             var changes: [ItemField: FieldValue] = [:]
             var edits: [ListEdit] = []
-            if let name = try text(entry["name"], as: .name) { changes[.name] = .text(name) }
-            if let amount = try text(entry["amount"], as: .amount) { changes[.amount] = .text(amount) }
-            if let section = try text(entry["section"], as: .section) {
-                changes[.section] = .text(section)
-                if let ensure = working.ensureSectionEdit(section) { edits.append(ensure) }
+            if let name = try Batch.text(entry["name"], as: .name) { changes[.name] = .text(name) }
+            if let amount = try Batch.text(entry["amount"], as: .amount) { changes[.amount] = .text(amount) }
+            var section = item.section
+            if let target = try Batch.section(entry["section"], in: working) {
+                section = target
+                changes[.section] = .text(target)
+                if let ensure = working.ensureSectionEdit(target) { edits.append(ensure) }
             }
-            if let checked = try flag(entry["checked"], "checked") { changes[.checked] = .flag(checked) }
-            if let optional = try flag(entry["optional"], "optional") { changes[.optional] = .flag(optional) }
+            if let checked = try Batch.flag(entry["checked"], "checked") { changes[.checked] = .flag(checked) }
+            if let optional = try Batch.flag(entry["optional"], "optional") { changes[.optional] = .flag(optional) }
             if let position = entry["position"] {
                 guard let place = position.intValue, place >= 1 else { throw ToolInputError("position must be a whole number from 1") }
-                let section = changes[.section].flatMap { if case .text(let s) = $0 { s } else { nil } } ?? item.section
                 changes[.sortOrder] = .order(sortOrder(for: item.id, at: place, in: section, working))
             }
             guard !changes.isEmpty else { throw ToolInputError("nothing to change: give name, amount, section, checked, optional or position") }
             edits.append(.update(id: item.id, changes: changes))
-            return Step(edits: edits, item: item.name, status: "updated", id: item.id)
-        }
+            return self.entry(index, item: item.name, status: "updated", id: item.id, edits: edits)
+        } failed: { failed($0, $1, $2) }
     }
 
     /// A sortOrder that puts the item at 1-based `place` among its section's other items.
@@ -203,24 +279,29 @@ enum EditingTools {
 
     // MARK: remove_items, clear_checked
 
-    static func remove(_ store: ListStore, _ arguments: [String: Value]) -> CallTool.Result {
-        batchTool(store, arguments, usage: "Give the items to remove: {\"items\": [{\"item\": \"Milk\"}]}.", label: "remove") { entry, working in
-            let item = try Addressing.resolve(entry["item"]?.stringValue ?? "", in: working.items)
-            return Step(edits: [.delete(id: item.id)], item: item.name, status: "removed", id: item.id)
-        }
+    static func remove(_ store: ListStore, _ arguments: [String: Value]) async -> CallTool.Result {
+        await Batch.run(store, arguments, key: "items", label: "remove", usage: "Give the items to remove: {\"items\": [{\"item\": \"Milk\"}]}.") { index, entry, working in
+            let item = try resolve(entry, in: working)
+            return self.entry(index, item: item.name, status: "removed", id: item.id, edits: [.delete(id: item.id)])
+        } failed: { failed($0, $1, $2) }
     }
 
-    static func clearChecked(_ store: ListStore, _ arguments: [String: Value]) -> CallTool.Result {
-        if let refused = precheck(store, arguments) { return refused }
+    static func clearChecked(_ store: ListStore, _ arguments: [String: Value]) async -> CallTool.Result {
+        if let refused = Batch.precheck(store, arguments) { return refused }
         let checked = store.list.items.filter(\.checked)
-        let outcomes = checked.enumerated().map { Outcome(entry: $0.offset, item: $0.element.name, status: "removed", id: $0.element.id) }
-        return finish(store, label: "clear checked", steps: checked.map { .delete(id: $0.id) }, outcomes: outcomes, verb: "clear: no item is checked")
+        let entries = checked.enumerated().map { entry($0.offset, item: $0.element.name, status: "removed", id: $0.element.id) }
+        return await Batch.finish(store, label: "clear checked", steps: checked.map { .delete(id: $0.id) }, entries: entries,
+                                  empty: "Nothing to clear: no item is checked.")
     }
 }
 
 struct ToolInputError: Error {
     let message: String
     init(_ message: String) { self.message = message }
+}
+
+extension String {
+    var replacingUnderscores: String { String(map { $0 == "_" ? " " : $0 }) }
 }
 
 /// A revision token for the list's visible content: the same content gives the same token in

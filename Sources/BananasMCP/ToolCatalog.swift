@@ -1,0 +1,271 @@
+import BananasCore
+import MCP
+
+/// Every tool the server offers: names, titles, descriptions written for a model, input
+/// schemas with limits (enforced by `SchemaCheck`), output schemas (what `structuredContent`
+/// holds) and honest annotations.
+enum ToolCatalog {
+    static let maxBatch = 500
+
+    static var all: [Tool] { [getShoppingList, addItems, updateItems, removeItems, clearChecked, addSections, updateSections, removeSections] }
+
+    static var names: [String] { all.map(\.name) }
+
+    // MARK: Schema pieces
+
+    static func object(_ properties: [String: Value], required: [String] = []) -> Value {
+        var schema: [String: Value] = [
+            "type": .string("object"), "properties": .object(properties), "additionalProperties": .bool(false),
+        ]
+        if !required.isEmpty { schema["required"] = .array(required.map(Value.string)) }
+        return .object(schema)
+    }
+
+    static func string(_ max: Int, _ description: String) -> Value {
+        .object(["type": .string("string"), "maxLength": .int(max), "description": .string(description)])
+    }
+
+    static func flag(_ description: String) -> Value {
+        .object(["type": .string("boolean"), "description": .string(description)])
+    }
+
+    static func position(_ description: String) -> Value {
+        .object(["type": .string("integer"), "minimum": .int(1), "description": .string(description)])
+    }
+
+    static let expectedRevision: Value = .object([
+        "type": .string("string"), "maxLength": .int(64),
+        "description": .string("The revision from get_shopping_list. If the list changed since, nothing is done and you are told to read it again."),
+    ])
+
+    /// `{key: [entry, ...], expected_revision?, extra...}`: the shape of every batch tool.
+    static func batch(_ key: String, _ entry: [String: Value], required: [String], extra: [String: Value] = [:]) -> Value {
+        var properties = extra
+        properties[key] = .object([
+            "type": .string("array"), "minItems": .int(1), "maxItems": .int(maxBatch),
+            "items": object(entry, required: required),
+        ])
+        properties["expected_revision"] = expectedRevision
+        return object(properties, required: [key])
+    }
+
+    static let itemRef = string(500, "The item: its id, a unique start of its id (4+ characters), or its exact name (any case).")
+    static let sectionRef = string(TextRules.maxSection, "The section's name (any case).")
+
+    static let itemSchema: Value = .object([
+        "type": .string("object"),
+        "properties": .object([
+            "id": .object(["type": .string("string")]),
+            "name": .object(["type": .string("string")]),
+            "amount": .object(["type": .string("string")]),
+            "section": .object(["type": .string("string")]),
+            "checked": .object(["type": .string("boolean")]),
+            "optional": .object(["type": .string("boolean")]),
+        ]),
+        "required": .array(["id", "name", "amount", "section", "checked", "optional"].map(Value.string)),
+    ])
+
+    /// What every mutating tool answers besides its per-entry results.
+    static let writeState: [String: Value] = [
+        "revision": .object(["type": .string("string"), "description": .string("The list's revision after this call.")]),
+        "written": .object([
+            "type": .string("boolean"),
+            "description": .string("True when the list file holds the change as this answer is sent; false when it is saved in the journal and waits to be written (see paused)."),
+        ]),
+        "paused": .object(["type": .string("string"), "description": .string("Why the file cannot be written now, when it cannot.")]),
+    ]
+
+    static func resultsSchema(_ entry: [String: Value], required: [String]) -> Value {
+        var properties = writeState
+        properties["results"] = .object([
+            "type": .string("array"),
+            "items": .object([
+                "type": .string("object"), "properties": .object(entry),
+                "required": .array(required.map(Value.string)),
+            ]),
+        ])
+        return .object([
+            "type": .string("object"), "properties": .object(properties),
+            "required": .array(["results", "revision", "written"].map(Value.string)),
+        ])
+    }
+
+    static let candidatesSchema: Value = .object([
+        "type": .string("array"),
+        "items": .object([
+            "type": .string("object"),
+            "properties": .object([
+                "id": .object(["type": .string("string")]), "name": .object(["type": .string("string")]),
+                "amount": .object(["type": .string("string")]), "section": .object(["type": .string("string")]),
+                "checked": .object(["type": .string("boolean")]),
+            ]),
+            "required": .array(["id", "name", "section"].map(Value.string)),
+        ]),
+    ])
+
+    static let itemResults = resultsSchema([
+        "entry": .object(["type": .string("integer"), "description": .string("0-based index of the entry in the call.")]),
+        "item": .object(["type": .string("string")]),
+        "status": .object(["type": .string("string"), "enum": .array(["added", "already_on_list", "unchecked", "updated", "removed", "error"].map(Value.string))]),
+        "id": .object(["type": .string("string")]),
+        "error": .object(["type": .string("string")]),
+        "candidates": candidatesSchema,
+        "close_matches": candidatesSchema,
+    ], required: ["entry", "item", "status"])
+
+    static let sectionResults = resultsSchema([
+        "entry": .object(["type": .string("integer"), "description": .string("0-based index of the entry in the call.")]),
+        "section": .object(["type": .string("string")]),
+        "status": .object(["type": .string("string"), "enum": .array(["added", "already_exists", "updated", "removed", "error"].map(Value.string))]),
+        "error": .object(["type": .string("string")]),
+        "suggestions": .object(["type": .string("array"), "items": .object(["type": .string("string")])]),
+    ], required: ["entry", "section", "status"])
+
+    static func annotations(_ title: String, readOnly: Bool = false, destructive: Bool, idempotent: Bool) -> Tool.Annotations {
+        .init(title: title, readOnlyHint: readOnly, destructiveHint: destructive, idempotentHint: idempotent, openWorldHint: false)
+    }
+
+    // MARK: Tools
+
+    static let getShoppingList = Tool(
+        name: "get_shopping_list",
+        title: "Read the shopping list",
+        description: """
+            Returns the shopping list: its sections in order, and its items in order (id, name, \
+            amount, section, checked, optional). Optional filters: `section` (name, any case), \
+            `unchecked_only`, `text` (case-insensitive part of a name or amount). `revision` \
+            changes whenever the list changes; pass it as expected_revision to make an edit only \
+            if nobody changed the list since. `sync` says whether the list file is up to date, \
+            and why it is paused when it is.
+            """,
+        inputSchema: object([
+            "section": string(TextRules.maxSection, "Only items in this section."),
+            "unchecked_only": flag("Only items still to buy."),
+            "text": string(TextRules.maxName, "Only items whose name or amount contains this (any case)."),
+        ]),
+        annotations: annotations("Read the shopping list", readOnly: true, destructive: false, idempotent: true),
+        outputSchema: .object([
+            "type": .string("object"),
+            "properties": .object([
+                "revision": .object(["type": .string("string")]),
+                "sections": .object(["type": .string("array"), "items": .object(["type": .string("string")])]),
+                "items": .object(["type": .string("array"), "items": itemSchema]),
+                "sync": .object([
+                    "type": .string("object"),
+                    "properties": .object([
+                        "state": .object(["type": .string("string"), "enum": .array(["synced", "pending", "conflict", "paused"].map(Value.string))]),
+                        "paused": .object(["type": .string("string")]),
+                        "detail": .object(["type": .string("string")]),
+                        "pending": .object(["type": .string("integer")]),
+                    ]),
+                    "required": .array([.string("state")]),
+                ]),
+            ]),
+            "required": .array(["revision", "sections", "items", "sync"].map(Value.string)),
+        ]))
+
+    static let addItems = Tool(
+        name: "add_items", title: "Add items",
+        description: """
+            Adds items to the shopping list in one call ("add bananas, milk and bread" is one call). \
+            Each entry: name, and optionally amount (e.g. "2 L"), section (default "Other"; an \
+            existing section is matched in any case, a new one is created), optional (true for \
+            nice-to-have). A name already on the list unchecked is not added twice: its result \
+            says already_on_list with the existing id (set allow_duplicates to insist); a checked \
+            one is unchecked instead. Returns each entry's result with the item id.
+            """,
+        inputSchema: batch("items", [
+            "name": string(TextRules.maxName, "What to buy."),
+            "amount": string(TextRules.maxAmount, "How much, free text."),
+            "section": string(TextRules.maxSection, "Where it is in the shop, e.g. Dairy."),
+            "optional": flag("Nice to have, not needed."),
+        ], required: ["name"], extra: [
+            "allow_duplicates": flag("Add even when the name is already on the list unchecked."),
+        ]),
+        annotations: annotations("Add items", destructive: false, idempotent: false),
+        outputSchema: itemResults)
+
+    static let updateItems = Tool(
+        name: "update_items", title: "Change items",
+        description: """
+            Changes items: each entry names an item ("item": id, id prefix or exact name) and the \
+            fields to change: name, amount, section (moves it; an existing section is matched in \
+            any case, a new one is created), checked, optional, position (1-based place within its \
+            section, after any move). Only the given fields change. Checking off is \
+            {"item": "Milk", "checked": true}. When a name matches several items the entry fails \
+            and lists the candidates with their ids: retry with an id.
+            """,
+        inputSchema: batch("items", [
+            "item": itemRef,
+            "name": string(TextRules.maxName, "New name."),
+            "amount": string(TextRules.maxAmount, "New amount (empty to clear)."),
+            "section": string(TextRules.maxSection, "Move to this section."),
+            "checked": flag("Bought (true) or still to buy (false)."),
+            "optional": flag("Nice to have (true) or needed (false)."),
+            "position": position("1-based place within the item's section."),
+        ], required: ["item"]),
+        annotations: annotations("Change items", destructive: false, idempotent: true),
+        outputSchema: itemResults)
+
+    static let removeItems = Tool(
+        name: "remove_items", title: "Remove items",
+        description: """
+            Removes items from the list (destructive; the user can undo it in the editor). Each \
+            entry: {"item": id, id prefix or exact name}. Returns each entry's result.
+            """,
+        inputSchema: batch("items", ["item": itemRef], required: ["item"]),
+        annotations: annotations("Remove items", destructive: true, idempotent: true),
+        outputSchema: itemResults)
+
+    static let clearChecked = Tool(
+        name: "clear_checked", title: "Clear checked items",
+        description: "Removes every checked item (destructive). Returns what it removed, one result per item.",
+        inputSchema: object(["expected_revision": expectedRevision]),
+        annotations: annotations("Clear checked items", destructive: true, idempotent: true),
+        outputSchema: itemResults)
+
+    static let addSections = Tool(
+        name: "add_sections", title: "Add sections",
+        description: """
+            Adds empty sections (aisles or shops, e.g. "Produce") to the list. Each entry: name, \
+            and optionally position (1-based place in the section order; default at the end). A \
+            section that exists already (any case) answers already_exists. Items get a section \
+            through add_items or update_items, which create missing sections themselves.
+            """,
+        inputSchema: batch("sections", [
+            "name": string(TextRules.maxSection, "The new section's name."),
+            "position": position("1-based place in the section order."),
+        ], required: ["name"]),
+        annotations: annotations("Add sections", destructive: false, idempotent: true),
+        outputSchema: sectionResults)
+
+    static let updateSections = Tool(
+        name: "update_sections", title: "Rename or reorder sections",
+        description: """
+            Renames sections (their items follow) and moves them in the section order. Each entry: \
+            section (its name, any case), and name (the new name) and/or position (1-based place \
+            in the section order). To move items to another section use update_items.
+            """,
+        inputSchema: batch("sections", [
+            "section": sectionRef,
+            "name": string(TextRules.maxSection, "New name."),
+            "position": position("1-based place in the section order."),
+        ], required: ["section"]),
+        annotations: annotations("Rename or reorder sections", destructive: false, idempotent: true),
+        outputSchema: sectionResults)
+
+    static let removeSections = Tool(
+        name: "remove_sections", title: "Remove sections",
+        description: """
+            Removes sections (destructive). Each entry: section, and for a section that still \
+            holds items either move_items_to (a section; created if new) or delete_items: true. \
+            A section with items and neither is refused.
+            """,
+        inputSchema: batch("sections", [
+            "section": sectionRef,
+            "move_items_to": string(TextRules.maxSection, "Move the section's items here."),
+            "delete_items": flag("Remove the section's items too."),
+        ], required: ["section"]),
+        annotations: annotations("Remove sections", destructive: true, idempotent: true),
+        outputSchema: sectionResults)
+}
