@@ -1,0 +1,26 @@
+import BananasMCP
+import Foundation
+import Testing
+
+@Suite("MCPB manifest")
+struct ManifestTests {
+    static let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("docs/mcpb/manifest.json").path
+
+    @Test("docs/mcpb/manifest.json parses, runs `bananas mcp`, and lists exactly the server's tools")
+    func manifest() throws {
+        let data = try #require(FileManager.default.contents(atPath: Self.path), "\(Self.path)")
+        let manifest = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        #expect(manifest["manifest_version"] as? String == "0.3")
+        for key in ["name", "version", "description", "author"] { #expect(manifest[key] != nil, "\(key)") }
+        let server = try #require(manifest["server"] as? [String: Any])
+        #expect(server["type"] as? String == "binary")
+        let entry = try #require(server["entry_point"] as? String)
+        let config = try #require(server["mcp_config"] as? [String: Any])
+        #expect((config["command"] as? String)?.hasSuffix(entry) == true, "the command runs the entry point")
+        #expect(config["args"] as? [String] == ["mcp"])
+        let tools = try #require(manifest["tools"] as? [[String: Any]])
+        #expect(tools.compactMap { $0["name"] as? String } == BananasMCPServer.toolNames)
+        #expect(tools.allSatisfy { ($0["description"] as? String)?.isEmpty == false })
+    }
+}

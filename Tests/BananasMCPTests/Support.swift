@@ -1,0 +1,176 @@
+import BananasCore
+import BananasFile
+@testable import BananasMCP
+import BananasSync
+import Foundation
+import Logging
+import MCP
+import Testing
+
+/// A temp folder holding a list file and a private state folder (so nothing touches the
+/// user's XDG_STATE_HOME).
+final class Sandbox: @unchecked Sendable {
+    let path: String
+
+    init() {
+        path = NSTemporaryDirectory() + "bananas-mcp-" + UUID().uuidString
+        try! FileManager.default.createDirectory(atPath: path + "/list", withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+
+    var listPath: String { path + "/list/BananaList.json" }
+    var stateDirectory: String { path + "/state" }
+    func file() -> ListFile { ListFile(path: listPath, stateDirectory: stateDirectory) }
+
+    func write(_ text: String) {
+        FileManager.default.createFile(atPath: listPath, contents: Data(text.utf8))
+    }
+
+    var text: String? { FileManager.default.contents(atPath: listPath).map { String(decoding: $0, as: UTF8.self) } }
+
+    /// The list as the file holds it now.
+    func decoded() throws -> ShoppingList {
+        try ListCodec.decode([UInt8](FileManager.default.contents(atPath: listPath) ?? Data())).list
+    }
+}
+
+/// Collects log lines (level and message) for assertions.
+final class LogCapture: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: [(Logger.Level, String)] = []
+
+    func append(_ level: Logger.Level, _ message: String) {
+        lock.lock()
+        stored.append((level, message))
+        lock.unlock()
+    }
+
+    var lines: [(level: Logger.Level, message: String)] {
+        lock.lock()
+        defer { lock.unlock() }
+        return stored.map { (level: $0.0, message: $0.1) }
+    }
+
+    var logger: Logger {
+        Logger(label: "bananas.mcp.test") { _ in Handler(capture: self) }
+    }
+
+    struct Handler: LogHandler {
+        let capture: LogCapture
+        var metadata: Logger.Metadata = [:]
+        var logLevel: Logger.Level = .debug
+
+        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+            get { metadata[key] }
+            set { metadata[key] = newValue }
+        }
+
+        func log(event: LogEvent) {
+            var text = "\(event.message)"
+            let all = metadata.merging(event.metadata ?? [:]) { $1 }
+            if !all.isEmpty { text += " " + all.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ") }
+            capture.append(event.level, text)
+        }
+    }
+}
+
+/// Times of `notifications/resources/updated` received by a client.
+final class Updates: @unchecked Sendable {
+    private let lock = NSLock()
+    private var times: [ContinuousClock.Instant] = []
+
+    func record() {
+        lock.lock()
+        times.append(.now)
+        lock.unlock()
+    }
+
+    var all: [ContinuousClock.Instant] {
+        lock.lock()
+        defer { lock.unlock() }
+        return times
+    }
+}
+
+/// Waits (letting the main actor run: the store hears of file changes through the main
+/// queue) until `condition` holds; false after `timeout` seconds.
+@MainActor
+func eventually(timeout: Double = 5, _ condition: @MainActor () -> Bool) async -> Bool {
+    let deadline = ContinuousClock.now + .milliseconds(Int(timeout * 1000))
+    while !condition() {
+        if ContinuousClock.now > deadline { return false }
+        try? await Task.sleep(for: .milliseconds(2))
+    }
+    return true
+}
+
+/// A real `ListStore` on a temp file, served by `BananasMCPServer` to an SDK `Client` over
+/// the SDK's in-memory transport: the whole server, in process.
+@MainActor
+final class Harness {
+    let box: Sandbox
+    let store: ListStore
+    let server: Server
+    let client: Client
+    let updates: Updates
+
+    init(_ box: Sandbox = Sandbox(), logger: Logger? = nil) async throws {
+        let updates = Updates()
+        self.updates = updates
+        self.box = box
+        let store = ListStore(file: box.file(), mode: .live)
+        self.store = store
+        let mcp = logger.map { BananasMCPServer(store: store, logger: $0) } ?? BananasMCPServer(store: store)
+        server = await mcp.makeServer()
+        client = Client(name: "bananas-tests", version: "1")
+        let (clientSide, serverSide) = await InMemoryTransport.createConnectedPair()
+        try await server.start(transport: serverSide)
+        await client.onNotification(ResourceUpdatedNotification.self) { _ in updates.record() }
+        try await client.connect(transport: clientSide)
+    }
+
+    func close() async {
+        await client.disconnect()
+        await server.stop()
+        store.close()
+    }
+
+    /// Calls a tool; a result that is not an error must match the tool's output schema.
+    @discardableResult
+    func call(_ name: String, _ arguments: [String: Value] = [:], sourceLocation: SourceLocation = #_sourceLocation) async throws -> CallTool.Result {
+        let result = try await client.send(CallTool.request(.init(name: name, arguments: arguments))).value
+        if result.isError != true, let tool = ToolCatalog.all.first(where: { $0.name == name }), let schema = tool.outputSchema {
+            let structured = try #require(result.structuredContent, "\(name) answers structuredContent", sourceLocation: sourceLocation)
+            #expect(SchemaCheck.violation(structured, schema, at: "structuredContent") == nil, sourceLocation: sourceLocation)
+        }
+        return result
+    }
+
+    func list(_ arguments: [String: Value] = [:]) async throws -> [String: Value] {
+        try #require(try await call("get_shopping_list", arguments).structuredContent?.objectValue)
+    }
+
+    func names() async throws -> [String] {
+        try await list()["items"]!.arrayValue!.map { $0.objectValue!["name"]!.stringValue! }
+    }
+
+    func revision() async throws -> String { try await list()["revision"]!.stringValue! }
+}
+
+extension CallTool.Result {
+    var structured: [String: Value] { structuredContent?.objectValue ?? [:] }
+    var results: [[String: Value]] { structured["results"]?.arrayValue?.compactMap(\.objectValue) ?? [] }
+    var statuses: [String] { results.map { $0["status"]?.stringValue ?? "?" } }
+    var text: String {
+        content.compactMap { if case .text(let text, _, _) = $0 { text } else { nil } }.joined(separator: "\n")
+    }
+}
+
+extension Array where Element == [String: Value] {
+    subscript(name name: String) -> [String: Value]? { first { $0["name"]?.stringValue == name } }
+}
+
+extension ShoppingList {
+    func named(_ name: String) -> Item? { items.first { $0.name == name } }
+}
