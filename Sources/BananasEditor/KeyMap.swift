@@ -44,9 +44,9 @@ public enum KeyMap {
         Binding(keys: [.backTab, .char("[")], command: .previousSection, help: "previous section", group: .move, edits: false),
 
         Binding(keys: [.char(" ")], command: .toggleChecked, help: "check / uncheck", group: .items, edits: true),
-        Binding(keys: [.char("a")], command: .addItem, help: "add items to this section (name, then amount)", group: .items, edits: true),
-        Binding(keys: [.char("e"), .enter], command: .editItem, help: "edit name and amount (on a section: rename it)", group: .items, edits: true),
-        Binding(keys: [.char("d"), .delete], command: .deleteRow, help: "delete the item (on a section: remove it, asks)", group: .items, edits: true),
+        Binding(keys: [.char("a")], command: .addItem, help: "add items here (name, then amount)", group: .items, edits: true),
+        Binding(keys: [.char("e"), .enter], command: .editItem, help: "edit name and amount (a section: rename)", group: .items, edits: true),
+        Binding(keys: [.char("d"), .delete], command: .deleteRow, help: "delete the item (a section: asks first)", group: .items, edits: true),
         Binding(keys: [.char("o")], command: .toggleOptional, help: "mark optional / needed", group: .items, edits: true),
         Binding(keys: [.char("J")], command: .moveRowDown, help: "move the item (or section) down", group: .items, edits: true),
         Binding(keys: [.char("K")], command: .moveRowUp, help: "move the item (or section) up", group: .items, edits: true),
@@ -58,7 +58,7 @@ public enum KeyMap {
         Binding(keys: [.char("z")], command: .toggleCollapse, help: "collapse / expand this section", group: .sections, edits: false),
         Binding(keys: [.char("Z")], command: .collapseAll, help: "collapse / expand all sections", group: .sections, edits: false),
 
-        Binding(keys: [.char("/")], command: .filter, help: "filter as you type (Enter keeps it, Esc clears)", group: .view, edits: false),
+        Binding(keys: [.char("/")], command: .filter, help: "filter as you type (Enter keeps, Esc clears)", group: .view, edits: false),
         Binding(keys: [.char("h")], command: .toggleHideChecked, help: "hide / show checked items", group: .view, edits: false),
         Binding(keys: [.char("c")], command: .conflicts, help: "review conflicts", group: .view, edits: false),
 
@@ -73,7 +73,8 @@ public enum KeyMap {
         ("Enter", "accept"),
         ("Esc", "cancel"),
         ("← → Home End", "move in the text (also Ctrl-A, Ctrl-E)"),
-        ("Backspace Delete", "erase (Ctrl-U: to the start, Ctrl-W: a word)"),
+        ("Backspace", "erase back (Ctrl-W: a word, Ctrl-U: all)"),
+        ("Delete", "erase under the cursor (Ctrl-K: to the end)"),
         ("Tab", "complete a section name"),
     ]
 

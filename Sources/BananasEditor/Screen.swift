@@ -33,7 +33,7 @@ public enum Screen {
     public static func render(_ frame: Frame, width: Int, height: Int) -> Grid {
         var grid = Grid(width: width, height: height)
         guard width >= minimumWidth, height >= minimumHeight else {
-            let lines = ["Terminal too small", "(\(minimumWidth)x\(minimumHeight) needed)"]
+            let lines = ["Too small:", "need \(minimumWidth)x\(minimumHeight)"]
             for (y, line) in lines.enumerated() where y < height { grid.put(line, x: 0, y: y, role: .message) }
             return grid
         }
@@ -64,6 +64,7 @@ public enum Screen {
         let items = frame.list.items
         let checked = items.count(where: \.checked)
         var right = items.isEmpty ? "empty " : "\(checked)/\(items.count) checked "
+        if grid.width < 36 && !items.isEmpty { right = "\(checked)/\(items.count) " }
         if !state.filter.isEmpty, case .normal = state.mode { right = "filter: \(state.filter.displaySafe) · " + right }
         if state.hideChecked { right = "checked hidden · " + right }
         let width = TextWidth.of(right)
@@ -88,8 +89,11 @@ public enum Screen {
         case .paused: .paused
         }
         var x = grid.put(" " + TextWidth.truncate(summary, to: room - 2) + " ", x: 0, y: y, role: role, limit: room)
-        if x + 6 < room {
-            x = grid.put(" " + TextWidth.truncate(frame.fileLabel.displaySafe, to: room - x - 2), x: x, y: y, role: .statusBar, limit: room)
+        // The whole path when it fits, else the file's name, else nothing.
+        let path = frame.fileLabel.displaySafe
+        let fileName = String(path.split(separator: "/").last ?? Substring(path))
+        if let shown = [path, fileName].first(where: { x + 1 + TextWidth.of($0) < room }) {
+            grid.put(" " + shown, x: x, y: y, role: .statusBar, limit: room)
         }
         if room > 8 { grid.put(hint, x: room, y: y, role: .statusBar) }
     }
@@ -150,7 +154,8 @@ public enum Screen {
             switch rows[index] {
             case .section(let name, let open, let total, let collapsed):
                 let x = grid.put(collapsed ? "▸ " : "▾ ", x: 0, y: y, role: .sectionHeader)
-                let counts = " \(open)/\(total)"
+                // Checked of total, like the title bar: progress through the section.
+                let counts = "  \(total - open)/\(total)"
                 let nameRoom = max(1, grid.width - x - TextWidth.of(counts))
                 let end = grid.put(TextWidth.truncate(name.displaySafe, to: nameRoom), x: x, y: y, role: .sectionHeader)
                 grid.put(counts, x: end, y: y, role: .dim)
@@ -172,7 +177,7 @@ public enum Screen {
         var x = grid.put(item.checked ? "  [x] " : "  [ ] ", x: 0, y: y, role: nameRole)
         let right = grid.width - 1
         let amount = item.amount.displaySafe
-        let marker = item.optional ? (grid.width >= 40 ? "optional" : "?") : ""
+        let marker = item.optional ? (grid.width >= 40 ? "optional" : "opt") : ""
         // The name gets what is left after the amount and the marker, but never less than
         // about a third of the row: on a narrow screen the amount is cut first.
         let extras = (amount.isEmpty ? 0 : TextWidth.of(amount) + 2) + (marker.isEmpty ? 0 : TextWidth.of(marker) + 2)
@@ -221,7 +226,8 @@ public enum Screen {
         let width = min(grid.width - 2, contentWidth + 4)
         let height = min(grid.height - 2, contentHeight + 2)
         let left = (grid.width - width) / 2
-        let top = max(0, (grid.height - 1 - height) / 2)
+        // Between the title bar and the status bar, which stay visible.
+        let top = 1 + max(0, (grid.height - 2 - height) / 2)
         for y in top..<top + height {
             for x in left..<left + width { grid[x, y] = Cell(text: " ", role: .help, highlighted: false) }
         }
@@ -257,7 +263,7 @@ public enum Screen {
         let lines = helpLines(readOnly: state.readOnly)
         let keyColumn = 14
         let box = drawBox(&grid, title: "Keys", footer: "j/k scroll · any other key closes",
-                          contentWidth: 60, contentHeight: lines.count)
+                          contentWidth: 64, contentHeight: lines.count)
         let scroll = min(state.helpScroll, max(0, lines.count - box.height))
         for (k, line) in lines.dropFirst(scroll).prefix(box.height).enumerated() {
             let y = box.y + k

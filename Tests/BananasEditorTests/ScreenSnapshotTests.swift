@@ -2,6 +2,7 @@ import BananasCore
 import BananasEditor
 import BananasFile
 import BananasSync
+import Foundation
 import Testing
 
 /// Snapshots of the rendered cell grid: what a person reads off the screen.
@@ -11,7 +12,18 @@ struct ScreenSnapshotTests {
     func sections() {
         let grid = render()
         expectScreen(grid, """
-            SNAPSHOT
+             bananas                        2/6 checked
+            ▾ Produce  1/3
+              [ ] Bananas  6
+              [x] Apples  1 kg
+              [ ] Spinach  optional
+            ▾ Dairy  1/2
+              [ ] Oat milk  2 L
+              [x] Butter
+            ▾ Bakery  0/1
+              [ ] Sourdough bread
+
+             synced 4s ago  BananaList.json      ? help
             """)
     }
 
@@ -20,7 +32,18 @@ struct ScreenSnapshotTests {
         var state = EditorState()
         state.collapsed = ["Produce", "Bakery"]
         expectScreen(render(state: state), """
-            SNAPSHOT
+             bananas                        2/6 checked
+            ▸ Produce  1/3
+            ▾ Dairy  1/2
+              [ ] Oat milk  2 L
+              [x] Butter
+            ▸ Bakery  0/1
+
+
+
+
+
+             synced 4s ago  BananaList.json      ? help
             """)
     }
 
@@ -29,7 +52,18 @@ struct ScreenSnapshotTests {
         var state = EditorState()
         state.hideChecked = true
         expectScreen(render(state: state), """
-            SNAPSHOT
+             bananas       checked hidden · 2/6 checked
+            ▾ Produce  1/3
+              [ ] Bananas  6
+              [ ] Spinach  optional
+            ▾ Dairy  1/2
+              [ ] Oat milk  2 L
+            ▾ Bakery  0/1
+              [ ] Sourdough bread
+
+
+
+             synced 4s ago  BananaList.json      ? help
             """)
     }
 
@@ -40,7 +74,18 @@ struct ScreenSnapshotTests {
         s.type("an")
         let grid = render(s.list, state: s.state)
         expectScreen(grid, """
-            SNAPSHOT
+             bananas                        2/6 checked
+            ▾ Produce  1/3
+              [ ] Bananas  6
+
+
+
+
+
+
+
+            /an
+             synced 4s ago  BananaList.json      ? help
             """)
         // The matched letters carry the filter-match role.
         let roles = grid.roleMap([.filterMatch: "M"])
@@ -52,10 +97,22 @@ struct ScreenSnapshotTests {
         var list = sampleList()
         try! list.apply(.insert(Item(id: "L1", name: "Extra virgin olive oil from the little shop on the corner", amount: "750 ml", section: "Produce", sortOrder: 1)), stamp: .zero)
         expectScreen(render(list, width: 30, height: 8), """
-            SNAPSHOT
+             bananas                  2/7
+            ▾ Produce  1/4
+              [ ] Extra virgin o…  750 ml
+              [ ] Bananas  6
+              [x] Apples  1 kg
+              [ ] Spinach  opt           ↓
+
+             synced 4s ago         ? help
             """)
         expectScreen(render(list, width: 20, height: 6), """
-            SNAPSHOT
+             bananas        2/7
+            ▾ Produce  1/4
+              [ ] Extr…  750 ml
+              [ ] Bananas  6   ↓
+
+             synced 4s…  ? help
             """)
     }
 
@@ -68,7 +125,13 @@ struct ScreenSnapshotTests {
         ])
         let grid = render(list, width: 30, height: 7)
         expectScreen(grid, """
-            SNAPSHOT
+             bananas                  0/3
+            ▾ 日本の食品  0/3
+              [ ] 納豆 🥢  3 パック
+              [ ] Crème fraîche 🇫🇷
+              [ ] 味噌味噌味噌味噌味噌味…
+
+             synced 4s ago         ? help
             """)
         // Every row is exactly 30 columns: no wide character straddles the edge.
         for y in 0..<grid.height {
@@ -84,9 +147,15 @@ struct ScreenSnapshotTests {
             Item(id: "E2", name: "abc\u{202E}fed", section: "Evil\u{1B}[2J", sortOrder: 2),
         ])
         let grid = render(list, width: 44, height: 7)
-        expectScreen(grid, """
-            SNAPSHOT
-            """)
+        expectScreen(grid, #"""
+             bananas                        0/2 checked
+            ▾ Evil\e[2J  0/2
+              [ ] Milk\e[31m red\u{7}  1\nL
+              [ ] abc\u{202E}fed
+
+
+             synced 4s ago  BananaList.json      ? help
+            """#)
         for cell in grid.cells {
             #expect(!cell.text.unicodeScalars.contains(where: TextRules.isUnsafe))
         }
@@ -121,11 +190,62 @@ struct ScreenSnapshotTests {
 
     @Test("the help overlay lists every binding of the key table")
     func help() {
-        var s = Session(height: 40)
+        var s = Session(height: 52)
         s.press(.char("?"))
-        let grid = render(s.list, state: s.state, width: 70, height: 40)
+        let grid = render(s.list, state: s.state, width: 70, height: 52)
         expectScreen(grid, """
-            SNAPSHOT
+             bananas                                                  2/6 checked
+            ▾ Produce  1/3
+             ┌─ Keys ───────────────────────────────────────────────────────────┐
+             │ Move                                                             │
+             │ j ↓           move down                                          │
+            ▾│ k ↑           move up                                            │
+             │ g Home        go to the top                                      │
+             │ G End         go to the bottom                                   │
+            ▾│ PgDn Ctrl-D   page down                                          │
+             │ PgUp Ctrl-U   page up                                            │
+             │ Tab ]         next section                                       │
+             │ Shift-Tab [   previous section                                   │
+             │                                                                  │
+             │ Items                                                            │
+             │ Space         check / uncheck                                    │
+             │ a             add items here (name, then amount)                 │
+             │ e Enter       edit name and amount (a section: rename)           │
+             │ d Delete      delete the item (a section: asks first)            │
+             │ o             mark optional / needed                             │
+             │ J             move the item (or section) down                    │
+             │ K             move the item (or section) up                      │
+             │ m             move the item to another section                   │
+             │ X             clear checked items (asks)                         │
+             │                                                                  │
+             │ Sections                                                         │
+             │ A             add a section                                      │
+             │ R             rename this section                                │
+             │ z             collapse / expand this section                     │
+             │ Z             collapse / expand all sections                     │
+             │                                                                  │
+             │ View                                                             │
+             │ /             filter as you type (Enter keeps, Esc clears)       │
+             │ h             hide / show checked items                          │
+             │ c             review conflicts                                   │
+             │                                                                  │
+             │ Other                                                            │
+             │ u             undo                                               │
+             │ Ctrl-R        redo                                               │
+             │ ? F1          this help                                          │
+             │ q             quit                                               │
+             │                                                                  │
+             │ In a prompt                                                      │
+             │ Enter         accept                                             │
+             │ Esc           cancel                                             │
+             │ ← → Home End  move in the text (also Ctrl-A, Ctrl-E)             │
+             │ Backspace     erase back (Ctrl-W: a word, Ctrl-U: all)           │
+             │ Delete        erase under the cursor (Ctrl-K: to the end)        │
+             │ Tab           complete a section name                            │
+             └─ j/k scroll · any other key closes ──────────────────────────────┘
+
+
+             synced 4s ago  ~/lists/BananaList.json                        ? help
             """)
         let text = grid.text
         for binding in KeyMap.bindings { #expect(text.contains(binding.help), "\(binding.help)") }
@@ -149,7 +269,18 @@ struct ScreenSnapshotTests {
         var s = Session(readOnly: true)
         s.press(.char(" "))
         expectScreen(render(s.list, state: s.state), """
-            SNAPSHOT
+             bananas view read-only         2/6 checked
+            ▾ Produce  1/3
+              [ ] Bananas  6
+              [x] Apples  1 kg
+              [ ] Spinach  optional
+            ▾ Dairy  1/2
+              [ ] Oat milk  2 L
+              [x] Butter
+            ▾ Bakery  0/1
+              [ ] Sourdough bread
+            read-only: bananas view cannot change the l…
+             synced 4s ago  BananaList.json      ? help
             """)
         #expect(s.list == sampleList())
     }
@@ -157,7 +288,14 @@ struct ScreenSnapshotTests {
     @Test("an empty list says how to start")
     func empty() {
         expectScreen(render(ShoppingList(), width: 40, height: 8), """
-            SNAPSHOT
+             bananas                          empty
+              The list is empty.
+              a adds an item, A a section,
+              ? shows every key.
+
+
+
+             synced 4s ago  BananaList.json  ? help
             """)
     }
 
@@ -168,7 +306,18 @@ struct ScreenSnapshotTests {
         s.type("Crème 🥛")
         let grid = render(s.list, state: s.state)
         expectScreen(grid, """
-            SNAPSHOT
+             bananas                        2/6 checked
+            ▾ Produce  1/3
+              [ ] Bananas  6
+              [x] Apples  1 kg
+              [ ] Spinach  optional
+            ▾ Dairy  1/2
+              [ ] Oat milk  2 L
+              [x] Butter
+            ▾ Bakery  0/1
+              [ ] Sourdough bread
+            Add to Produce: Crème 🥛
+             synced 4s ago  BananaList.json      ? help
             """)
         let cursor = try! #require(grid.cursor)
         #expect(cursor.y == 10)
@@ -177,12 +326,17 @@ struct ScreenSnapshotTests {
 
     @Test("below 20x6 the screen says it is too small instead of drawing garbage")
     func tooSmall() {
-        #expect(render(width: 15, height: 4).text.hasPrefix("Terminal too small"))
+        #expect(render(width: 15, height: 4).text.hasPrefix("Too small:\nneed 20x6"))
     }
 }
 
 /// Compares the grid's text with an expected snapshot (given indented, as in the source).
 func expectScreen(_ grid: Grid, _ expected: String, sourceLocation: SourceLocation = #_sourceLocation) {
     let actual = grid.text
+    // To review a changed screen: BANANAS_SNAPSHOT_DIR=/tmp/s swift test --filter Screen
+    if actual != expected, let folder = ProcessInfo.processInfo.environment["BANANAS_SNAPSHOT_DIR"] {
+        try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        FileManager.default.createFile(atPath: folder + "/line-\(sourceLocation.line).txt", contents: Data(actual.utf8))
+    }
     #expect(actual == expected, "screen was:\n\(actual)\n", sourceLocation: sourceLocation)
 }

@@ -1,0 +1,121 @@
+import BananasCore
+import BananasEditor
+import BananasFile
+import BananasSync
+import Foundation
+import Testing
+
+/// The editor over a real store on a temp file: keys become durable edits, and changes from
+/// another instance appear without a key press, with the cursor kept on its item.
+@MainActor
+@Suite("Editor over a store")
+struct EditorStoreTests {
+    @Test("keys edit the file through the store; u undoes, Ctrl-R redoes")
+    func editsReachTheFile() async throws {
+        let box = Sandbox()
+        let editor = Editor(store: ListStore(file: box.file(), mode: .live), fileLabel: "test")
+        editor.handle(.char("a"))
+        for c in "Milk" { editor.handle(.char(c)) }
+        editor.handle(.enter)
+        for c in "2 L" { editor.handle(.char(c)) }
+        editor.handle(.enter)
+        editor.handle(.escape)
+        #expect(await eventually { (try? box.decoded().items.map(\.name)) == ["Milk"] })
+        #expect(try box.decoded().items.first?.section == "Other")
+
+        editor.handle(.char(" "))
+        #expect(await eventually { (try? box.decoded().items.first?.checked) == true })
+        editor.handle(.char("u"))
+        #expect(editor.state.message?.text.hasPrefix("Undid checked Milk") == true)
+        #expect(await eventually { (try? box.decoded().items.first?.checked) == false })
+        editor.handle(.ctrl("r"))
+        #expect(await eventually { (try? box.decoded().items.first?.checked) == true })
+        #expect(editor.store.close() == 0)
+    }
+
+    @Test("another instance's edit shows without a key press; the cursor stays on its item")
+    func liveUpdate() async throws {
+        let box = Sandbox()
+        let other = ListStore(file: box.file(), mode: .live)
+        let a = ItemID.random(), b = ItemID.random()
+        try other.perform(.batch([
+            .insert(Item(id: a, name: "Apples", section: "Produce", sortOrder: 1024)),
+            .insert(Item(id: b, name: "Bread", section: "Produce", sortOrder: 2048)),
+        ]), label: "seed")
+        #expect(await other.waitUntilFlushed())
+
+        let editor = Editor(store: ListStore(file: box.file(), mode: .live), fileLabel: "test")
+        var redraws = 0
+        editor.onNeedsDisplay = { redraws += 1 }
+        editor.handle(.char("G"))
+        #expect(editor.state.selection == .item(b))
+
+        try other.perform(.insert(Item(id: ItemID.random(), name: "Avocado", section: "Produce", sortOrder: 1)), label: "add")
+        #expect(await eventually { editor.render(width: 40, height: 10).text.contains("Avocado") })
+        #expect(redraws > 0)
+        #expect(editor.state.selection == .item(b))
+        let grid = editor.render(width: 40, height: 10)
+        let cursorRow = (0..<grid.height).first { grid[0, $0].highlighted }
+        #expect(cursorRow.map { grid.lines[$0].contains("Bread") } == true)
+        _ = other.close()
+        _ = editor.store.close()
+    }
+
+    @Test("the viewer shows live changes and writes nothing: no file, no lock, no journal")
+    func viewerWritesNothing() async throws {
+        let box = Sandbox()
+        let viewer = Editor(store: ListStore(file: box.file(), mode: .viewer), fileLabel: "test")
+        for key: Key in [.char("a"), .char(" "), .char("d"), .char("A"), .char("X"), .char("u")] { viewer.handle(key) }
+        #expect(viewer.state.message?.kind == .readOnly)
+        #expect(box.bytes == nil)
+
+        let writer = ListStore(file: box.file(), mode: .live)
+        try writer.perform(.insert(Item(id: ItemID.random(), name: "Cheese", section: "Dairy", sortOrder: 1)), label: "add")
+        #expect(await writer.waitUntilFlushed())
+        _ = writer.close()
+        let before = box.snapshot()
+        #expect(await eventually { viewer.render(width: 40, height: 8).text.contains("Cheese") })
+        for key: Key in [.char("j"), .char(" "), .char("e"), .enter, .char("d"), .char("u"), .ctrl("r")] { viewer.handle(key) }
+        try await Task.sleep(nanoseconds: 300_000_000)
+        _ = viewer.store.close()
+        #expect(box.snapshot() == before)
+    }
+}
+
+/// A temp folder with a list file and a private state folder.
+final class Sandbox: @unchecked Sendable {
+    let path: String
+
+    init() {
+        path = NSTemporaryDirectory() + "bananas-editor-" + UUID().uuidString
+        try! FileManager.default.createDirectory(atPath: path + "/list", withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+
+    var listPath: String { path + "/list/BananaList.json" }
+    func file() -> ListFile { ListFile(path: listPath, stateDirectory: path + "/state") }
+    var bytes: [UInt8]? { FileManager.default.contents(atPath: listPath).map { [UInt8]($0) } }
+    func decoded() throws -> ShoppingList { try ListCodec.decode(bytes ?? []).list }
+
+    /// Every file under the sandbox with its size and modification time.
+    func snapshot() -> [String: String] {
+        var result: [String: String] = [:]
+        let enumerator = FileManager.default.enumerator(atPath: path)
+        while let entry = enumerator?.nextObject() as? String {
+            let attributes = try? FileManager.default.attributesOfItem(atPath: path + "/" + entry)
+            result[entry] = "\(attributes?[.size] ?? 0) \(attributes?[.modificationDate] ?? "")"
+        }
+        return result
+    }
+}
+
+@MainActor
+func eventually(timeout: Double = 5, _ condition: @MainActor () -> Bool) async -> Bool {
+    let deadline = Date().addingTimeInterval(timeout)
+    while !condition() {
+        if Date() > deadline { return false }
+        try? await Task.sleep(nanoseconds: 5_000_000)
+    }
+    return true
+}
