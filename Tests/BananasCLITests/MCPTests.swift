@@ -1,33 +1,43 @@
 import Foundation
 import Testing
 
-/// `bananas mcp` spoken to over stdio, JSON-RPC line by line, as an MCP client does.
-/// (Issue 5 will add a test with the Python `mcp` client as well.)
+/// `bananas mcp` spoken to over stdio, JSON-RPC line by line, as an MCP client does. Every
+/// line it writes to stdout is kept (the protocol owns stdout); stderr (the log) is kept too.
 final class MCPProcess: @unchecked Sendable {
     let process = Process()
-    private let input = Pipe(), output = Pipe()
+    private let input = Pipe(), output = Pipe(), errors = Pipe()
     private let lock = NSLock()
     private var buffer = Data()
+    private var lines: [Data] = []
     private var messages: [[String: Any]] = []
+    private var errorText = Data()
     private var nextID = 1
 
-    init(_ cli: CLI) throws {
+    init(_ cli: CLI, environment extra: [String: String] = [:]) throws {
         process.executableURL = URL(fileURLWithPath: CLI.binary)
         process.arguments = ["mcp"]
-        process.environment = cli.environment()
+        process.environment = cli.environment(extra)
         process.standardInput = input
         process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
+        process.standardError = errors
         output.fileHandleForReading.readabilityHandler = { [weak self] handle in
             guard let self else { return }
             let data = handle.availableData
             lock.lock()
             buffer.append(data)
             while let newline = buffer.firstIndex(of: 0x0A) {
-                let line = buffer[buffer.startIndex..<newline]
+                let line = Data(buffer[buffer.startIndex..<newline])
                 buffer.removeSubrange(buffer.startIndex...newline)
+                lines.append(line)
                 if let object = try? JSONSerialization.jsonObject(with: line) as? [String: Any] { messages.append(object) }
             }
+            lock.unlock()
+        }
+        errors.fileHandleForReading.readabilityHandler = { [weak self] handle in
+            guard let self else { return }
+            let data = handle.availableData
+            lock.lock()
+            errorText.append(data)
             lock.unlock()
         }
         try process.run()
@@ -38,6 +48,27 @@ final class MCPProcess: @unchecked Sendable {
     deinit {
         if process.isRunning { process.terminate() }
         output.fileHandleForReading.readabilityHandler = nil
+        errors.fileHandleForReading.readabilityHandler = nil
+    }
+
+    /// Every line written to stdout so far (a partial last line is not one).
+    var stdoutLines: [Data] {
+        lock.lock()
+        defer { lock.unlock() }
+        return lines
+    }
+
+    var stderr: String {
+        lock.lock()
+        defer { lock.unlock() }
+        return String(decoding: errorText, as: UTF8.self)
+    }
+
+    /// Every message received so far (responses and notifications).
+    var received: [[String: Any]] {
+        lock.lock()
+        defer { lock.unlock() }
+        return messages
     }
 
     private func send(_ object: [String: Any]) {
@@ -49,11 +80,13 @@ final class MCPProcess: @unchecked Sendable {
     func notify(_ method: String) { send(["jsonrpc": "2.0", "method": method]) }
 
     /// Sends a request and waits (bounded) for its response's `result`.
-    func request(_ method: String, _ params: [String: Any] = [:]) throws -> [String: Any] {
+    func request(_ method: String, _ params: [String: Any] = [:], timeout: Double = 10) throws -> [String: Any] {
+        lock.lock()
         let id = nextID
         nextID += 1
+        lock.unlock()
         send(["jsonrpc": "2.0", "id": id, "method": method, "params": params])
-        let deadline = Date().addingTimeInterval(10)
+        let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             lock.lock()
             let found = messages.first { ($0["id"] as? Int) == id }
@@ -71,13 +104,30 @@ final class MCPProcess: @unchecked Sendable {
         try request("tools/call", ["name": tool, "arguments": arguments])
     }
 
+    /// Closes stdin (the client goes away) and waits for the server to exit; its status.
+    func finish(timeout: Double = 10) -> Int32? {
+        try? input.fileHandleForWriting.close()
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning && Date() < deadline { usleep(5_000) }
+        guard !process.isRunning else { return nil }
+        usleep(50_000)  // the last of stderr
+        return process.terminationStatus
+    }
+
     struct CLIError: Error, CustomStringConvertible {
         let description: String
         init(_ text: String) { description = text }
     }
 }
 
-@Suite("MCP server (work in progress)")
+extension Dictionary where Key == String, Value == Any {
+    var structured: [String: Any] { self["structuredContent"] as? [String: Any] ?? [:] }
+    var statuses: [String] { (structured["results"] as? [[String: Any]] ?? []).map { $0["status"] as? String ?? "?" } }
+    var text: String { ((self["content"] as? [[String: Any]])?.first?["text"] as? String) ?? "" }
+    var isError: Bool { self["isError"] as? Bool == true }
+}
+
+@Suite("MCP server: the real binary over stdio")
 struct MCPTests {
     @Test("an agent reads the list with get_shopping_list, filters it, and sees CLI edits live")
     func getShoppingList() throws {
@@ -182,6 +232,48 @@ struct MCPTests {
         #expect(try refusal("add_items", ["items": []]).contains("needs at least 1"))
         #expect(try refusal("remove_items", [:]).contains("items is required"))
         #expect(Set(try cli.items().map { $0["name"] as! String }) == ["Bananas", "Eggs"])
+    }
+
+    @Test("stdout carries JSON-RPC only; the log goes to stderr at BANANAS_LOG_LEVEL; closing stdin ends the server cleanly")
+    func stdioDiscipline() throws {
+        let cli = CLI()
+        defer { cli.cleanUp() }
+        let server = try MCPProcess(cli, environment: ["BANANAS_LOG_LEVEL": "debug"])
+        _ = try server.request("tools/list")
+        _ = try server.request("resources/list")
+        _ = try server.request("resources/subscribe", ["uri": "bananas://list"])
+        #expect(try server.call("add_items", ["items": [["name": "Milk"], ["name": "milk"], ["name": ""]]]).statuses == ["added", "already_on_list", "error"])
+        #expect(try server.call("update_items", ["items": [["item": "Mlk", "checked": true]]]).isError)
+        #expect(try server.call("add_items", ["items": "Milk"]).isError)
+        _ = try server.request("resources/read", ["uri": "bananas://list"])
+        cli("add", "Bread")  // a notification goes out too
+        usleep(300_000)
+        #expect(server.finish() == 0, "the server exits 0 when the client closes stdin")
+
+        let lines = server.stdoutLines
+        #expect(lines.count >= 8)
+        for line in lines {
+            let object = try? JSONSerialization.jsonObject(with: line) as? [String: Any]
+            #expect(object?["jsonrpc"] as? String == "2.0", "not a JSON-RPC message on stdout: \(String(decoding: line, as: UTF8.self))")
+        }
+        #expect(server.received.contains { $0["method"] as? String == "notifications/resources/updated" })
+
+        let log = server.stderr
+        #expect(log.contains("info bananas.mcp: tools=8 [BananasMCP] serving \(cli.listPath) over stdio"), "\(log)")
+        #expect(log.contains("[BananasMCP] tool add_items: 1 added, 1 already_on_list, 1 error"), "\(log)")
+        #expect(log.contains("notice bananas.mcp: ms="), "refusals are notices: \(log)")
+        #expect(log.contains("[BananasMCP] tool add_items called"), "debug lines at debug: \(log)")
+        #expect(log.contains("[BananasMCP] client subscribed to bananas://list"))
+        #expect(log.contains("[BananasMCP] the client closed the connection") && log.contains("exiting"))
+
+        // The default level is info: no debug lines; a bad level is named.
+        let quiet = try MCPProcess(cli, environment: ["BANANAS_LOG_LEVEL": "chatty"])
+        _ = try quiet.call("get_shopping_list")
+        #expect(quiet.finish() == 0)
+        let quietLog = quiet.stderr
+        #expect(quietLog.contains("warning bananas.mcp: [BananasCLI] BANANAS_LOG_LEVEL=chatty is not a level"), "\(quietLog)")
+        #expect(quietLog.contains("tool get_shopping_list: 2 items") && !quietLog.contains(" debug "), "\(quietLog)")
+        #expect(quiet.stdoutLines.allSatisfy { (try? JSONSerialization.jsonObject(with: $0)) != nil })
     }
 
     @Test("the official Python MCP client runs an agent's session (it checks structuredContent against outputSchema)")

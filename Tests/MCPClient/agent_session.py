@@ -1,25 +1,41 @@
 #!/usr/bin/env python3
-"""An agent's session against `bananas mcp`, through the official Python MCP client (which
-checks each tool's structuredContent against its outputSchema). Run by MCPTests with
+"""An agent's session against `bananas mcp`, through the official Python MCP client (2.x), which
+checks each successful tool result's structuredContent against the tool's outputSchema. It uses
+every tool, batches, the error cases, and the resource subscription. Run by MCPTests with
 BANANAS_BIN and BANANAS_FILE set; prints OK or raises.
 
-    python3 Tests/MCPClient/agent_session.py
+    BANANAS_BIN=.build/debug/bananas BANANAS_FILE=/tmp/list.json python3 Tests/MCPClient/agent_session.py
 """
 import asyncio
+import json
 import os
 import subprocess
 import time
+import warnings
 
 from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
+try:
+    from mcp.shared.exceptions import MCPDeprecationWarning
+except ImportError:  # older clients do not warn
+    MCPDeprecationWarning = DeprecationWarning
 
-def results(result):
+TOOLS = {"get_shopping_list", "add_items", "update_items", "remove_items", "clear_checked",
+         "add_sections", "update_sections", "remove_sections"}
+
+
+def statuses(result):
     return [r["status"] for r in result.structured_content["results"]]
 
 
+def text(result):
+    return "\n".join(c.text for c in result.content if getattr(c, "type", "") == "text")
+
+
 async def main():
-    server = StdioServerParameters(command=os.environ["BANANAS_BIN"], args=["mcp"], env=dict(os.environ))
+    server = StdioServerParameters(command=os.environ["BANANAS_BIN"], args=["mcp"],
+                                   env={**os.environ, "BANANAS_LOG_LEVEL": "warning"})
     updates = []
 
     async def on_message(message):
@@ -31,39 +47,98 @@ async def main():
         async with ClientSession(read, write, message_handler=on_message) as session:
             await session.initialize()
             tools = {tool.name: tool for tool in (await session.list_tools()).tools}
-            assert set(tools) == {"get_shopping_list", "add_items", "update_items", "remove_items", "clear_checked"}, set(tools)
+            assert set(tools) == TOOLS, set(tools)
             assert tools["get_shopping_list"].annotations.read_only_hint is True
-            assert tools["remove_items"].annotations.destructive_hint is True
+            for name in ("remove_items", "clear_checked", "remove_sections"):
+                assert tools[name].annotations.destructive_hint is True, name
+            assert tools["add_items"].annotations.destructive_hint is False
             assert all(t.annotations.open_world_hint is False for t in tools.values())
+            assert all(t.output_schema for t in tools.values())
 
-            added = await session.call_tool("add_items", {"items": [{"name": "Bananas", "section": "Produce"}, {"name": "Oat milk", "amount": "2 L", "section": "Dairy"}]})
-            assert not added.is_error and results(added) == ["added", "added"], added
+            # Items: a batch, each entry answered on its own.
+            added = await session.call_tool("add_items", {"items": [
+                {"name": "Bananas", "section": "Produce", "amount": "6"},
+                {"name": "Oat milk", "amount": "2 L", "section": "Dairy"},
+                {"name": "bananas"},
+                {"name": "   "},
+            ]})
+            assert not added.is_error and statuses(added) == ["added", "added", "already_on_list", "error"], added
+            assert added.structured_content["written"] is True
             listed = await session.call_tool("get_shopping_list", {})
             names = [item["name"] for item in listed.structured_content["items"]]
             assert names == ["Bananas", "Oat milk"], names
+            assert listed.structured_content["sync"]["state"] == "synced", listed.structured_content
             revision = listed.structured_content["revision"]
+            dairy = await session.call_tool("get_shopping_list", {"section": "dairy", "unchecked_only": True})
+            assert [i["name"] for i in dairy.structured_content["items"]] == ["Oat milk"], dairy
 
-            checked = await session.call_tool("update_items", {"items": [{"item": "oat milk", "checked": True}], "expected_revision": revision})
-            assert results(checked) == ["updated"], checked
+            checked = await session.call_tool("update_items", {"items": [
+                {"item": "oat milk", "checked": True}, {"item": "Banana", "amount": "7"}],
+                "expected_revision": revision})
+            assert statuses(checked) == ["updated", "error"] and not checked.is_error, checked
+            close = checked.structured_content["results"][1]["close_matches"]
+            assert close and close[0]["name"] == "Bananas" and close[0]["id"], close
             stale = await session.call_tool("remove_items", {"items": [{"item": "Bananas"}], "expected_revision": revision})
-            assert stale.is_error, stale
+            assert stale.is_error and "get_shopping_list again" in text(stale), stale
+
+            # An ambiguous name lists the candidates with their ids; retrying with an id works.
+            twice = await session.call_tool("add_items", {"items": [{"name": "Tea", "section": "Pantry"}, {"name": "Tea"}],
+                                                          "allow_duplicates": True})
+            assert statuses(twice) == ["added", "added"], twice
+            ids = [r["id"] for r in twice.structured_content["results"]]
+            ambiguous = await session.call_tool("update_items", {"items": [{"item": "tea", "checked": True}]})
+            assert ambiguous.is_error and all(i in text(ambiguous) for i in ids), text(ambiguous)
+            retried = await session.call_tool("update_items", {"items": [{"item": ids[1], "checked": True, "position": 1}]})
+            assert statuses(retried) == ["updated"], retried
+
+            # Invalid text, schema violations: refused with the path of the problem.
+            bad_text = await session.call_tool("add_items", {"items": [{"name": "Jam\u0007"}]})
+            assert bad_text.is_error and "control character" in text(bad_text), bad_text
+            too_long = await session.call_tool("add_items", {"items": [{"name": "x" * 501}]})
+            assert too_long.is_error and "items[0].name: at most 500 characters" in text(too_long), too_long
+            unknown_key = await session.call_tool("update_items", {"items": [{"item": "Tea", "colour": "red"}]})
+            assert unknown_key.is_error and "unknown key colour" in text(unknown_key), unknown_key
+
             cleared = await session.call_tool("clear_checked", {})
-            assert results(cleared) == ["removed"], cleared
+            assert sorted(r["item"] for r in cleared.structured_content["results"]) == ["Oat milk", "Tea"], cleared
             missing = await session.call_tool("remove_items", {"items": [{"item": "Caviar"}]})
             assert missing.is_error, missing
+            removed = await session.call_tool("remove_items", {"items": [{"item": ids[0]}]})
+            assert statuses(removed) == ["removed"], removed
 
-            # The list as a resource, and a subscription that hears every writer.
+            # Sections, as in the editor: add, rename, reorder, move items, remove.
+            sections = await session.call_tool("add_sections", {"sections": [{"name": "Bakery", "position": 1}, {"name": "produce"}]})
+            assert statuses(sections) == ["added", "already_exists"], sections
+            renamed = await session.call_tool("update_sections", {"sections": [
+                {"section": "produce", "name": "Fruit & veg"}, {"section": "Dairy", "position": 1}, {"section": "Frozen", "name": "Ice"}]})
+            assert statuses(renamed) == ["updated", "updated", "error"], renamed
+            moved = await session.call_tool("update_items", {"items": [{"item": "Bananas", "section": "bakery"}]})
+            assert statuses(moved) == ["updated"], moved
+            refused = await session.call_tool("remove_sections", {"sections": [{"section": "Bakery"}]})
+            assert refused.is_error and "move_items_to" in text(refused), refused
+            gone = await session.call_tool("remove_sections", {"sections": [
+                {"section": "Bakery", "move_items_to": "Fruit & veg"}, {"section": "Dairy"}, {"section": "Pantry"}, {"section": "other"}]})
+            assert statuses(gone) == ["removed"] * 4, gone
+            now = (await session.call_tool("get_shopping_list", {})).structured_content
+            assert now["sections"] == ["Fruit & veg"], now
+            assert [(i["name"], i["section"]) for i in now["items"]] == [("Bananas", "Fruit & veg")], now
+
+            # The list as a resource, and a subscription that hears every writer. Python mcp 2.3
+            # warns that resources/subscribe goes away in the 2026-07-28 protocol revision; the
+            # server speaks the revision negotiated here, which has it.
             resources = (await session.list_resources()).resources
             assert [str(r.uri) for r in resources] == ["bananas://list"], resources
-            await session.subscribe_resource("bananas://list")
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", MCPDeprecationWarning)
+                await session.subscribe_resource("bananas://list")
             updates.clear()
             started = time.monotonic()
             subprocess.run([os.environ["BANANAS_BIN"], "add", "Bread"], check=True, capture_output=True)
             while not updates and time.monotonic() - started < 5:
                 await asyncio.sleep(0.005)
             assert updates, "no notifications/resources/updated after a CLI edit"
-            content = (await session.read_resource("bananas://list")).contents[0].text
-            assert '"Bread"' in content, content
+            content = json.loads((await session.read_resource("bananas://list")).contents[0].text)
+            assert [i["name"] for i in content["items"]] == ["Bananas", "Bread"], content
             print(f"update notified {1000 * (updates[0] - started):.0f} ms after the CLI started")
     print("OK")
 

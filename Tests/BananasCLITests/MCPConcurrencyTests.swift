@@ -1,0 +1,116 @@
+import Foundation
+import Testing
+
+/// What every writer was told succeeded, gathered across threads.
+final class Acknowledged: @unchecked Sendable {
+    private let lock = NSLock()
+    private var added: [String] = []
+    private var checked: [String] = []
+    private var failures: [String] = []
+
+    func add(_ name: String) { lock.lock(); added.append(name); lock.unlock() }
+    func check(_ name: String) { lock.lock(); checked.append(name); lock.unlock() }
+    func fail(_ what: String) { lock.lock(); failures.append(what); lock.unlock() }
+
+    var snapshot: (added: [String], checked: [String], failures: [String]) {
+        lock.lock()
+        defer { lock.unlock() }
+        return (added, checked, failures)
+    }
+}
+
+@Suite("MCP server: concurrent writers (real processes)")
+struct MCPConcurrencyTests {
+    @Test("two MCP servers, CLI add/check loops and a long-running session write at once: every acknowledged add and check is in the file")
+    func concurrentWriters() throws {
+        let cli = CLI()
+        defer { cli.cleanUp() }
+        cli("add", "Seed")
+        let serverA = try MCPProcess(cli), serverB = try MCPProcess(cli)
+        let session = try SessionProcess(cli)
+        let acked = Acknowledged()
+        let until = Date().addingTimeInterval(6)
+        let group = DispatchGroup()
+
+        // An agent per server: batches of two adds, and a check of an earlier item.
+        for (server, tag) in [(serverA, "A"), (serverB, "B")] {
+            DispatchQueue.global().async(group: group) {
+                var round = 0
+                while Date() < until {
+                    do {
+                        let names = ["\(tag)\(round) x", "\(tag)\(round) y"]
+                        let added = try server.call("add_items", ["items": names.map { ["name": $0] }])
+                        for (name, status) in zip(names, added.statuses) {
+                            if status == "added" { acked.add(name) } else { acked.fail("\(name): \(status)") }
+                        }
+                        if round > 0 && round % 3 == 0 {
+                            let name = "\(tag)\(round - 1) y"
+                            let checked = try server.call("update_items", ["items": [["item": name, "checked": true]]])
+                            if checked.statuses == ["updated"] { acked.check(name) } else { acked.fail("check \(name): \(checked.text)") }
+                        }
+                    } catch {
+                        acked.fail("\(tag): \(error)")
+                    }
+                    round += 1
+                }
+            }
+        }
+        // A script on the CLI: one process per command, each writing under the lock.
+        DispatchQueue.global().async(group: group) {
+            var round = 0
+            while Date() < until {
+                let name = "C\(round)"
+                let result = cli("add", name)
+                if result.status == 0 { acked.add(name) } else { acked.fail("cli add \(name): \(result.stderr)") }
+                if round > 0 && round % 3 == 0 {
+                    let previous = "C\(round - 1)"
+                    let result = cli("check", previous)
+                    if result.status == 0 { acked.check(previous) } else { acked.fail("cli check \(previous): \(result.stderr)") }
+                }
+                round += 1
+            }
+        }
+        // The editor's stand-in: a long-running store taking edits from its user.
+        DispatchQueue.global().async(group: group) {
+            var round = 0
+            while Date() < until {
+                do {
+                    let name = "S\(round)"
+                    if try session.send("add", name)["ack"] as? String == "add" { acked.add(name) } else { acked.fail("session add \(name)") }
+                    if round > 0 && round % 3 == 0 {
+                        let previous = "S\(round - 1)"
+                        if try session.send("check", previous)["ack"] as? String == "check" { acked.check(previous) } else { acked.fail("session check \(previous)") }
+                    }
+                } catch {
+                    acked.fail("session: \(error)")
+                }
+                round += 1
+                usleep(10_000)
+            }
+        }
+        #expect(group.wait(timeout: .now() + 30) == .success)
+
+        // Everyone stops; what is pending is written on the way out.
+        _ = try session.send("wait")
+        try session.quit()
+        #expect(serverA.finish() == 0 && serverB.finish() == 0)
+
+        let (added, checked, failures) = acked.snapshot
+        #expect(failures.isEmpty, "\(failures.prefix(5))")
+        let items = try cli.items()
+        var count: [String: Int] = [:]
+        for item in items { count[item["name"] as! String, default: 0] += 1 }
+        let checkedOnDisk = Set(items.filter { $0["checked"] as? Bool == true }.map { $0["name"] as! String })
+        let lostAdds = added.filter { count[$0] == nil }
+        let lostChecks = checked.filter { !checkedOnDisk.contains($0) }
+        let duplicated = added.filter { (count[$0] ?? 0) > 1 }
+        let perWriter = Dictionary(grouping: added) { String($0.prefix(1)) }.mapValues(\.count).sorted { $0.key < $1.key }
+        print("concurrent writers: \(added.count) adds (\(perWriter.map { "\($0.key) \($0.value)" }.joined(separator: ", "))), \(checked.count) checks acknowledged; lost \(lostAdds.count + lostChecks.count)")
+        #expect(lostAdds.isEmpty, "acknowledged adds missing from the file: \(lostAdds)")
+        #expect(lostChecks.isEmpty, "acknowledged checks missing from the file: \(lostChecks)")
+        #expect(duplicated.isEmpty, "\(duplicated)")
+        #expect(count["Seed"] == 1 && items.count == added.count + 1)
+        #expect(perWriter.allSatisfy { $0.value >= 5 }, "every writer got work done: \(perWriter)")
+        #expect(serverA.stdoutLines.allSatisfy { (try? JSONSerialization.jsonObject(with: $0)) != nil })
+    }
+}
