@@ -25,7 +25,7 @@ struct MCPConcurrencyTests {
     func concurrentWriters() throws {
         let cli = CLI()
         defer { cli.cleanUp() }
-        cli("add", "Seed")
+        _ = cli("add", "Seed")
         let serverA = try MCPProcess(cli), serverB = try MCPProcess(cli)
         let session = try SessionProcess(cli)
         let acked = Acknowledged()

@@ -9,7 +9,7 @@ struct MCPPausedTests {
     func lockHeld() throws {
         let cli = CLI()
         defer { cli.cleanUp() }
-        cli("add", "Milk")
+        _ = cli("add", "Milk")
         let before = cli.fileBytes
         let server = try MCPProcess(cli)
         let holder = try LockHolder(cli)

@@ -133,9 +133,9 @@ struct MCPTests {
     func getShoppingList() throws {
         let cli = CLI()
         defer { cli.cleanUp() }
-        cli("add", "Oat milk", "--section", "Dairy", "--amount", "2 L")
-        cli("add", "Bananas", "--section", "Produce")
-        cli("check", "Bananas")
+        _ = cli("add", "Oat milk", "--section", "Dairy", "--amount", "2 L")
+        _ = cli("add", "Bananas", "--section", "Produce")
+        _ = cli("check", "Bananas")
         let server = try MCPProcess(cli)
 
         let tools = try server.request("tools/list")["tools"] as! [[String: Any]]
@@ -155,7 +155,7 @@ struct MCPTests {
         let unchecked = try server.call("get_shopping_list", ["unchecked_only": true])
         #expect(((unchecked["structuredContent"] as! [String: Any])["items"] as! [[String: Any]]).count == 1)
 
-        cli("add", "Bread")
+        _ = cli("add", "Bread")
         let deadline = Date().addingTimeInterval(5)
         var names: [String] = []
         while Date() < deadline {
@@ -179,7 +179,7 @@ struct MCPTests {
     func editingTools() throws {
         let cli = CLI()
         defer { cli.cleanUp() }
-        cli("add", "Milk", "--section", "Dairy")
+        _ = cli("add", "Milk", "--section", "Dairy")
         let server = try MCPProcess(cli)
 
         let added = try server.call("add_items", ["items": [
@@ -205,7 +205,7 @@ struct MCPTests {
 
         // A stale revision: nothing happens, the agent is told to re-read.
         let read = structured(try server.call("get_shopping_list"))
-        cli("add", "Eggs")
+        _ = cli("add", "Eggs")
         usleep(300_000)
         let stale = try server.call("remove_items", ["items": [["item": "Bread"]], "expected_revision": read["revision"] as! String])
         #expect(stale["isError"] as? Bool == true)
@@ -246,7 +246,7 @@ struct MCPTests {
         #expect(try server.call("update_items", ["items": [["item": "Mlk", "checked": true]]]).isError)
         #expect(try server.call("add_items", ["items": "Milk"]).isError)
         _ = try server.request("resources/read", ["uri": "bananas://list"])
-        cli("add", "Bread")  // a notification goes out too
+        _ = cli("add", "Bread")  // a notification goes out too
         usleep(300_000)
         #expect(server.finish() == 0, "the server exits 0 when the client closes stdin")
 

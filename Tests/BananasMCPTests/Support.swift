@@ -24,7 +24,7 @@ final class Sandbox: @unchecked Sendable {
     func file() -> ListFile { ListFile(path: listPath, stateDirectory: stateDirectory) }
 
     func write(_ text: String) {
-        FileManager.default.createFile(atPath: listPath, contents: Data(text.utf8))
+        _ = FileManager.default.createFile(atPath: listPath, contents: Data(text.utf8))
     }
 
     var text: String? { FileManager.default.contents(atPath: listPath).map { String(decoding: $0, as: UTF8.self) } }
