@@ -63,6 +63,6 @@ let package = Package(
             dependencies: ["BananasMCP", "BananasSync", "BananasFile", .product(name: "MCP", package: "swift-sdk")]
         ),
         // Depends on the executable so `swift test` builds the real binary it drives.
-        .testTarget(name: "BananasCLITests", dependencies: ["bananas", "BananasFile"]),
+        .testTarget(name: "BananasCLITests", dependencies: ["bananas", "BananasFile", "CPlatform"]),
     ]
 )

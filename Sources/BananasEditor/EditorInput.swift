@@ -332,9 +332,9 @@ extension EditorState {
                 }
                 steps.append(.insert(Item(id: id, name: name, amount: amount, section: section, sortOrder: insertOrder)))
                 // Keep the prompt open for the next item: adding a shopping list is a run of items.
-                openPrompt(.addName(section: section), "Add to \(section.displaySafe) (Enter on empty to stop):")
+                openPrompt(.addName(section: section), "Add to \(section.displaySafe):")
                 return .edit(steps.count == 1 ? steps[0] : .batch(steps), label: "add \(name)", select: .item(id),
-                             message: "Added \(name.displaySafe)" + (amount.isEmpty ? "" : " (\(amount.displaySafe))"))
+                             message: "Added \(name.displaySafe)" + (amount.isEmpty ? "" : " (\(amount.displaySafe))") + " · next, or Enter to stop")
             } catch let violation as TextRules.Violation {
                 return reject(violation.description)
             } catch {

@@ -107,9 +107,14 @@ public enum Screen {
             let (shown, column) = prompt.line.visible(in: grid.width - x)
             grid.put(shown, x: x, y: y, role: .text)
             grid.cursor = (min(grid.width - 1, x + column), y)
-            if let message = state.message, message.kind == .error {
-                // A problem with what was typed shows after it, and the prompt stays open.
-                grid.put(" " + message.text, x: min(grid.width - 1, x + TextWidth.of(shown) + 1), y: y, role: .error)
+            if let message = state.message {
+                // A problem with what was typed (the prompt stays open), or what the last
+                // Enter did ("Added Milk"), after the text when there is room.
+                let start = x + TextWidth.of(shown) + 2
+                if start + 8 < grid.width {
+                    grid.put(TextWidth.truncate(message.text, to: grid.width - start), x: start, y: y,
+                             role: message.kind == .error ? .error : .dim)
+                }
             }
         case .confirm(let confirm):
             grid.put(confirm.question, x: 0, y: y, role: .prompt)

@@ -19,6 +19,7 @@ public final class EditorRunner {
     private var sources: [any DispatchSourceProtocol] = []
     private var finished = false
     private var emptyReads = 0
+    private let crashKeyEnabled = getenv("BANANAS_TEST_CRASH") != nil
 
     public init(editor: Editor, theme: Theme) {
         self.editor = editor
@@ -80,6 +81,9 @@ public final class EditorRunner {
             switch input {
             case .resize:
                 _ = terminal.checkResize()
+            case .key(.function(12)) where crashKeyEnabled:
+                // For the test that proves a crash restores the terminal.
+                fatalError("crash requested with F12 (BANANAS_TEST_CRASH is set)")
             case .key(let key):
                 if !editor.handle(key) {
                     finish()

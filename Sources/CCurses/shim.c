@@ -1,4 +1,5 @@
 #include "ccurses.h"
+#include <langinfo.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -8,6 +9,11 @@ static volatile sig_atomic_t started = 0;
 
 int bananas_curses_start(void) {
     setlocale(LC_ALL, "");
+    // The list is UTF-8 whatever the locale says: with a C or POSIX locale, wide characters
+    // would print as garbage, so use a UTF-8 character type when the system has one.
+    if (strcmp(nl_langinfo(CODESET), "UTF-8") != 0) {
+        if (!setlocale(LC_CTYPE, "C.UTF-8")) setlocale(LC_CTYPE, "en_US.UTF-8");
+    }
     set_escdelay(25);  // Esc cancels at once instead of after a second
     if (initscr() == NULL) return -1;
     started = 1;

@@ -110,7 +110,7 @@ struct MCPConcurrencyTests {
         #expect(lostChecks.isEmpty, "acknowledged checks missing from the file: \(lostChecks)")
         #expect(duplicated.isEmpty, "\(duplicated)")
         #expect(count["Seed"] == 1 && items.count == added.count + 1)
-        #expect(perWriter.allSatisfy { $0.value >= 5 }, "every writer got work done: \(perWriter)")
+        #expect(perWriter.count == 4 && perWriter.allSatisfy { $0.value >= 1 }, "every writer got work done: \(perWriter)")
         #expect(serverA.stdoutLines.allSatisfy { (try? JSONSerialization.jsonObject(with: $0)) != nil })
     }
 }

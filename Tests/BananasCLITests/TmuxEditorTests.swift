@@ -1,0 +1,255 @@
+import Foundation
+import Testing
+
+/// The real editor in tmux: keys in with send-keys, the screen out with capture-pane, the
+/// file checked through the CLI.
+@Suite("Editor in tmux", .serialized, .enabled(if: Tmux.isAvailable, "tmux is not installed"))
+struct TmuxEditorTests {
+    /// A list with two sections, made through the CLI.
+    func seeded() -> CLI {
+        let cli = CLI()
+        cli("add", "Bananas", "--section", "Produce", "--amount", "6")
+        cli("add", "Oat milk", "--section", "Dairy", "--amount", "2 L")
+        cli("add", "Butter", "--section", "Dairy")
+        return cli
+    }
+
+    func item(_ cli: CLI, _ name: String) throws -> [String: Any]? {
+        try cli.items().first { $0["name"] as? String == name }
+    }
+
+    /// Waits (up to 5 s) until the file, read through the CLI, satisfies `condition` for the
+    /// item named `name` (nil when it is not on the list): a change on screen reaches the
+    /// file a few milliseconds later.
+    func fileHas(_ cli: CLI, _ name: String, _ condition: ([String: Any]?) -> Bool) -> Bool {
+        let deadline = Date().addingTimeInterval(5)
+        repeat {
+            if let found = try? item(cli, name), condition(found) { return true }
+            if (try? item(cli, name)) == nil, condition(nil) { return true }
+            Thread.sleep(forTimeInterval: 0.05)
+        } while Date() < deadline
+        return false
+    }
+
+    @Test("add, edit, check, delete and undo, each reaching the file")
+    func editing() throws {
+        let cli = seeded()
+        defer { cli.cleanUp() }
+        let tmux = try Tmux(cli)
+        #expect(tmux.waitFor("Oat milk"))
+
+        // Add below Bananas: name, Enter, amount, Enter, then Enter on empty to stop.
+        tmux.keys("j", "a")
+        #expect(tmux.waitFor("Add to Produce:"))
+        tmux.type("Crème fraîche 日本 🍋")
+        tmux.keys("Enter")
+        tmux.type("200 g")
+        tmux.keys("Enter", "Enter")
+        #expect(tmux.waitFor("[ ] Crème fraîche 日本 🍋  200 g"))
+        #expect(fileHas(cli, "Crème fraîche 日本 🍋") { $0?["amount"] as? String == "200 g" })
+
+        // Edit the new item (the cursor is on it): rename, change the amount.
+        tmux.keys("e", "End", "BSpace", "BSpace")
+        tmux.keys("Home")
+        tmux.type("Fresh ")
+        tmux.keys("Enter", "C-u")
+        tmux.type("1 pot")
+        tmux.keys("Enter")
+        #expect(tmux.waitFor("Fresh Crème fraîche 日本  1 pot"))
+        #expect(fileHas(cli, "Fresh Crème fraîche 日本") { $0?["amount"] as? String == "1 pot" })
+
+        // Check it, then delete Bananas, then undo the delete.
+        tmux.keys("Space")
+        #expect(tmux.waitFor("[x] Fresh Crème"))
+        #expect(fileHas(cli, "Fresh Crème fraîche 日本") { $0?["checked"] as? Bool == true })
+        tmux.keys("k", "d")
+        #expect(tmux.waitFor("Deleted Bananas"))
+        #expect(fileHas(cli, "Bananas") { $0 == nil })
+        tmux.keys("u")
+        #expect(tmux.waitFor("Undid delete Bananas"))
+        #expect(tmux.waitForScreen { $0.contains("[ ] Bananas  6") } != nil)
+        #expect(fileHas(cli, "Bananas") { $0 != nil })
+
+        tmux.keys("q")
+        #expect(tmux.waitForExit() == .status(0))
+        #expect(tmux.info("#{alternate_on}") == "0")
+    }
+
+    @Test("/ filters as you type; Esc brings every item back")
+    func filter() throws {
+        let cli = seeded()
+        defer { cli.cleanUp() }
+        let tmux = try Tmux(cli)
+        #expect(tmux.waitFor("Butter"))
+        tmux.keys("/")
+        tmux.type("mil")
+        let filtered = tmux.waitForScreen { !$0.contains("Butter") && $0.contains("Oat milk") }
+        #expect(filtered != nil)
+        #expect(filtered?.contains("Bananas") == false)
+        tmux.keys("Enter")
+        #expect(tmux.waitFor("filter: mil"))
+        tmux.keys("Escape")
+        #expect(tmux.waitForScreen { $0.contains("Butter") && $0.contains("Bananas") } != nil)
+    }
+
+    @Test("resizing down to 20x6 and back redraws and keeps the cursor and view state")
+    func resize() throws {
+        let cli = seeded()
+        defer { cli.cleanUp() }
+        let tmux = try Tmux(cli, width: 60, height: 16)
+        #expect(tmux.waitFor("Butter"))
+        tmux.keys("G", "h")  // cursor on Butter; hide checked (none)
+        tmux.resize(width: 20, height: 6)
+        let small = tmux.waitForScreen { $0.split(separator: "\n").first?.contains("bananas") == true && $0.contains("Butt") }
+        #expect(small != nil, "\(tmux.screen())")
+        tmux.resize(width: 80, height: 24)
+        let large = tmux.waitForScreen { $0.contains("Oat milk  2 L") && $0.contains("checked hidden") }
+        #expect(large != nil, "\(tmux.screen())")
+        // The cursor is still on Butter: Space checks Butter, not another item.
+        tmux.keys("Space")
+        #expect(tmux.waitFor("Checked Butter"))
+    }
+
+    @Test("bananas view: live updates, a read-only hint on editing keys, and nothing written")
+    func viewMode() throws {
+        let cli = seeded()
+        defer { cli.cleanUp() }
+        let stateFolder = cli.home + "/.local/state"
+        func tree() -> [String] {
+            var result: [String] = []
+            for root in [cli.folder, stateFolder] {
+                let e = FileManager.default.enumerator(atPath: root)
+                while let path = e?.nextObject() as? String {
+                    let attributes = try? FileManager.default.attributesOfItem(atPath: root + "/" + path)
+                    result.append("\(path) \(attributes?[.size] ?? 0) \(attributes?[.modificationDate] ?? "")")
+                }
+            }
+            return result.sorted()
+        }
+        let tmux = try Tmux(cli, arguments: ["view"])
+        #expect(tmux.waitFor("read-only"))
+        #expect(tmux.waitFor("Butter"))
+        for key in ["Space", "a", "d", "e", "u", "X", "A"] {
+            tmux.keys("j", key)
+            #expect(tmux.waitFor("read-only: bananas view cannot change the list"), "\(key)")
+            tmux.keys("Escape")
+        }
+        // A change from the CLI shows up without a key press.
+        cli("add", "Coffee", "--section", "Pantry")
+        #expect(tmux.waitFor("Coffee"))
+        let before = tree()
+        for key in ["Space", "d", "u", "C-r", "J"] { tmux.keys(key) }
+        Thread.sleep(forTimeInterval: 0.5)
+        tmux.keys("q")
+        #expect(tmux.waitForExit() == .status(0))
+        #expect(tree() == before)
+    }
+
+    @Test("split view: an edit in one pane shows in the other within 100 ms; concurrent edits keep both fields; no keystroke lost")
+    func splitView() throws {
+        let cli = seeded()
+        defer { cli.cleanUp() }
+        let tmux = try Tmux(cli, width: 120, height: 30)
+        let left = tmux.firstPane
+        let right = tmux.splitRight()
+        #expect(tmux.waitFor("Butter", pane: left) && tmux.waitFor("Butter", pane: right))
+
+        // Propagation: from the moment the left pane shows its own edit to when the right
+        // pane shows it.
+        var delays: [Double] = []
+        tmux.keys("a", pane: left)
+        for n in 1...5 {
+            tmux.type("Item \(n)", pane: left)
+            tmux.keys("Enter", "Enter", pane: left)
+            guard tmux.waitFor("Item \(n)", pane: left) else { Issue.record("left pane never showed Item \(n)"); return }
+            let start = Date()
+            guard tmux.waitFor("Item \(n)", pane: right, timeout: 5) else { Issue.record("right pane never showed Item \(n)"); return }
+            delays.append(Date().timeIntervalSince(start) * 1000)
+        }
+        tmux.keys("Enter", pane: left)
+        let median = delays.sorted()[delays.count / 2]
+        print("split view propagation (ms, as seen through capture-pane):", delays.map { Int($0) })
+        #expect(median < 100, "median \(median) ms")
+
+        // The same item, different fields, at the same moment: Bananas amount on the left,
+        // checked on the right.
+        tmux.keys("g", "j", pane: left)
+        tmux.keys("g", "j", pane: right)
+        tmux.keys("e", "Enter", "C-u", pane: left)
+        tmux.type("12", pane: left)
+        tmux.run(["send-keys", "-t", left, "Enter", ";", "send-keys", "-t", right, "Space"])
+        #expect(tmux.waitForScreen(left) { $0.contains("[x] Bananas  12") } != nil, "\(tmux.screen(left))")
+        #expect(tmux.waitForScreen(right) { $0.contains("[x] Bananas  12") } != nil, "\(tmux.screen(right))")
+        #expect(fileHas(cli, "Bananas") { $0?["amount"] as? String == "12" && $0?["checked"] as? Bool == true })
+
+        // Both panes type a run of items as fast as tmux delivers keys: every one lands.
+        tmux.keys("G", "a", pane: left)
+        tmux.keys("G", "a", pane: right)
+        for n in 1...8 {
+            tmux.type("L\(n)", pane: left)
+            tmux.type("R\(n)", pane: right)
+            tmux.run(["send-keys", "-t", left, "Enter", "Enter", ";", "send-keys", "-t", right, "Enter", "Enter"])
+        }
+        tmux.keys("Enter", pane: left)
+        tmux.keys("Enter", pane: right)
+        let expected = Set((1...8).flatMap { ["L\($0)", "R\($0)"] })
+        var names = Set<String>()
+        let deadline = Date().addingTimeInterval(8)
+        while Date() < deadline {
+            names = Set(try cli.items().compactMap { $0["name"] as? String })
+            if names.isSuperset(of: expected) { break }
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        #expect(names.isSuperset(of: expected), "missing \(expected.subtracting(names).sorted())")
+        #expect(tmux.waitForScreen(left) { s in expected.allSatisfy { s.contains("[ ] \($0)") } } != nil)
+        #expect(tmux.waitForScreen(right) { s in expected.allSatisfy { s.contains("[ ] \($0)") } } != nil)
+    }
+
+    @Test("SIGTERM and Ctrl-C write pending edits, restore the terminal and exit 0")
+    func signals() throws {
+        for signal in ["TERM", "INT"] {
+            let cli = seeded()
+            defer { cli.cleanUp() }
+            let tmux = try Tmux(cli)
+            #expect(tmux.waitFor("Butter"))
+            #expect(tmux.info("#{alternate_on}") == "1")
+            tmux.keys("j", "Space")
+            #expect(tmux.waitFor("Checked Bananas"))
+            if signal == "INT" {
+                tmux.keys("C-c")
+            } else {
+                kill(try #require(tmux.bananasPID()), SIGTERM)
+            }
+            #expect(tmux.waitForExit() == .status(0), "\(signal)")
+            #expect(tmux.info("#{alternate_on}") == "0", "\(signal)")
+            #expect(try item(cli, "Bananas")?["checked"] as? Bool == true)
+        }
+    }
+
+    @Test("a crash restores the terminal before the process dies")
+    func crash() throws {
+        let cli = seeded()
+        defer { cli.cleanUp() }
+        let tmux = try Tmux(cli, environment: ["BANANAS_TEST_CRASH": "1"])
+        #expect(tmux.waitFor("Butter"))
+        tmux.keys("F12")
+        // Swift's fatalError traps (SIGILL or SIGTRAP); the handler restores the terminal and
+        // lets the process die of the same signal.
+        let exit = tmux.waitForExit()
+        #expect(exit == .signal(Int(SIGILL)) || exit == .signal(Int(SIGTRAP)), "\(String(describing: exit))")
+        #expect(tmux.info("#{alternate_on}") == "0")
+    }
+
+    @Test("the help overlay opens with ? and lists the keys")
+    func help() throws {
+        let cli = seeded()
+        defer { cli.cleanUp() }
+        let tmux = try Tmux(cli, width: 80, height: 50)
+        #expect(tmux.waitFor("Butter"))
+        tmux.keys("?")
+        #expect(tmux.waitFor("check / uncheck"))
+        #expect(tmux.waitFor("filter as you type"))
+        tmux.keys("Escape")
+        #expect(tmux.waitForScreen { !$0.contains("check / uncheck") } != nil)
+    }
+}
