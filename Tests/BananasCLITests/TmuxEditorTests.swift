@@ -145,6 +145,20 @@ struct TmuxEditorTests {
         #expect(tree() == before)
     }
 
+    @Test("bananas view on a list no bananas has touched creates no state, lock or journal")
+    func viewCreatesNothing() throws {
+        let cli = CLI()
+        defer { cli.cleanUp() }
+        cli.writeFile(#"{"items":[{"id":"11111111-1111-1111-1111-111111111111","name":"Tea","amount":"","section":"Pantry","checked":false,"optional":false,"sortOrder":1}],"sections":["Pantry"]}"#)
+        let before = cli.entries
+        let tmux = try Tmux(cli, arguments: ["view"])
+        #expect(tmux.waitFor("Tea"))
+        tmux.keys("Space", "d", "q")
+        #expect(tmux.waitForExit() == .status(0))
+        #expect(cli.entries == before)
+        #expect(!FileManager.default.fileExists(atPath: cli.home + "/.local/state"))
+    }
+
     @Test("split view: an edit in one pane shows in the other within 100 ms; concurrent edits keep both fields; no keystroke lost")
     func splitView() throws {
         let cli = seeded()
