@@ -54,6 +54,9 @@ public final class Editor {
     public func handle(_ key: Key) -> Bool {
         let action = state.handle(key, list: store.list, conflicts: store.status.conflicts)
         let keepGoing = perform(action)
+        if state.mode == .conflicts && store.status.conflicts.isEmpty {
+            state.mode = .normal  // the last one was reviewed
+        }
         state.settle(state.rows(for: store.list))
         messageShownAt = state.message == nil ? nil : Clock.nowMillis()
         return keepGoing

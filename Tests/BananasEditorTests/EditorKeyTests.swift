@@ -1,5 +1,7 @@
 import BananasCore
 import BananasEditor
+import BananasFile
+import BananasSync
 import Foundation
 import Testing
 
@@ -310,5 +312,53 @@ struct EditorKeyTests {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let docs = try String(contentsOf: root.appendingPathComponent("docs/keys.md"), encoding: .utf8)
         #expect(docs == KeyMap.markdown(), "regenerate docs/keys.md: swift run bananas keys --markdown > docs/keys.md")
+    }
+}
+
+@Suite("Conflicts overlay")
+struct ConflictOverlayTests {
+    static let entries = [
+        ConflictLog.Entry(id: "c1", loggedAt: now, conflict: Conflict(itemID: "B1", itemName: "Oat milk", field: .amount,
+                                                                  kept: .text("2 L"), keptStamp: .zero, lost: .text("1 L"), lostStamp: .zero)),
+        ConflictLog.Entry(id: "c2", loggedAt: now, conflict: Conflict(itemID: "A1", itemName: "Bananas", field: .checked,
+                                                                  kept: .flag(true), keptStamp: .zero, lost: .flag(false), lostStamp: .zero)),
+    ]
+
+    @Test("c opens the list of lost values; r restores the selected one, d dismisses it, D all")
+    func keys() {
+        var state = EditorState()
+        let list = sampleList()
+        _ = state.handle(.char("c"), list: list, conflicts: Self.entries)
+        #expect(state.mode == .conflicts)
+        _ = state.handle(.char("j"), list: list, conflicts: Self.entries)
+        #expect(state.handle(.char("r"), list: list, conflicts: Self.entries) == .restoreConflict(Self.entries[1]))
+        #expect(state.handle(.char("d"), list: list, conflicts: Self.entries) == .dismissConflicts([Self.entries[1]]))
+        #expect(state.handle(.char("D"), list: list, conflicts: Self.entries) == .dismissConflicts(Self.entries))
+        _ = state.handle(.escape, list: list, conflicts: Self.entries)
+        #expect(state.mode == .normal)
+        // With nothing to review, c says so.
+        _ = state.handle(.char("c"), list: list, conflicts: [])
+        #expect(state.mode == .normal && state.message?.text == "No conflicts to review")
+    }
+
+    @Test("the overlay shows each conflict's item, field, kept and lost value")
+    func screen() {
+        var state = EditorState()
+        _ = state.handle(.char("c"), list: sampleList(), conflicts: Self.entries)
+        var status = SyncStatus()
+        status.conflicts = Self.entries
+        let text = render(state: state, status: status, width: 80, height: 12).text
+        #expect(text.contains("Oat milk · amount: kept \"2 L\", lost \"1 L\""))
+        #expect(text.contains("Bananas · checked: kept checked, lost unchecked"))
+        #expect(text.contains("r restore · d dismiss"))
+        #expect(text.contains("conflict 2 — Bananas checked — press c"))
+    }
+
+    @Test("read-only: the overlay opens but restore and dismiss are refused")
+    func readOnly() {
+        var state = EditorState(readOnly: true)
+        _ = state.handle(.char("c"), list: sampleList(), conflicts: Self.entries)
+        #expect(state.handle(.char("r"), list: sampleList(), conflicts: Self.entries) == .none)
+        #expect(state.message?.kind == .readOnly)
     }
 }

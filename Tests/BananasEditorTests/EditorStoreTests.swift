@@ -61,6 +61,30 @@ struct EditorStoreTests {
         _ = editor.store.close()
     }
 
+    @Test("c then r restores a lost value through the store and marks the conflict reviewed")
+    func restoreConflict() async throws {
+        let box = Sandbox()
+        let store = ListStore(file: box.file(), mode: .live)
+        let id = ItemID.random()
+        try store.perform(.insert(Item(id: id, name: "Oat milk", amount: "2 L", section: "Dairy", sortOrder: 1)), label: "add")
+        let log = ConflictLog(folder: try #require(box.file().state))
+        try log.append([Conflict(itemID: id, itemName: "Oat milk", field: .amount, kept: .text("2 L"),
+                                 keptStamp: Stamp(millis: 2, counter: 0, replica: "aaaaaaaaaaaa"), lost: .text("1 L"),
+                                 lostStamp: Stamp(millis: 1, counter: 0, replica: "bbbbbbbbbbbb"))], at: Clock.nowMillis())
+        store.refreshConflicts()
+        let editor = Editor(store: store, fileLabel: "test")
+        #expect(editor.render(width: 60, height: 8).text.contains("conflict 1 — Oat milk amount — press c"))
+        editor.handle(.char("c"))
+        editor.handle(.char("r"))
+        #expect(store.list.item(id)?.amount == "1 L")
+        #expect(store.status.conflicts.isEmpty)
+        #expect(log.awaitingReview().isEmpty)
+        #expect(await eventually { (try? box.decoded().item(id)?.amount) == "1 L" })
+        editor.handle(.char("u"))
+        #expect(store.list.item(id)?.amount == "2 L")
+        _ = store.close()
+    }
+
     @Test("the viewer shows live changes and writes nothing: no file, no lock, no journal")
     func viewerWritesNothing() async throws {
         let box = Sandbox()
