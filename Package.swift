@@ -7,7 +7,8 @@ import PackageDescription
 //   BananasSync  – ListStore (observable list, undo, sync state) and the sync engine.
 //   BananasMCP   – the MCP server (modelcontextprotocol/swift-sdk) over the ListStore.
 //   BananasEditor – the full-screen editor: state, key table, pure render into a cell grid.
-//   CCurses      – ncursesw plus the few C shims Swift cannot call directly.
+//   CNcursesw    – the system ncursesw library (wide characters).
+//   CCurses      – the few C shims Swift cannot call directly (macros, globals, signals).
 //   BananasTerminal – paints a cell grid with ncurses and turns key presses into input events.
 //   BananasCLI   – the command-line surface (swift-argument-parser).
 //   bananas      – the executable: a thin main that runs BananasCLI.
@@ -37,7 +38,11 @@ let package = Package(
             ]
         ),
         .target(name: "BananasEditor", dependencies: ["BananasCore", "BananasFile", "BananasSync"]),
-        .target(name: "CCurses", linkerSettings: [.linkedLibrary("ncursesw", .when(platforms: [.linux])), .linkedLibrary("ncurses", .when(platforms: [.macOS]))]),
+        .systemLibrary(
+            name: "CNcursesw", pkgConfig: "ncursesw",
+            providers: [.apt(["libncurses-dev"]), .brew(["ncurses"])]
+        ),
+        .target(name: "CCurses", dependencies: ["CNcursesw"]),
         .target(name: "BananasTerminal", dependencies: ["BananasEditor", "CCurses"]),
         .target(
             name: "BananasCLI",
