@@ -9,6 +9,7 @@ import PackageDescription
 //   BananasEditor – the full-screen editor: state, key table, pure render into a cell grid.
 //   CNcursesw    – the system ncursesw library (wide characters).
 //   CCurses      – the few C shims Swift cannot call directly (macros, globals, signals).
+//   BananasThemes – theme files (YAML, via Yams): parsing, inheritance, where themes live.
 //   BananasTerminal – paints a cell grid with ncurses and turns key presses into input events.
 //   BananasCLI   – the command-line surface (swift-argument-parser).
 //   bananas      – the executable: a thin main that runs BananasCLI.
@@ -23,6 +24,7 @@ let package = Package(
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.0"),
         .package(url: "https://github.com/modelcontextprotocol/swift-sdk", from: "0.12.1"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/jpsim/Yams", from: "5.0.1"),
     ],
     targets: [
         .target(name: "BananasCore"),
@@ -44,10 +46,11 @@ let package = Package(
         ),
         .target(name: "CCurses", dependencies: ["CNcursesw"]),
         .target(name: "BananasTerminal", dependencies: ["BananasEditor", "CCurses"]),
+        .target(name: "BananasThemes", dependencies: ["BananasEditor", "BananasFile", .product(name: "Yams", package: "Yams")]),
         .target(
             name: "BananasCLI",
             dependencies: [
-                "BananasCore", "BananasFile", "BananasSync", "BananasMCP", "BananasEditor", "BananasTerminal",
+                "BananasCore", "BananasFile", "BananasSync", "BananasMCP", "BananasEditor", "BananasTerminal", "BananasThemes",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -62,7 +65,7 @@ let package = Package(
         ),
         .testTarget(name: "BananasFileTests", dependencies: ["BananasFile"]),
         .testTarget(name: "BananasSyncTests", dependencies: ["BananasSync", "BananasFile"]),
-        .testTarget(name: "BananasEditorTests", dependencies: ["BananasEditor", "BananasSync", "BananasCore"]),
+        .testTarget(name: "BananasEditorTests", dependencies: ["BananasEditor", "BananasSync", "BananasCore", "BananasThemes"]),
         .testTarget(
             name: "BananasMCPTests",
             dependencies: ["BananasMCP", "BananasSync", "BananasFile", .product(name: "MCP", package: "swift-sdk")]

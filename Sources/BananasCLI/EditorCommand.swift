@@ -8,6 +8,7 @@ import BananasEditor
 import BananasFile
 import BananasSync
 import BananasTerminal
+import BananasThemes
 import Dispatch
 
 /// `bananas` (and `bananas open`): the full-screen editor.
@@ -21,9 +22,11 @@ struct EditorCommand: ParsableCommand {
             """)
 
     @OptionGroup var options: FileOptions
+    @Option(help: ArgumentHelp("The colour theme (see bananas themes; default: $BANANAS_THEME, config.yaml, else default).", valueName: "name"))
+    var theme: String?
 
     func run() throws {
-        try runEditor(file: options.listFile, mode: .live)
+        try runEditor(file: options.listFile, mode: .live, theme: theme)
     }
 }
 
@@ -35,13 +38,15 @@ struct ViewCommand: ParsableCommand {
         abstract: "Watch the list read-only, full-screen (writes nothing).")
 
     @OptionGroup var options: FileOptions
+    @Option(help: ArgumentHelp("The colour theme (see bananas themes).", valueName: "name"))
+    var theme: String?
 
     func run() throws {
-        try runEditor(file: options.listFile, mode: .viewer)
+        try runEditor(file: options.listFile, mode: .viewer, theme: theme)
     }
 }
 
-func runEditor(file: ListFile, mode: ListStore.Mode) throws {
+func runEditor(file: ListFile, mode: ListStore.Mode, theme themeName: String?) throws {
     guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else {
         // Not a terminal (a pipe, a script): print the list the way `bananas list` does.
         var list = try ListCommand.parse(["--file", file.path])
@@ -52,7 +57,9 @@ func runEditor(file: ListFile, mode: ListStore.Mode) throws {
         try MainActor.assumeIsolated {
             let store = ListStore(file: file, mode: mode)
             let editor = Editor(store: store)
-            let runner = EditorRunner(editor: editor, theme: .builtIn)
+            let (theme, problem) = ThemeCatalog.load(flag: themeName)
+            if let problem { editor.show(problem, isError: true) }
+            let runner = EditorRunner(editor: editor, theme: theme)
             EditorHolder.runner = runner
             do {
                 try runner.start()

@@ -39,6 +39,12 @@ public final class Editor {
         return path
     }
 
+    /// Shows a message until the next key (a theme problem found at start, say).
+    public func show(_ text: String, isError: Bool) {
+        state.message = .init(text, kind: isError ? .error : .info)
+        messageShownAt = Clock.nowMillis() + 10_000  // long enough to read
+    }
+
     public func setViewport(height: Int) {
         state.viewportHeight = Screen.viewportHeight(forHeight: height)
         state.settle(state.rows(for: store.list))

@@ -60,6 +60,7 @@ public struct Theme: Sendable {
     public static let builtIn = Theme(
         name: "default",
         styles: [
+            .text: Style(),
             .title: Style(bold: true, reverse: true),
             .sectionHeader: Style(foreground: .ansi(4), bold: true),
             .item: Style(),

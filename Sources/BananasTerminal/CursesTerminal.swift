@@ -1,11 +1,21 @@
 import BananasEditor
 import CCurses
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// The ncurses backend: paints a `Grid` and reads keys. Every call must come from the main
 /// thread (curses is not thread-safe); `EditorRunner` makes sure of that.
 @MainActor
 public final class CursesTerminal {
-    public let theme: Theme
+    /// The theme as chosen; `theme` is it brought down to what the terminal shows.
+    public let chosenTheme: Theme
+    public private(set) var theme: Theme
+    public private(set) var colorLevel: ColorLevel = .none
+    /// A direct-colour terminal (terminfo `*-direct`): colours are 24-bit RGB numbers.
+    private var directColor = false
     private var pairs: [PairKey: Int32] = [:]
     private var nextPair: Int32 = 1
     private var colorCount = 0
@@ -18,6 +28,7 @@ public final class CursesTerminal {
     }
 
     public init(theme: Theme) {
+        chosenTheme = theme
         self.theme = theme
     }
 
@@ -26,6 +37,11 @@ public final class CursesTerminal {
         bananas_curses_install_crash_handlers()
         started = true
         colorCount = bananas_has_colors() != 0 ? Int(bananas_color_count()) : 0
+        directColor = colorCount >= 0x1000000
+        var environment: [String: String] = [:]
+        for key in ["NO_COLOR", "COLORTERM"] { if let value = getenv(key) { environment[key] = String(cString: value) } }
+        colorLevel = ColorLevel.detect(environment: environment, terminalColors: colorCount)
+        theme = chosenTheme.degraded(to: colorLevel)
     }
 
     public func stop() {
@@ -153,17 +169,27 @@ public final class CursesTerminal {
         return pair
     }
 
-    /// The terminal's colour number for a theme colour, degraded to what it has.
+    /// The terminal's colour number for a theme colour (already degraded to `colorLevel`).
     private func colorIndex(_ color: TermColor?) -> Int32 {
         guard let color else { return -1 }
         switch color {
         case .ansi(let n):
+            if directColor && n >= 8 {
+                let (r, g, b) = ColorDepth.rgb(indexed: n)
+                return Int32(r << 16 | g << 8 | b)
+            }
             return Int32(colorCount >= 16 ? n : n % 8)
         case .indexed(let n):
+            if directColor {
+                let (r, g, b) = ColorDepth.rgb(indexed: n)
+                return Int32(r << 16 | g << 8 | b)
+            }
             return Int32(colorCount >= 256 ? n : ColorDepth.nearestANSI(indexed: n) % (colorCount >= 16 ? 16 : 8))
         case .rgb(let r, let g, let b):
-            let indexed = ColorDepth.nearestIndexed(r, g, b)
-            return Int32(colorCount >= 256 ? indexed : ColorDepth.nearestANSI(indexed: indexed) % (colorCount >= 16 ? 16 : 8))
+            // 24-bit colour needs a direct-colour terminfo (TERM=xterm-direct, tmux-direct);
+            // elsewhere the nearest of the 256.
+            if directColor { return Int32(Int(r) << 16 | Int(g) << 8 | Int(b)) }
+            return colorIndex(.indexed(ColorDepth.nearestIndexed(r, g, b)))
         }
     }
 }

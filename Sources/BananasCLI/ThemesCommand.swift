@@ -1,0 +1,47 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import ArgumentParser
+import BananasEditor
+import BananasThemes
+import Foundation
+
+/// `bananas themes`: every theme, with a one-line preview.
+struct ThemesCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "themes",
+        abstract: "List the colour themes, with a preview of each.",
+        discussion: """
+            Choose one with `bananas --theme NAME`, BANANAS_THEME, or `theme: NAME` in
+            $XDG_CONFIG_HOME/bananas/config.yaml. Your own themes go in
+            $XDG_CONFIG_HOME/bananas/themes/NAME.yaml (docs/themes.md).
+            """)
+
+    @Flag(help: "Print the previews without colour even on a terminal.") var plain = false
+
+    func run() throws {
+        let environment = ProcessInfo.processInfo.environment
+        let catalog = ThemeCatalog(environment: environment)
+        let colored = !plain && isatty(STDOUT_FILENO) == 1
+        let level = colored ? ThemePreview.level(environment: environment) : .none
+        let current = ThemeCatalog.load(flag: nil, environment: environment).theme.name
+        let width = catalog.names().map(\.name.count).max() ?? 8
+        for (name, source) in catalog.names() {
+            let marker = name == current ? "*" : " "
+            let label = TextWidth.padded(name, to: width)
+            do {
+                let file = try catalog.file(named: name)
+                let theme = try catalog.theme(named: name)
+                let preview = colored ? ThemePreview.line(theme, level: level) : ""
+                let about = (file.description ?? "") + (source == .user ? " (yours)" : "")
+                print("\(marker) \(label)  \(about)")
+                if colored { print("    " + preview) }
+            } catch {
+                print("\(marker) \(label)  problem: \(error)")
+            }
+        }
+        if colored { print("\nShown at \(level); * is the theme in use.") }
+    }
+}

@@ -1,0 +1,124 @@
+import BananasEditor
+import BananasFile
+import Foundation
+import Yams
+
+/// Where themes come from: the shipped ones (Themes/, compiled in) and the user's own in
+/// `$XDG_CONFIG_HOME/bananas/themes/NAME.yaml` (which may override a shipped one).
+public struct ThemeCatalog: Sendable {
+    public var userFolder: String
+    public static let defaultName = "default"
+
+    public init(environment: [String: String] = ProcessInfo.processInfo.environment) {
+        userFolder = Locations.configDirectory(environment) + "/themes"
+    }
+
+    public init(userFolder: String) {
+        self.userFolder = userFolder
+    }
+
+    public enum Source: String, Sendable { case shipped, user }
+
+    /// Every theme by name, with where it comes from (a user theme shadows a shipped one).
+    public func names() -> [(name: String, source: Source)] {
+        var result: [String: Source] = [:]
+        for name in BuiltInThemes.files.keys { result[name] = .shipped }
+        for entry in (try? FileManager.default.contentsOfDirectory(atPath: userFolder)) ?? [] where entry.hasSuffix(".yaml") {
+            result[String(entry.dropLast(5))] = .user
+        }
+        return result.keys.sorted { a, b in
+            a == Self.defaultName ? true : b == Self.defaultName ? false : a < b
+        }.map { ($0, result[$0]!) }
+    }
+
+    /// The file of the theme called `name`, parsed.
+    public func file(named name: String) throws(ThemeError) -> ThemeFile {
+        let userPath = userFolder + "/" + name + ".yaml"
+        if FileManager.default.fileExists(atPath: userPath) {
+            guard let data = FileManager.default.contents(atPath: userPath), let text = String(data: data, encoding: .utf8) else {
+                throw ThemeError(path: userPath, line: nil, key: nil, problem: "cannot be read as UTF-8 text")
+            }
+            return try ThemeFile.parse(text, path: userPath)
+        }
+        if let text = BuiltInThemes.files[name] {
+            return try ThemeFile.parse(text, path: "Themes/\(name).yaml")
+        }
+        let known = names().map(\.name).joined(separator: ", ")
+        throw ThemeError(path: userPath, line: nil, key: nil, problem: "no theme named \"\(name)\" (themes: \(known))")
+    }
+
+    /// The theme called `name`, with everything it inherits applied.
+    public func theme(named name: String) throws(ThemeError) -> Theme {
+        var chain: [ThemeFile] = []
+        var next: String? = name
+        while let current = next {
+            let file = try self.file(named: current)
+            if chain.contains(where: { $0.name == file.name && $0.path == file.path }) || chain.count > 16 {
+                throw ThemeError(path: file.path, line: nil, key: "inherits", problem: "inherits in a circle: " + (chain.map(\.name) + [file.name]).joined(separator: " → "))
+            }
+            chain.append(file)
+            next = file.inherits
+        }
+        var styles: [Role: Style] = [:]
+        var cursorRow = Style()
+        for file in chain.reversed() {
+            for (key, partial) in file.roles {
+                if let role = ThemeFile.roleKeys[key] ?? nil {
+                    styles[role] = partial.applied(to: styles[role] ?? Style())
+                } else {
+                    cursorRow = partial.applied(to: cursorRow)
+                }
+            }
+        }
+        return Theme(name: chain[0].name, styles: styles, cursorRow: cursorRow)
+    }
+
+    /// What the user chose, in order: `--theme`, `BANANAS_THEME`, `theme:` in
+    /// `$XDG_CONFIG_HOME/bananas/config.yaml`, else the default. Never fails: a problem is
+    /// returned as a message (naming the file, line and key) with the default theme.
+    public static func load(flag: String?, environment: [String: String] = ProcessInfo.processInfo.environment) -> (theme: Theme, problem: String?) {
+        let catalog = ThemeCatalog(environment: environment)
+        var problem: String?
+        var name = flag ?? environment["BANANAS_THEME"].flatMap { $0.isEmpty ? nil : $0 }
+        if name == nil {
+            do throws(ThemeError) {
+                name = try Config.theme(in: Locations.configDirectory(environment) + "/config.yaml")
+            } catch {
+                problem = error.description
+            }
+        }
+        do {
+            return (try catalog.theme(named: name ?? defaultName), problem)
+        } catch {
+            let fallback = (try? catalog.theme(named: defaultName)) ?? .builtIn
+            return (fallback, error.description + " — using the default theme")
+        }
+    }
+}
+
+/// `$XDG_CONFIG_HOME/bananas/config.yaml`.
+public enum Config {
+    /// The `theme:` setting, or nil when the file or the key is absent.
+    public static func theme(in path: String) throws(ThemeError) -> String? {
+        guard let data = FileManager.default.contents(atPath: path) else { return nil }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw ThemeError(path: path, line: nil, key: nil, problem: "cannot be read as UTF-8 text")
+        }
+        let root: Node?
+        do {
+            root = try Yams.compose(yaml: text)
+        } catch let error as YamlError {
+            throw ThemeError(path: path, line: ThemeFile.line(of: error), key: nil, problem: "not valid YAML: \(ThemeFile.problem(of: error))")
+        } catch {
+            throw ThemeError(path: path, line: nil, key: nil, problem: "not valid YAML: \(error)")
+        }
+        guard let mapping = root?.mapping else { return nil }
+        for (key, value) in mapping where key.string == "theme" {
+            guard let name = value.string, !name.isEmpty else {
+                throw ThemeError(path: path, line: key.mark?.line, key: "theme", problem: "must name a theme")
+            }
+            return name
+        }
+        return nil
+    }
+}

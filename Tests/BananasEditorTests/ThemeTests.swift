@@ -1,0 +1,175 @@
+import BananasCore
+import BananasEditor
+import BananasSync
+import BananasThemes
+import Foundation
+import Testing
+
+@Suite("Themes")
+struct ThemeTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let shipped = ["default", "dark", "light", "high-contrast", "colorblind", "monochrome"]
+    let catalog = ThemeCatalog(userFolder: "/nonexistent")
+
+    @Test("every shipped theme parses and covers every role and the cursor row", arguments: shipped)
+    func shippedThemes(name: String) throws {
+        let theme = try catalog.theme(named: name)
+        #expect(theme.name == name)
+        for role in Role.allCases { #expect(theme.styles[role] != nil, "\(name): \(role)") }
+        // The cursor row is always visible: some attribute or a background.
+        #expect(theme.cursorRow.reverse || theme.cursorRow.background != nil || theme.cursorRow.bold)
+    }
+
+    @Test("the compiled-in themes are exactly Themes/*.yaml (run scripts/generate-themes after editing one)")
+    func compiledInMatchesFolder() throws {
+        let folder = Self.root.appendingPathComponent("Themes")
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".yaml") }
+        #expect(Set(files.map { String($0.dropLast(5)) }) == Set(BuiltInThemes.files.keys))
+        #expect(Set(Self.shipped).isSubset(of: Set(BuiltInThemes.files.keys)))
+        for file in files {
+            let text = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
+            #expect(BuiltInThemes.files[String(file.dropLast(5))] == text.trimmingCharacters(in: .newlines), "\(file)")
+        }
+    }
+
+    @Test("Themes/default.yaml is the editor's built-in fallback theme")
+    func defaultMatchesBuiltIn() throws {
+        let theme = try catalog.theme(named: "default")
+        #expect(theme.styles == Theme.builtIn.styles)
+        #expect(theme.cursorRow == Theme.builtIn.cursorRow)
+    }
+
+    @Test("monochrome uses no colour; colorblind's sync states differ by more than colour")
+    func specialThemes() throws {
+        let mono = try catalog.theme(named: "monochrome")
+        for (role, style) in mono.styles {
+            #expect(style.foreground == nil && style.background == nil, "\(role)")
+        }
+        #expect(mono.cursorRow.foreground == nil && mono.cursorRow.background == nil)
+        let safe = try catalog.theme(named: "colorblind")
+        let states: [Role] = [.synced, .pending, .conflict, .paused]
+        func attributes(_ s: Style) -> [Bool] { [s.bold, s.dim, s.italic, s.underline, s.reverse] }
+        for (i, a) in states.enumerated() {
+            for b in states[(i + 1)...] {
+                #expect(attributes(safe.styles[a]!) != attributes(safe.styles[b]!), "\(a) vs \(b)")
+            }
+        }
+    }
+
+    @Test("a variant is a few lines: inherits, a palette, one role")
+    func inheritance() throws {
+        let folder = NSTemporaryDirectory() + "bananas-themes-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try """
+            name: sunny
+            inherits: dark
+            palette: { sun: "#ffaf00" }
+            roles:
+              section_header: { fg: sun }
+            """.write(toFile: folder + "/sunny.yaml", atomically: true, encoding: .utf8)
+        let user = ThemeCatalog(userFolder: folder)
+        let theme = try user.theme(named: "sunny")
+        let dark = try user.theme(named: "dark")
+        #expect(theme.styles[.sectionHeader] == Style(foreground: .rgb(0xff, 0xaf, 0), bold: true))
+        #expect(theme.styles[.amount] == dark.styles[.amount])
+        #expect(user.names().contains { $0.name == "sunny" && $0.source == .user })
+    }
+
+    @Test("problems name the file, the line and the key", arguments: [
+        ("name: x\nroles:\n  section_header: { fg: purpleish }\n", 3, "roles.section_header.fg"),
+        ("name: x\nroles:\n  sectoin_header: { bold: true }\n", 3, "roles.sectoin_header"),
+        ("name: x\nroles:\n  item: { bold: maybe }\n", 3, "roles.item.bold"),
+        ("name: x\ncolours: {}\n", 2, "colours"),
+        ("name: x\nroles:\n  item: { fg: 300 }\n", 3, "roles.item.fg"),
+        ("name: x\nroles: [\n", 3, nil),
+    ] as [(String, Int, String?)])
+    func problems(text: String, line: Int, key: String?) {
+        #expect(throws: ThemeError.self) { try ThemeFile.parse(text, path: "/t/x.yaml") }
+        do {
+            _ = try ThemeFile.parse(text, path: "/t/x.yaml")
+        } catch {
+            #expect(error.path == "/t/x.yaml")
+            #expect(error.line == line, "\(error)")
+            #expect(error.key == key, "\(error)")
+            #expect(error.description.hasPrefix("/t/x.yaml:\(line)"))
+        }
+    }
+
+    @Test("a missing or broken theme falls back to the default with a message; never a crash")
+    func fallback() throws {
+        let config = NSTemporaryDirectory() + "bananas-config-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: config + "/bananas/themes", withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: config) }
+        let env = ["XDG_CONFIG_HOME": config, "HOME": "/nonexistent"]
+        var (theme, problem) = ThemeCatalog.load(flag: "nope", environment: env)
+        #expect(theme.name == "default")
+        #expect(problem?.contains("no theme named \"nope\"") == true)
+
+        try "name: broken\nroles:\n  item: { fg: 999 }\n".write(toFile: config + "/bananas/themes/broken.yaml", atomically: true, encoding: .utf8)
+        (theme, problem) = ThemeCatalog.load(flag: "broken", environment: env)
+        #expect(theme.name == "default")
+        #expect(problem?.hasPrefix(config + "/bananas/themes/broken.yaml:3: roles.item.fg") == true, "\(problem ?? "")")
+
+        try "name: a\ninherits: b\n".write(toFile: config + "/bananas/themes/a.yaml", atomically: true, encoding: .utf8)
+        try "name: b\ninherits: a\n".write(toFile: config + "/bananas/themes/b.yaml", atomically: true, encoding: .utf8)
+        (theme, problem) = ThemeCatalog.load(flag: "a", environment: env)
+        #expect(theme.name == "default" && problem?.contains("circle") == true)
+    }
+
+    @Test("the choice: --theme, then BANANAS_THEME, then config.yaml, then default")
+    func choice() throws {
+        let config = NSTemporaryDirectory() + "bananas-config-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: config + "/bananas", withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: config) }
+        var env = ["XDG_CONFIG_HOME": config]
+        #expect(ThemeCatalog.load(flag: nil, environment: env).theme.name == "default")
+        try "theme: light\n".write(toFile: config + "/bananas/config.yaml", atomically: true, encoding: .utf8)
+        #expect(ThemeCatalog.load(flag: nil, environment: env).theme.name == "light")
+        env["BANANAS_THEME"] = "dark"
+        #expect(ThemeCatalog.load(flag: nil, environment: env).theme.name == "dark")
+        #expect(ThemeCatalog.load(flag: "monochrome", environment: env).theme.name == "monochrome")
+        try "theme: [oops\n".write(toFile: config + "/bananas/config.yaml", atomically: true, encoding: .utf8)
+        env["BANANAS_THEME"] = nil
+        let (theme, problem) = ThemeCatalog.load(flag: nil, environment: env)
+        #expect(theme.name == "default" && problem?.hasPrefix(config + "/bananas/config.yaml:") == true)
+    }
+
+    @Test("colour depth: NO_COLOR, COLORTERM and the terminal's colour count")
+    func detection() {
+        #expect(ColorLevel.detect(environment: ["NO_COLOR": "1", "COLORTERM": "truecolor"], terminalColors: 256) == .none)
+        #expect(ColorLevel.detect(environment: ["NO_COLOR": ""], terminalColors: 256) == .indexed256)
+        #expect(ColorLevel.detect(environment: ["COLORTERM": "truecolor"], terminalColors: 256) == .truecolor)
+        #expect(ColorLevel.detect(environment: ["COLORTERM": "24bit"], terminalColors: 8) == .truecolor)
+        #expect(ColorLevel.detect(environment: [:], terminalColors: 16) == .ansi16)
+        #expect(ColorLevel.detect(environment: [:], terminalColors: 8) == .ansi8)
+        #expect(ColorLevel.detect(environment: ["COLORTERM": "truecolor"], terminalColors: 0) == .none)
+    }
+
+    @Test("a rich theme degrades on the cell grid: truecolor → 256 → 8 → attributes only")
+    func degradation() throws {
+        let dark = try catalog.theme(named: "dark")
+        let grid = render(width: 44, height: 12)
+        func colors(_ level: ColorLevel) -> [TermColor] {
+            grid.styles(dark.degraded(to: level)).flatMap { $0 }.flatMap { [$0.foreground, $0.background].compactMap { $0 } }
+        }
+        #expect(colors(.truecolor).contains { if case .rgb = $0 { true } else { false } })
+        #expect(colors(.indexed256).allSatisfy { if case .rgb = $0 { false } else { true } })
+        #expect(colors(.indexed256).contains { if case .indexed = $0 { true } else { false } })
+        #expect(colors(.ansi8).allSatisfy { if case .ansi(let n) = $0 { n < 8 } else { false } })
+        #expect(colors(.ansi16).allSatisfy { if case .ansi(let n) = $0 { n < 16 } else { false } })
+        #expect(colors(.none).isEmpty)
+        // The banana yellow of the section headers lands on a yellow at every depth.
+        let header = (0..<grid.width).first { grid[$0, 1].role == .sectionHeader }!
+        #expect(grid.styles(dark.degraded(to: .truecolor))[1][header].foreground == .rgb(0xff, 0xd7, 0x5f))
+        #expect(grid.styles(dark.degraded(to: .indexed256))[1][header].foreground == .indexed(221))
+        #expect(grid.styles(dark.degraded(to: .ansi8))[1][header].foreground == .ansi(3))
+        // Without colour the cursor row and the status bar still stand out, by attributes.
+        let mono = dark.degraded(to: .none)
+        let cursorRow = (0..<grid.height).first { grid[0, $0].highlighted }!
+        let styles = grid.styles(mono)
+        #expect(styles[cursorRow][0] != styles[cursorRow + 1][0])
+        #expect(styles[grid.height - 1].allSatisfy { $0.reverse || $0.bold })
+        #expect(styles.flatMap { $0 }.allSatisfy { $0.foreground == nil && $0.background == nil })
+    }
+}
