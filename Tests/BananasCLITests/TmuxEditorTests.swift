@@ -266,4 +266,64 @@ struct TmuxEditorTests {
         tmux.keys("Escape")
         #expect(tmux.waitForScreen { !$0.contains("check / uncheck") } != nil)
     }
+
+    @Test("the theme's colours reach the terminal: 256 colours, 16 colours, and none with NO_COLOR")
+    func themeColors() throws {
+        let cli = seeded()
+        defer { cli.cleanUp() }
+        let config = cli.home + "/config"
+        try FileManager.default.createDirectory(atPath: config + "/bananas/themes", withIntermediateDirectories: true)
+        try """
+            name: probe
+            inherits: default
+            roles:
+              section_header: { fg: 208, bold: true }
+              amount: { fg: "#5fd700" }
+            """.write(toFile: config + "/bananas/themes/probe.yaml", atomically: true, encoding: .utf8)
+        // 256 colours: the exact palette entry, and the RGB amount as its nearest entry (76).
+        var tmux = try Tmux(cli, arguments: ["--theme", "probe"], environment: ["TERM": "tmux-256color", "XDG_CONFIG_HOME": config])
+        #expect(tmux.waitFor("Oat milk"))
+        var styled = tmux.styledScreen()
+        #expect(styled.contains("38;5;208"), "\(styled)")
+        #expect(styled.contains("38;5;76"), "\(styled)")
+        // The theme by environment variable, on an 8-colour terminal: the nearest basic colours.
+        tmux = try Tmux(cli, environment: ["TERM": "screen", "XDG_CONFIG_HOME": config, "BANANAS_THEME": "probe"])
+        #expect(tmux.waitFor("Oat milk"))
+        styled = tmux.styledScreen()
+        #expect(!styled.contains("38;5;"), "\(styled)")
+        #expect(sgrParameters(styled).contains { (30...37).contains($0) }, "\(styled)")
+        // NO_COLOR: attributes only.
+        tmux = try Tmux(cli, arguments: ["--theme", "probe"], environment: ["TERM": "tmux-256color", "XDG_CONFIG_HOME": config, "NO_COLOR": "1"])
+        #expect(tmux.waitFor("Oat milk"))
+        styled = tmux.styledScreen()
+        #expect(!sgrParameters(styled).contains { (30...37).contains($0) || (40...47).contains($0) || $0 == 38 || $0 == 48 }, "\(styled)")
+        #expect(styled.contains("\u{1B}[1m") || styled.contains("\u{1B}[7m"), "\(styled)")
+    }
+
+    @Test("a broken theme: the editor says which file, line and key, and runs with the default")
+    func brokenTheme() throws {
+        let cli = seeded()
+        defer { cli.cleanUp() }
+        let config = cli.home + "/config"
+        try FileManager.default.createDirectory(atPath: config + "/bananas/themes", withIntermediateDirectories: true)
+        try "name: bad\nroles:\n  amount: { fg: nosuchcolour }\n".write(toFile: config + "/bananas/themes/bad.yaml", atomically: true, encoding: .utf8)
+        let tmux = try Tmux(cli, width: 120, arguments: ["--theme", "bad"], environment: ["XDG_CONFIG_HOME": config])
+        #expect(tmux.waitFor("Oat milk"))
+        #expect(tmux.waitFor("bad.yaml:3: roles.amount.fg"), "\(tmux.screen())")
+        tmux.keys("j", "Space")
+        #expect(tmux.waitFor("Checked Bananas"))
+    }
+
+    /// Every parameter of every SGR sequence (`ESC [ … m`) in captured text.
+    func sgrParameters(_ text: String) -> [Int] {
+        var result: [Int] = []
+        var rest = Substring(text)
+        while let start = rest.range(of: "\u{1B}[") {
+            rest = rest[start.upperBound...]
+            guard let end = rest.firstIndex(where: { !"0123456789;".contains($0) }) else { break }
+            if rest[end] == "m" { result += rest[..<end].split(separator: ";").compactMap { Int($0) } }
+            rest = rest[end...]
+        }
+        return result
+    }
 }

@@ -44,10 +44,15 @@ final class Tmux {
     /// unlike ignored signals, are reset when bananas starts.
     private func command(_ arguments: [String], _ extra: [String: String], statusPath: String) -> String {
         var environment = cli.environment(extra)
-        environment["TERM"] = nil
-        let keep = ["BANANAS_FILE", "HOME", "PATH", "LANG", "LC_ALL", "BANANAS_TEST_CRASH"]
+        if extra["TERM"] == nil { environment["TERM"] = nil }  // tmux's own, unless a test sets one
+        let keep = ["BANANAS_FILE", "HOME", "PATH", "LANG", "LC_ALL", "BANANAS_TEST_CRASH", "TERM", "COLORTERM",
+                    "NO_COLOR", "BANANAS_THEME", "XDG_CONFIG_HOME"]
+        // Colour and theme settings come only from the test (swift test itself sets NO_COLOR).
+        for key in ["COLORTERM", "NO_COLOR", "BANANAS_THEME", "XDG_CONFIG_HOME"] where extra[key] == nil { environment[key] = nil }
         let assignments = keep.compactMap { key in environment[key].map { "\(key)=\(quote($0))" } }
-        let run = "env -u XDG_STATE_HOME -u XDG_DATA_HOME -u XDG_CONFIG_HOME \(assignments.joined(separator: " ")) \(quote(CLI.binary)) "
+        let unset = ["XDG_STATE_HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME", "COLORTERM", "NO_COLOR", "BANANAS_THEME"]
+            .filter { extra[$0] == nil }.map { "-u \($0)" }.joined(separator: " ")
+        let run = "env \(unset) \(assignments.joined(separator: " ")) \(quote(CLI.binary)) "
             + arguments.map(quote).joined(separator: " ")
         return "trap true INT TERM HUP; \(run); echo $? > \(quote(statusPath))"
     }
@@ -99,6 +104,11 @@ final class Tmux {
 
     func screen(_ pane: String? = nil) -> String {
         run(["capture-pane", "-p", "-t", pane ?? firstPane])
+    }
+
+    /// The screen with its colours and attributes as escape sequences.
+    func styledScreen(_ pane: String? = nil) -> String {
+        run(["capture-pane", "-p", "-e", "-t", pane ?? firstPane])
     }
 
     func info(_ format: String, pane: String? = nil) -> String {
