@@ -7,7 +7,7 @@ public enum BuiltInThemes {
             # Colour-blind safe: the Okabe–Ito palette (distinct with every common colour-vision
             # deficiency), and no meaning carried by red against green: each sync state also differs in
             # its words and its attributes (synced plain, pending italic, conflict underlined, paused bold
-            # and underlined).
+            # and underlined). Text colours are mid-tones that read on dark and light terminals alike.
             name: colorblind
             description: Okabe–Ito colours; states also differ by attributes
             inherits: default
@@ -19,16 +19,16 @@ public enum BuiltInThemes {
               blue: "#0072b2"
               vermillion: "#d55e00"
               purple: "#cc79a7"
-              grey: "#999999"
+              grey: "#808080"
             roles:
-              section_header: { fg: sky, bold: true }
+              section_header: { fg: blue, bold: true }
               checked_item: { fg: grey }
               optional_marker: { fg: purple, italic: true }
-              amount: { fg: orange }
+              amount: { fg: vermillion }
               filter_match: { fg: black, bg: yellow }
-              prompt: { fg: sky, bold: true }
+              prompt: { fg: blue, bold: true }
               error: { fg: vermillion, bold: true, underline: true }
-              help_key: { fg: sky, bold: true }
+              help_key: { fg: blue, bold: true }
               synced: { fg: black, bg: sky, bold: false, reverse: false }
               pending: { fg: black, bg: yellow, italic: true, bold: false, reverse: false }
               conflict: { fg: black, bg: orange, underline: true, bold: false, reverse: false }
@@ -37,9 +37,10 @@ public enum BuiltInThemes {
               dim: { fg: grey }
             """#,
         "dark": #"""
-            # For dark terminal backgrounds: warm banana yellow on charcoal.
+            # For dark terminals, and readable on light ones too: it paints its own dark canvas, with
+            # banana yellow and leaf green on charcoal.
             name: dark
-            description: banana yellow and leaf green on a dark background
+            description: banana yellow and leaf green on its own dark canvas
             inherits: default
             palette:
               banana: "#ffd75f"
@@ -52,15 +53,17 @@ public enum BuiltInThemes {
               ink: "#1c1c1c"
               paper: "#e4e4e4"
             roles:
+              text: { fg: paper, bg: ink }
               title: { fg: ink, bg: banana, bold: true, reverse: false }
-              section_header: { fg: banana, bold: true }
-              item: { fg: paper }
-              checked_item: { fg: ash }
-              optional_marker: { fg: sky, italic: true }
-              amount: { fg: leaf }
-              filter_match: { fg: ink, bg: banana }
-              prompt: { fg: banana, bold: true }
-              error: { fg: tomato, bold: true }
+              section_header: { fg: banana, bg: ink, bold: true }
+              item: { fg: paper, bg: ink }
+              checked_item: { fg: ash, bg: ink, dim: false }
+              optional_marker: { fg: sky, bg: ink, italic: true }
+              amount: { fg: leaf, bg: ink }
+              filter_match: { fg: banana, bg: ink, bold: true, underline: true }
+              prompt: { fg: banana, bg: ink, bold: true }
+              message: { fg: paper, bg: ink }
+              error: { fg: tomato, bg: ink, bold: true }
               help: { fg: paper, bg: charcoal }
               help_key: { fg: banana, bg: charcoal, bold: true }
               status_bar: { fg: paper, bg: charcoal, reverse: false }
@@ -68,9 +71,9 @@ public enum BuiltInThemes {
               pending: { fg: ink, bg: banana, bold: true, reverse: false }
               conflict: { fg: ink, bg: berry, bold: true, reverse: false }
               paused: { fg: ink, bg: tomato, bold: true, reverse: false }
-              read_only: { fg: berry, bold: true }
-              dim: { fg: ash }
-              cursor_row: { bg: "#444444", reverse: false, bold: true }
+              read_only: { fg: berry, bg: ink, bold: true }
+              dim: { fg: ash, bg: ink, dim: false }
+              cursor_row: { bg: "#3a3a3a", reverse: false, bold: true }
             """#,
         "default": #"""
             # The default theme: the 16 terminal colours only, so it follows your terminal's own palette
@@ -101,19 +104,21 @@ public enum BuiltInThemes {
               cursor_row: { reverse: true }
             """#,
         "high-contrast": #"""
-            # Maximum contrast: pure black and white with bright accents, bold everywhere it helps.
+            # Maximum contrast: bright white on its own black canvas, bright accents, bold where it helps.
             name: high-contrast
-            description: black and white with bright accents, bold text
+            description: white on black with bright accents, bold text
             inherits: default
             roles:
+              text: { fg: bright_white, bg: black }
               title: { fg: black, bg: bright_white, bold: true, reverse: false }
-              section_header: { fg: bright_white, bold: true, underline: true }
-              item: { fg: bright_white, bold: true }
-              checked_item: { fg: white, bold: false }
-              optional_marker: { fg: bright_cyan, bold: true }
-              amount: { fg: bright_yellow, bold: true }
+              section_header: { fg: bright_white, bg: black, bold: true, underline: true }
+              item: { fg: bright_white, bg: black, bold: true }
+              checked_item: { fg: white, bg: black, dim: false }
+              optional_marker: { fg: bright_cyan, bg: black, bold: true }
+              amount: { fg: bright_yellow, bg: black, bold: true }
               filter_match: { fg: black, bg: bright_yellow, bold: true }
-              prompt: { fg: bright_yellow, bold: true }
+              prompt: { fg: bright_yellow, bg: black, bold: true }
+              message: { fg: bright_white, bg: black }
               error: { fg: black, bg: bright_red, bold: true }
               help: { fg: bright_white, bg: black }
               help_key: { fg: bright_yellow, bg: black, bold: true }
@@ -122,14 +127,15 @@ public enum BuiltInThemes {
               pending: { fg: black, bg: bright_yellow, bold: true, reverse: false }
               conflict: { fg: black, bg: bright_magenta, bold: true, reverse: false }
               paused: { fg: bright_white, bg: red, bold: true, reverse: false, underline: true }
-              read_only: { fg: bright_magenta, bold: true }
-              dim: { fg: white }
+              read_only: { fg: bright_magenta, bg: black, bold: true }
+              dim: { fg: white, bg: black, dim: false }
               cursor_row: { reverse: true, bold: true }
             """#,
         "light": #"""
-            # For light terminal backgrounds: deep colours that keep their contrast on white.
+            # For light terminals, and readable on dark ones too: it paints its own white canvas, with
+            # deep colours that keep their contrast on it.
             name: light
-            description: deep colours for a light background
+            description: deep colours on its own light canvas
             inherits: default
             palette:
               olive: "#5f5f00"
@@ -140,25 +146,29 @@ public enum BuiltInThemes {
               slate: "#6c6c6c"
               mist: "#e4e4e4"
               cream: "#ffffd7"
+              ink: "#1c1c1c"
+              paper: "#ffffff"
             roles:
+              text: { fg: ink, bg: paper }
               title: { fg: navy, bg: cream, bold: true, reverse: false }
-              section_header: { fg: navy, bold: true }
-              item: { fg: black }
-              checked_item: { fg: slate }
-              optional_marker: { fg: plum, italic: true }
-              amount: { fg: olive }
-              filter_match: { fg: black, bg: cream, underline: true }
-              prompt: { fg: navy, bold: true }
-              error: { fg: brick, bold: true }
-              help: { fg: black, bg: mist }
+              section_header: { fg: navy, bg: paper, bold: true }
+              item: { fg: ink, bg: paper }
+              checked_item: { fg: slate, bg: paper, dim: false }
+              optional_marker: { fg: plum, bg: paper, italic: true }
+              amount: { fg: olive, bg: paper }
+              filter_match: { fg: brick, bg: paper, bold: true, underline: true }
+              prompt: { fg: navy, bg: paper, bold: true }
+              message: { fg: ink, bg: paper }
+              error: { fg: brick, bg: paper, bold: true }
+              help: { fg: ink, bg: mist }
               help_key: { fg: navy, bg: mist, bold: true }
-              status_bar: { fg: black, bg: mist, reverse: false }
-              synced: { fg: white, bg: forest, bold: true, reverse: false }
-              pending: { fg: black, bg: "#ffd700", bold: true, reverse: false }
-              conflict: { fg: white, bg: plum, bold: true, reverse: false }
-              paused: { fg: white, bg: brick, bold: true, reverse: false }
-              read_only: { fg: plum, bold: true }
-              dim: { fg: slate }
+              status_bar: { fg: ink, bg: mist, reverse: false }
+              synced: { fg: paper, bg: forest, bold: true, reverse: false }
+              pending: { fg: ink, bg: "#ffd700", bold: true, reverse: false }
+              conflict: { fg: paper, bg: plum, bold: true, reverse: false }
+              paused: { fg: paper, bg: brick, bold: true, reverse: false }
+              read_only: { fg: plum, bg: paper, bold: true }
+              dim: { fg: slate, bg: paper, dim: false }
               cursor_row: { bg: "#d0d0d0", reverse: false }
             """#,
         "monochrome": #"""

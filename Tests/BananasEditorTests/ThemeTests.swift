@@ -71,7 +71,7 @@ struct ThemeTests {
         let user = ThemeCatalog(userFolder: folder)
         let theme = try user.theme(named: "sunny")
         let dark = try user.theme(named: "dark")
-        #expect(theme.styles[.sectionHeader] == Style(foreground: .rgb(0xff, 0xaf, 0), bold: true))
+        #expect(theme.styles[.sectionHeader] == Style(foreground: .rgb(0xff, 0xaf, 0), background: .rgb(0x1c, 0x1c, 0x1c), bold: true))
         #expect(theme.styles[.amount] == dark.styles[.amount])
         #expect(user.names().contains { $0.name == "sunny" && $0.source == .user })
     }
@@ -171,5 +171,54 @@ struct ThemeTests {
         #expect(styles[cursorRow][0] != styles[cursorRow + 1][0])
         #expect(styles[grid.height - 1].allSatisfy { $0.reverse || $0.bold })
         #expect(styles.flatMap { $0 }.allSatisfy { $0.foreground == nil && $0.background == nil })
+    }
+}
+
+/// Every shipped theme must read on a dark and on a light terminal. Where a theme leaves a
+/// colour to the terminal (no background, or no foreground), the colour it does set must
+/// contrast with both black and white; where it sets both, with each other. The 16 terminal
+/// colours follow the user's palette and are left to it.
+@Suite("Themes on dark and light terminals")
+struct ThemeContrastTests {
+    static func luminance(_ color: TermColor) -> Double? {
+        let (r, g, b): (Int, Int, Int)
+        switch color {
+        case .ansi: return nil
+        case .indexed(let n): (r, g, b) = ColorDepth.rgb(indexed: n)
+        case .rgb(let R, let G, let B): (r, g, b) = (Int(R), Int(G), Int(B))
+        }
+        func linear(_ c: Int) -> Double {
+            let v = Double(c) / 255
+            return v <= 0.03928 ? v / 12.92 : pow((v + 0.055) / 1.055, 2.4)
+        }
+        return 0.2126 * linear(r) + 0.7152 * linear(g) + 0.0722 * linear(b)
+    }
+
+    static func contrast(_ a: Double, _ b: Double) -> Double { (max(a, b) + 0.05) / (min(a, b) + 0.05) }
+
+    @Test("every role is readable whatever the terminal's background", arguments: ThemeTests.shipped)
+    func readable(name: String) throws {
+        let theme = try ThemeCatalog(userFolder: "/nonexistent").theme(named: name)
+        // Roles drawn on list rows, where the cursor row lies over them.
+        let bodyRoles: Set<Role> = [.text, .sectionHeader, .item, .checkedItem, .optionalMarker, .amount, .filterMatch, .dim]
+        for role in Role.allCases {
+            for highlighted in bodyRoles.contains(role) ? [false, true] : [false] {
+                var style = theme.style(for: role, highlighted: highlighted)
+                if style.reverse { (style.foreground, style.background) = (style.background, style.foreground) }
+                let fg = style.foreground.flatMap(Self.luminance)
+                let bg = style.background.flatMap(Self.luminance)
+                let what = "\(name) \(role)\(highlighted ? " (cursor row)" : "")"
+                switch (fg, bg) {
+                case (let f?, let b?):
+                    #expect(Self.contrast(f, b) >= 3, "\(what): foreground on background \(Self.contrast(f, b))")
+                case (let one?, nil) where style.background == nil, (nil, let one?) where style.foreground == nil:
+                    // The other colour is the terminal's: black or white, or near them.
+                    #expect(Self.contrast(one, 0) >= 3 && Self.contrast(one, 1) >= 3,
+                            "\(what): needs a background of its own, or a mid-tone colour (\(Self.contrast(one, 0)), \(Self.contrast(one, 1)))")
+                default:
+                    break
+                }
+            }
+        }
     }
 }
