@@ -80,7 +80,7 @@ extension EditorState {
 
         case .editItem:
             if let item {
-                openPrompt(.editName(id: item.id), "Name:", text: item.name)
+                openPrompt(.editName(id: item.id, original: item.name), "Name:", text: item.name)
             } else if let row {
                 openPrompt(.renameSection(row.section), "Rename section:", text: row.section)
             }
@@ -92,7 +92,7 @@ extension EditorState {
             }
             if case .section(let name, _, let total, _) = row {
                 if total > 0 {
-                    mode = .confirm(.removeSection(name, count: total))
+                    mode = .confirm(.removeSection(name, ids: list.items(in: name).map(\.id)))
                 } else if let edit = try? list.removeSectionEdit(name) {
                     return .edit(edit, label: "remove section \(name)", select: nil, message: "Removed section \(name.displaySafe)")
                 }
@@ -119,11 +119,11 @@ extension EditorState {
             if let item { openPrompt(.moveTo(id: item.id), "Move \(item.name.displaySafe) to section:") }
 
         case .clearChecked:
-            let count = list.items.count { $0.checked }
-            if count == 0 {
+            let checked = list.items.filter(\.checked).map(\.id)
+            if checked.isEmpty {
                 message = Message("Nothing is checked")
             } else {
-                mode = .confirm(.clearChecked(count: count))
+                mode = .confirm(.clearChecked(ids: checked))
             }
 
         case .addSection:
@@ -341,26 +341,29 @@ extension EditorState {
                 return reject("\(error)")
             }
 
-        case .editName(let id):
+        case .editName(let id, let original):
             do {
                 let name = try TextRules.validated(text, as: .name)
                 guard let item = list.item(id) else { return vanished() }
-                openPrompt(.editAmount(id: id, name: name), "Amount:", text: item.amount)
+                openPrompt(.editAmount(id: id, originalName: original, name: name, originalAmount: item.amount), "Amount:", text: item.amount)
                 return .none
             } catch {
                 return reject(error.description)
             }
 
-        case .editAmount(let id, let name):
+        case .editAmount(let id, let originalName, let name, let originalAmount):
             do {
                 let amount = try TextRules.validated(text, as: .amount)
                 mode = .normal
-                guard let item = list.item(id) else { return vanished() }
+                guard list.item(id) != nil else { return vanished() }
+                // Only the fields the user changed: another writer's change to the other one
+                // (made while the prompt was open) stays.
                 var changes: [ItemField: FieldValue] = [:]
-                if name != item.name { changes[.name] = .text(name) }
-                if amount != item.amount { changes[.amount] = .text(amount) }
+                if name != originalName { changes[.name] = .text(name) }
+                if amount != originalAmount { changes[.amount] = .text(amount) }
                 if changes.isEmpty { message = Message("No change"); return .none }
-                return .edit(.update(id: id, changes: changes), label: "edit \(name)", select: .item(id), message: "Saved \(name.displaySafe)")
+                let shown = list.item(id).map { changes[.name] == nil ? $0.name : name } ?? name
+                return .edit(.update(id: id, changes: changes), label: "edit \(shown)", select: .item(id), message: "Saved \(shown.displaySafe)")
             } catch {
                 return reject(error.description)
             }
@@ -427,13 +430,16 @@ extension EditorState {
             return .none
         }
         switch confirm {
-        case .clearChecked:
-            let checked = list.items.filter(\.checked)
-            guard !checked.isEmpty else { return .none }
+        case .clearChecked(let ids):
+            // The items asked about that are still there (and still checked).
+            let checked = ids.compactMap { list.item($0) }.filter(\.checked)
+            guard !checked.isEmpty else { message = Message("Nothing left to clear"); return .none }
             return .edit(.batch(checked.map { .delete(id: $0.id) }), label: "clear \(checked.count) checked",
                          select: nil, message: "Removed \(checked.count) checked item\(checked.count == 1 ? "" : "s") — u brings them back")
-        case .removeSection(let name, _):
-            guard let edit = try? list.removeSectionEdit(name, deleteItems: true) else { return .none }
+        case .removeSection(let name, let ids):
+            // The items asked about; one added meanwhile by another writer keeps the section.
+            let edit = ListEdit.batch([.setSections(list.sections.filter { $0 != name })]
+                + ids.filter { list.item($0) != nil }.map { .delete(id: $0) })
             return .edit(edit, label: "remove section \(name)", select: nil, message: "Removed section \(name.displaySafe) — u brings it back")
         }
     }

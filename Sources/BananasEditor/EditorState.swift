@@ -24,8 +24,10 @@ public struct EditorState: Equatable, Sendable {
         public enum Kind: Equatable, Sendable {
             case addName(section: String)
             case addAmount(section: String, name: String)
-            case editName(id: String)
-            case editAmount(id: String, name: String)
+            /// `original` is the name when the prompt opened: only what the user changed is
+            /// sent, so a concurrent edit to the other field (or this one, untouched) stands.
+            case editName(id: String, original: String)
+            case editAmount(id: String, originalName: String, name: String, originalAmount: String)
             case moveTo(id: String)
             case addSection(at: Int)
             case renameSection(String)
@@ -36,15 +38,17 @@ public struct EditorState: Equatable, Sendable {
         public var line: LineEditor
     }
 
+    /// A question, with exactly what a yes acts on (ids taken when it was asked, so a change
+    /// made meanwhile by another writer is not swept in).
     public enum Confirm: Equatable, Sendable {
-        case clearChecked(count: Int)
-        case removeSection(String, count: Int)
+        case clearChecked(ids: [String])
+        case removeSection(String, ids: [String])
 
         var question: String {
             switch self {
-            case .clearChecked(let count): "Remove \(count) checked item\(count == 1 ? "" : "s")? (y/n)"
-            case .removeSection(let name, let count):
-                "Remove section \(name.displaySafe) and its \(count) item\(count == 1 ? "" : "s")? (y/n)"
+            case .clearChecked(let ids): "Remove \(ids.count) checked item\(ids.count == 1 ? "" : "s")? (y/n)"
+            case .removeSection(let name, let ids):
+                "Remove section \(name.displaySafe) and its \(ids.count) item\(ids.count == 1 ? "" : "s")? (y/n)"
             }
         }
     }

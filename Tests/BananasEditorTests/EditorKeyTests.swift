@@ -159,7 +159,7 @@ struct EditorKeyTests {
         #expect(s.named("Bananas") == nil)
         #expect(s.state.selection == .item("A2"))  // the next row
         s.press(.char("g"), .char("d"))
-        #expect(s.state.mode == .confirm(.removeSection("Produce", count: 2)))
+        #expect(s.state.mode == .confirm(.removeSection("Produce", ids: ["A2", "A3"])))
         s.press(.char("n"))
         #expect(s.list.items(in: "Produce").count == 2)
         s.press(.char("d"), .char("y"))
@@ -247,9 +247,33 @@ struct EditorKeyTests {
     func clearChecked() {
         var s = Session()
         s.press(.char("X"))
-        #expect(s.state.mode == .confirm(.clearChecked(count: 2)))
+        #expect(s.state.mode == .confirm(.clearChecked(ids: ["A2", "B2"])))
         s.press(.char("y"))
         #expect(s.list.items.map(\.name) == ["Bananas", "Spinach", "Oat milk", "Sourdough bread"])
+    }
+
+    @Test("editing sends only what the user changed: another writer's edit made meanwhile stays")
+    func editKeepsConcurrentChange() throws {
+        var s = Session()
+        s.press(.char("j"), .char("e"), .enter)  // name unchanged
+        // Meanwhile another writer renames Bananas.
+        try s.list.apply(.update(id: "A1", changes: [.name: .text("Plantains")]), stamp: Stamp(millis: 50, counter: 0, replica: "other"))
+        s.press(.ctrl("u"))
+        s.type("12")
+        s.press(.enter)
+        #expect(s.list.item("A1")?.name == "Plantains")
+        #expect(s.list.item("A1")?.amount == "12")
+    }
+
+    @Test("X removes only the items that were checked when it asked")
+    func clearCheckedIsExact() throws {
+        var s = Session()
+        s.press(.char("X"))
+        // Another writer checks Bread before the yes.
+        try s.list.apply(.update(id: "C1", changes: [.checked: .flag(true)]), stamp: Stamp(millis: 50, counter: 0, replica: "other"))
+        s.press(.char("y"))
+        #expect(s.list.item("C1") != nil)
+        #expect(s.list.item("A2") == nil && s.list.item("B2") == nil)
     }
 
     @Test("/ filters as you type; Enter keeps the filter, Esc clears it")
