@@ -60,6 +60,15 @@ public struct Grid: Equatable, Sendable {
         set { cells[y * width + x] = newValue }
     }
 
+    /// Before column x of row y is overwritten: a wide character that only half survives is
+    /// replaced by a space, so the grid never holds half of one (the terminal would show
+    /// stale halves).
+    private mutating func clearWideNeighbours(x: Int, y: Int, width w: Int) {
+        if x > 0, self[x, y].isContinuation { self[x - 1, y].text = " " }
+        let end = x + w
+        if end < width, self[end, y].isContinuation { self[end, y].text = " " }
+    }
+
     /// Writes `text` at (x, y) in `role`, clipped at `limit` columns (the right edge by
     /// default). Returns the column after the last one written. A wide character that
     /// would straddle the limit is replaced by a space.
@@ -80,6 +89,7 @@ public struct Grid: Equatable, Sendable {
                 return end
             }
             if column >= 0 {
+                clearWideNeighbours(x: column, y: y, width: w)
                 let lit = self[column, y].highlighted
                 self[column, y] = Cell(text: String(character), role: role, highlighted: lit)
                 if w == 2 { self[column + 1, y] = Cell(text: "", role: role, highlighted: lit) }
@@ -94,6 +104,7 @@ public struct Grid: Equatable, Sendable {
         guard y >= 0, y < height else { return }
         let end = min(width, x + (count ?? width))
         for column in max(0, x)..<max(max(0, x), end) {
+            clearWideNeighbours(x: column, y: y, width: 1)
             self[column, y] = Cell(text: " ", role: role, highlighted: self[column, y].highlighted)
         }
     }

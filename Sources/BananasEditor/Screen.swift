@@ -234,7 +234,8 @@ public enum Screen {
         // Between the title bar and the status bar, which stay visible.
         let top = 1 + max(0, (grid.height - 2 - height) / 2)
         for y in top..<top + height {
-            for x in left..<left + width { grid[x, y] = Cell(text: " ", role: .help, highlighted: false) }
+            grid.fill(x: left, y: y, count: width, role: .help)
+            for x in left..<left + width { grid[x, y].highlighted = false }
         }
         let horizontal = String(repeating: "─", count: max(0, width - 2))
         grid.put("┌" + horizontal + "┐", x: left, y: top, role: .help)

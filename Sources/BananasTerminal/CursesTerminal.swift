@@ -127,7 +127,11 @@ public final class CursesTerminal {
             for x in 0..<grid.width {
                 let cell = grid[x, y]
                 if let previous, previous[x, y] == cell { continue }
-                if cell.isContinuation { continue }
+                if cell.isContinuation {
+                    // Its wide character is painted from the left half.
+                    if x > 0, let previous, previous[x - 1, y] == grid[x - 1, y] { put(grid[x - 1, y], x: x - 1, y: y) }
+                    continue
+                }
                 put(cell, x: x, y: y)
             }
         }

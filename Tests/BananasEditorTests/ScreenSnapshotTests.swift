@@ -340,3 +340,23 @@ func expectScreen(_ grid: Grid, _ expected: String, sourceLocation: SourceLocati
     }
     #expect(actual == expected, "screen was:\n\(actual)\n", sourceLocation: sourceLocation)
 }
+
+@Suite("Grid")
+struct GridTests {
+    @Test("overwriting half of a wide character blanks the other half")
+    func halves() {
+        var grid = Grid(width: 8, height: 1)
+        grid.put("a日本", x: 0, y: 0, role: .item)
+        grid.put("│", x: 2, y: 0, role: .help)      // the right half of 日
+        #expect(grid.lines[0] == "a │本   ")
+        #expect(!grid[3, 0].isContinuation || grid[2, 0].text != "")
+        grid.put("x", x: 3, y: 0, role: .help)      // the left half of 本
+        #expect(grid.lines[0] == "a │x    ")
+        grid.fill(x: 0, y: 0, count: 8, role: .text)
+        grid.put("日本語", x: 0, y: 0, role: .item)
+        grid.fill(x: 1, y: 0, count: 1, role: .help)
+        #expect(grid.lines[0] == "  本語  ")
+        // Every continuation cell follows a wide character.
+        for x in 1..<grid.width where grid[x, 0].isContinuation { #expect(TextWidth.of(Character(grid[x - 1, 0].text)) == 2) }
+    }
+}
