@@ -10,6 +10,8 @@ public final class Editor {
     public let store: ListStore
     public private(set) var state: EditorState
     public let fileLabel: String
+    /// Called when the whole terminal should be repainted (Ctrl-L). Set by the backend.
+    public var onRepaintAll: (() -> Void)?
     /// Called whenever the screen should be drawn again (a change from another writer, a
     /// status change). Set by the backend.
     public var onNeedsDisplay: (() -> Void)?
@@ -22,8 +24,13 @@ public final class Editor {
         state = EditorState(readOnly: store.mode == .viewer)
         self.fileLabel = fileLabel ?? Editor.label(for: store.file.path)
         state.settle(state.rows(for: store.list))
-        subscription = store.subscribe { [weak self] _ in
+        subscription = store.subscribe { [weak self] change in
             guard let self else { return }
+            if change == .status {
+                // Only the status bar changed: no need to rebuild the rows.
+                self.onNeedsDisplay?()
+                return
+            }
             // Another writer's change: the selection is kept by identity, so the cursor stays
             // on its item wherever that item now is.
             self.state.settle(self.state.rows(for: self.store.list))
@@ -46,7 +53,9 @@ public final class Editor {
     }
 
     public func setViewport(height: Int) {
-        state.viewportHeight = Screen.viewportHeight(forHeight: height)
+        let viewport = Screen.viewportHeight(forHeight: height)
+        guard viewport != state.viewportHeight else { return }
+        state.viewportHeight = viewport
         state.settle(state.rows(for: store.list))
     }
 
@@ -83,6 +92,8 @@ public final class Editor {
             break
         case .quit:
             return false
+        case .redraw:
+            onRepaintAll?()
         case .edit(let edit, let label, let select, let message):
             do {
                 try store.perform(edit, label: label)

@@ -10,6 +10,8 @@ public enum EditorAction: Equatable, Sendable {
     case redo
     case restoreConflict(ConflictLog.Entry)
     case dismissConflicts([ConflictLog.Entry])
+    /// Repaint the whole terminal (something else wrote over it).
+    case redraw
     case quit
 }
 
@@ -127,7 +129,8 @@ extension EditorState {
             }
 
         case .addSection:
-            let at = row.flatMap { list.displaySections.firstIndex(of: $0.section) }.map { $0 + 1 } ?? list.displaySections.count
+            // After the current section in the list's own order (`addSectionEdit` inserts there).
+            let at = row.flatMap { list.sections.firstIndex(of: $0.section) }.map { $0 + 1 } ?? list.sections.count
             openPrompt(.addSection(at: at), "New section:")
 
         case .renameSection:
@@ -165,6 +168,7 @@ extension EditorState {
         case .help:
             helpScroll = 0
             mode = .help
+        case .redraw: return .redraw
         case .quit: return .quit
         }
         return .none
@@ -447,12 +451,15 @@ extension EditorState {
     private mutating func handleHelp(_ key: Key) -> EditorAction {
         switch key {
         case .char("j"), .down: helpScroll += 1
-        case .char("k"), .up: helpScroll = max(0, helpScroll - 1)
+        case .char("k"), .up: helpScroll -= 1
         case .pageDown, .char(" "): helpScroll += 10
-        case .pageUp: helpScroll = max(0, helpScroll - 10)
+        case .pageUp: helpScroll -= 10
         case .char("g"), .home: helpScroll = 0
         default: mode = .normal
         }
+        // No further than the last page (the help box shows viewportHeight - 1 lines).
+        let lines = Screen.helpLines(readOnly: readOnly).count
+        helpScroll = min(max(0, helpScroll), max(0, lines - (viewportHeight - 1)))
         return .none
     }
 

@@ -6,7 +6,7 @@ public enum Command: String, CaseIterable, Sendable, Hashable {
     case addSection, renameSection, toggleCollapse, collapseAll
     case toggleHideChecked, clearChecked, filter
     case undo, redo
-    case conflicts, help, quit
+    case conflicts, help, redraw, quit
 }
 
 /// One line of the key table: the keys, what they do, and the help text shown for them.
@@ -65,6 +65,7 @@ public enum KeyMap {
         Binding(keys: [.char("u")], command: .undo, help: "undo", group: .other, edits: true),
         Binding(keys: [.ctrl("r")], command: .redo, help: "redo", group: .other, edits: true),
         Binding(keys: [.char("?"), .function(1)], command: .help, help: "this help", group: .other, edits: false),
+        Binding(keys: [.ctrl("l")], command: .redraw, help: "redraw the screen", group: .other, edits: false),
         Binding(keys: [.char("q")], command: .quit, help: "quit", group: .other, edits: false),
     ]
 

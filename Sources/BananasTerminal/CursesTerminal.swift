@@ -63,8 +63,34 @@ public final class CursesTerminal {
         return false
     }
 
-    /// Every key waiting on the terminal, without blocking.
+    /// Forgets what is on screen, so the next draw repaints everything.
+    public func repaintAll() {
+        painted = nil
+    }
+
+    /// Every key waiting on the terminal, without blocking. Esc arriving together with a
+    /// character is Alt plus that character (terminals send Alt that way): Alt-Backspace
+    /// erases a word, other Alt keys do nothing (they must not act as Esc, then the key).
     public func readKeys() -> [KeyInput] {
+        var keys = readRawKeys()
+        var index = 0
+        while index + 1 < keys.count {
+            if keys[index] == .key(.escape) {
+                switch keys[index + 1] {
+                case .key(.backspace):
+                    keys.replaceSubrange(index...index + 1, with: [.key(.ctrl("w"))])
+                case .key(.char), .key(.ctrl):
+                    keys.removeSubrange(index...index + 1)
+                    continue
+                default: break
+                }
+            }
+            index += 1
+        }
+        return keys
+    }
+
+    private func readRawKeys() -> [KeyInput] {
         var keys: [KeyInput] = []
         var code: UInt32 = 0
         while true {

@@ -31,6 +31,7 @@ public final class EditorRunner {
         guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else { throw TerminalError.notATerminal }
         try terminal.start()
         editor.onNeedsDisplay = { [weak self] in self?.setNeedsDisplay() }
+        editor.onRepaintAll = { [weak self] in self?.terminal.repaintAll() }
 
         let input = DispatchSource.makeReadSource(fileDescriptor: STDIN_FILENO, queue: .main)
         input.setEventHandler { [weak self] in MainActor.assumeIsolated { self?.readInput() } }
@@ -57,7 +58,8 @@ public final class EditorRunner {
         tick.resume()
         sources.append(tick)
 
-        for signalNumber in [SIGINT, SIGTERM, SIGHUP] {
+        // SIGQUIT (Ctrl-\) too: left alone, the Swift runtime would print a backtrace over the screen.
+        for signalNumber in [SIGINT, SIGTERM, SIGHUP, SIGQUIT] {
             signal(signalNumber, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .main)
             source.setEventHandler { [weak self] in MainActor.assumeIsolated { self?.finish() } }

@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <termios.h>
 #include <unistd.h>
 
 static volatile sig_atomic_t started = 0;
@@ -18,6 +19,13 @@ int bananas_curses_start(void) {
     if (initscr() == NULL) return -1;
     started = 1;
     cbreak();
+    // Ctrl-S and Ctrl-Q are keys, not flow control that would freeze the screen (endwin
+    // restores the terminal's own settings).
+    struct termios modes;
+    if (tcgetattr(STDIN_FILENO, &modes) == 0) {
+        modes.c_iflag &= ~(IXON | IXOFF);
+        tcsetattr(STDIN_FILENO, TCSANOW, &modes);
+    }
     noecho();
     nonl();
     keypad(stdscr, TRUE);

@@ -240,6 +240,29 @@ struct TmuxEditorTests {
         }
     }
 
+    @Test("Alt keys do not act as Esc then a key; Ctrl-\\ quits cleanly")
+    func altAndQuit() throws {
+        let cli = seeded()
+        defer { cli.cleanUp() }
+        let tmux = try Tmux(cli)
+        #expect(tmux.waitFor("Butter"))
+        tmux.keys("j")
+        tmux.keys("M-d")  // Alt-d: ESC d in one write
+        tmux.keys("C-l")
+        Thread.sleep(forTimeInterval: 0.3)
+        #expect(fileHas(cli, "Bananas") { $0 != nil })
+        #expect(tmux.screen().contains("Bananas"))
+        tmux.keys("a")
+        tmux.type("Kiwi fruit")
+        tmux.keys("M-BSpace")  // Alt-Backspace erases a word, the prompt stays
+        tmux.type("berries")
+        tmux.keys("Enter", "Enter", "Enter")
+        #expect(fileHas(cli, "Kiwi berries") { $0 != nil })
+        tmux.keys("C-\\")
+        #expect(tmux.waitForExit() == .status(0))
+        #expect(tmux.info("#{alternate_on}") == "0")
+    }
+
     @Test("a crash restores the terminal before the process dies")
     func crash() throws {
         let cli = seeded()

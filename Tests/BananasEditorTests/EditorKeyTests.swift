@@ -293,6 +293,35 @@ struct EditorKeyTests {
         #expect(items.count == 6)
     }
 
+    @Test("help scrolls no further than its last page")
+    func helpScrollBound() {
+        var s = Session(height: 12)
+        s.press(.char("?"))
+        for _ in 0..<20 { s.press(.char(" ")) }
+        let last = s.state.helpScroll
+        s.press(.char("j"))
+        #expect(s.state.helpScroll == last)
+        s.press(.char("k"))
+        #expect(s.state.helpScroll == last - 1)
+    }
+
+    @Test("A inserts after the current section even when items name sections the list lacks")
+    func addSectionPosition() throws {
+        var list = sampleList()
+        try list.apply(.insert(Item(id: "X1", name: "Soap", section: "Household", sortOrder: 1)), stamp: Stamp(millis: 5, counter: 0, replica: "other"))
+        #expect(list.displaySections == ["Produce", "Dairy", "Bakery", "Household"])
+        var s = Session(list: list)
+        s.press(.char("G"), .char("A"))  // on Soap, in Household (not in the list's sections)
+        s.type("Frozen")
+        s.press(.enter)
+        // Household is only named by an item, so the new section goes to the end of the list's own.
+        #expect(s.list.displaySections == ["Produce", "Dairy", "Bakery", "Frozen", "Household"])
+        s.press(.char("g"), .char("A"))
+        s.type("Fruit")
+        s.press(.enter)
+        #expect(s.list.sections.prefix(2) == ["Produce", "Fruit"])
+    }
+
     @Test("u and Ctrl-R ask for undo and redo")
     func undoRedo() {
         var s = Session()

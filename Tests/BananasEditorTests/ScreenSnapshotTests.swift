@@ -233,6 +233,7 @@ struct ScreenSnapshotTests {
              │ u             undo                                               │
              │ Ctrl-R        redo                                               │
              │ ? F1          this help                                          │
+             │ Ctrl-L        redraw the screen                                  │
              │ q             quit                                               │
              │                                                                  │
              │ In a prompt                                                      │
@@ -243,7 +244,6 @@ struct ScreenSnapshotTests {
              │ Delete        erase under the cursor (Ctrl-K: to the end)        │
              │ Tab           complete a section name                            │
              └─ j/k scroll · any other key closes ──────────────────────────────┘
-
 
              synced 4s ago  ~/lists/BananaList.json                        ? help
             """)
