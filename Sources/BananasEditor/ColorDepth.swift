@@ -36,12 +36,46 @@ public enum ColorDepth {
         n == 8 ? 7 : n - 8
     }
 
-    /// The nearest of the 16 terminal colours to a palette entry.
+    /// The nearest of the 16 terminal colours to a palette entry. A colour with a clear hue
+    /// goes to the nearest coloured entry, never to a grey (RGB distance alone would turn
+    /// muted greens and reds into the same grey).
     public static func nearestANSI(indexed n: Int) -> Int {
         if n < 16 { return n }
         let target = rgb(indexed: n)
-        return (0..<16).min { distance(ansiRGB[$0], target) < distance(ansiRGB[$1], target) }!
+        guard saturation(target) > 0.3 else {
+            return (0..<16).min { distance(ansiRGB[$0], target) < distance(ansiRGB[$1], target) }!
+        }
+        // The coloured entries closest in hue, then the nearest of those.
+        let coloured = [1, 2, 3, 4, 5, 6, 9, 10, 11, 12, 13, 14]
+        func hueGap(_ n: Int) -> Double {
+            let gap = abs(hue(ansiRGB[n]) - hue(target))
+            return min(gap, 360 - gap)
+        }
+        let closest = coloured.map(hueGap).min()!
+        return coloured.filter { hueGap($0) <= closest + 20 }
+            .min { distance(ansiRGB[$0], target) < distance(ansiRGB[$1], target) }!
     }
+
+    /// HSV hue in degrees.
+    static func hue(_ c: (Int, Int, Int)) -> Double {
+        let r = Double(c.0), g = Double(c.1), b = Double(c.2)
+        let high = max(r, g, b), low = min(r, g, b)
+        guard high > low else { return 0 }
+        let d = high - low
+        var h: Double
+        if high == r { h = (g - b) / d } else if high == g { h = 2 + (b - r) / d } else { h = 4 + (r - g) / d }
+        h *= 60
+        return h < 0 ? h + 360 : h
+    }
+
+    /// HSV saturation, 0...1.
+    static func saturation(_ c: (Int, Int, Int)) -> Double {
+        let high = max(c.0, c.1, c.2), low = min(c.0, c.1, c.2)
+        return high == 0 ? 0 : Double(high - low) / Double(high)
+    }
+
+    /// Perceived lightness, 0...255, for choosing black or white text.
+    static func lightness(_ c: (Int, Int, Int)) -> Int { (c.0 * 299 + c.1 * 587 + c.2 * 114) / 1000 }
 }
 
 /// How many colours the terminal shows.
@@ -72,7 +106,9 @@ public enum ColorLevel: Int, Comparable, CaseIterable, Sendable, CustomStringCon
         if let noColor = environment["NO_COLOR"], !noColor.isEmpty { return .none }
         if terminalColors < 8 { return .none }
         let colorTerm = (environment["COLORTERM"] ?? "").lowercased()
-        if colorTerm == "truecolor" || colorTerm == "24bit" { return .truecolor }
+        // COLORTERM is only believed for a terminal whose terminfo has at least 256 colours
+        // (an 8-colour entry under a truecolor claim is usually a mis-set TERM).
+        if (colorTerm == "truecolor" || colorTerm == "24bit") && terminalColors >= 256 { return .truecolor }
         if terminalColors >= 256 { return .indexed256 }
         if terminalColors >= 16 { return .ansi16 }
         return .ansi8
@@ -97,6 +133,17 @@ extension TermColor {
     }
 }
 
+extension TermColor {
+    /// The colour's RGB as xterm shows it by default.
+    public var approximateRGB: (Int, Int, Int) {
+        switch self {
+        case .ansi(let n): ColorDepth.rgb(indexed: n)
+        case .indexed(let n): ColorDepth.rgb(indexed: n)
+        case .rgb(let r, let g, let b): (Int(r), Int(g), Int(b))
+        }
+    }
+}
+
 extension Style {
     /// The style with its colours brought down to `level`; attributes stay.
     public func degraded(to level: ColorLevel) -> Style {
@@ -115,8 +162,22 @@ extension Theme {
         var theme = self
         theme.styles = styles.mapValues { $0.degraded(to: level) }
         theme.cursorRow = cursorRow.degraded(to: level)
+        if level < .indexed256 {
+            // Two colours that met in one: keep the background, and make the text black or
+            // white, whichever reads on it.
+            for (role, style) in theme.styles {
+                guard let fg = style.foreground, let bg = style.background, fg == bg else { continue }
+                theme.styles[role]?.foreground = ColorDepth.lightness(bg.approximateRGB) > 128 ? .ansi(0) : .ansi(level == .ansi8 ? 7 : 15)
+            }
+            // A cursor row whose background became the canvas's: mark it by reversing instead.
+            if let cursorBG = theme.cursorRow.background, cursorBG == theme.styles[.item]?.background || cursorBG == theme.styles[.text]?.background {
+                theme.cursorRow.background = nil
+                theme.cursorRow.reverse = true
+            }
+        }
         if level == .none {
-            if !theme.cursorRow.reverse && !theme.cursorRow.underline && !theme.cursorRow.bold { theme.cursorRow.reverse = true }
+            // Bold alone does not mark the cursor on a bold row.
+            if !theme.cursorRow.reverse && !theme.cursorRow.underline { theme.cursorRow.reverse = true }
             for role in [Role.statusBar, .title, .synced, .pending, .conflict, .paused] {
                 var style = theme.styles[role] ?? Style()
                 if !style.reverse && self.styles[role]?.background != nil { style.reverse = true }

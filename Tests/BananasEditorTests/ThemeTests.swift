@@ -140,7 +140,7 @@ struct ThemeTests {
         #expect(ColorLevel.detect(environment: ["NO_COLOR": "1", "COLORTERM": "truecolor"], terminalColors: 256) == .none)
         #expect(ColorLevel.detect(environment: ["NO_COLOR": ""], terminalColors: 256) == .indexed256)
         #expect(ColorLevel.detect(environment: ["COLORTERM": "truecolor"], terminalColors: 256) == .truecolor)
-        #expect(ColorLevel.detect(environment: ["COLORTERM": "24bit"], terminalColors: 8) == .truecolor)
+        #expect(ColorLevel.detect(environment: ["COLORTERM": "24bit"], terminalColors: 8) == .ansi8)
         #expect(ColorLevel.detect(environment: [:], terminalColors: 16) == .ansi16)
         #expect(ColorLevel.detect(environment: [:], terminalColors: 8) == .ansi8)
         #expect(ColorLevel.detect(environment: ["COLORTERM": "truecolor"], terminalColors: 0) == .none)
@@ -180,6 +180,32 @@ struct ThemeTests {
 /// colours follow the user's palette and are left to it.
 @Suite("Themes on dark and light terminals")
 struct ThemeContrastTests {
+    @Test("brought down to 16, 8 or no colours, no text vanishes into its background and the cursor row still shows",
+          arguments: ThemeTests.shipped)
+    func degradedStaysReadable(name: String) throws {
+        let theme = try ThemeCatalog(userFolder: "/nonexistent").theme(named: name)
+        let bodyRoles: [Role] = [.text, .sectionHeader, .item, .checkedItem, .optionalMarker, .amount, .filterMatch, .dim]
+        for level in [ColorLevel.ansi16, .ansi8, .none] {
+            let shown = theme.degraded(to: level)
+            for role in Role.allCases {
+                for highlighted in [false, true] {
+                    let style = shown.style(for: role, highlighted: highlighted)
+                    if let fg = style.foreground, let bg = style.background {
+                        #expect(fg != bg, "\(name) at \(level): \(role) is \(fg) on \(bg)")
+                    }
+                }
+            }
+            for role in bodyRoles {
+                #expect(shown.style(for: role, highlighted: true) != shown.style(for: role, highlighted: false),
+                        "\(name) at \(level): the cursor row does not show on \(role)")
+            }
+            if level != .none && name != "monochrome" {
+                let states = [Role.synced, .pending, .conflict, .paused].map { shown.styles[$0] }
+                #expect(Set(states.map { "\(String(describing: $0))" }).count == 4, "\(name) at \(level): sync states look alike")
+            }
+        }
+    }
+
     static func luminance(_ color: TermColor) -> Double? {
         let (r, g, b): (Int, Int, Int)
         switch color {
