@@ -31,46 +31,57 @@ public struct ThemeCatalog: Sendable {
         }.map { ($0, result[$0]!) }
     }
 
-    /// The file of the theme called `name`, parsed.
-    public func file(named name: String) throws(ThemeError) -> ThemeFile {
+    /// The text of the theme called `name` and where it is; a user file first unless
+    /// `shippedOnly` (a user theme that inherits its own name extends the shipped one).
+    func source(named name: String, shippedOnly: Bool = false) throws(ThemeError) -> (text: String, path: String, isUser: Bool) {
         let userPath = userFolder + "/" + name + ".yaml"
-        if FileManager.default.fileExists(atPath: userPath) {
+        if !shippedOnly, FileManager.default.fileExists(atPath: userPath) {
             guard let data = FileManager.default.contents(atPath: userPath), let text = String(data: data, encoding: .utf8) else {
                 throw ThemeError(path: userPath, line: nil, key: nil, problem: "cannot be read as UTF-8 text")
             }
-            return try ThemeFile.parse(text, path: userPath)
+            return (text, userPath, true)
         }
-        if let text = BuiltInThemes.files[name] {
-            return try ThemeFile.parse(text, path: "Themes/\(name).yaml")
-        }
+        if let text = BuiltInThemes.files[name] { return (text, "Themes/\(name).yaml", false) }
         let known = names().map(\.name).joined(separator: ", ")
         throw ThemeError(path: userPath, line: nil, key: nil, problem: "no theme named \"\(name)\" (themes: \(known))")
     }
 
+    /// The file of the theme called `name`, parsed (with the palette it inherits).
+    public func file(named name: String) throws(ThemeError) -> ThemeFile {
+        try build(name, shippedOnly: false, seen: []).file
+    }
+
     /// The theme called `name`, with everything it inherits applied.
     public func theme(named name: String) throws(ThemeError) -> Theme {
-        var chain: [ThemeFile] = []
-        var next: String? = name
-        while let current = next {
-            let file = try self.file(named: current)
-            if chain.contains(where: { $0.name == file.name && $0.path == file.path }) || chain.count > 16 {
-                throw ThemeError(path: file.path, line: nil, key: "inherits", problem: "inherits in a circle: " + (chain.map(\.name) + [file.name]).joined(separator: " → "))
-            }
-            chain.append(file)
-            next = file.inherits
+        let built = try build(name, shippedOnly: false, seen: [])
+        return Theme(name: built.file.name, styles: built.styles, cursorRow: built.cursorRow)
+    }
+
+    private func build(_ name: String, shippedOnly: Bool, seen: [String]) throws(ThemeError)
+        -> (file: ThemeFile, styles: [Role: Style], cursorRow: Style)
+    {
+        let (text, path, isUser) = try source(named: name, shippedOnly: shippedOnly)
+        if seen.contains(path) || seen.count > 16 {
+            throw ThemeError(path: path, line: nil, key: "inherits", problem: "inherits in a circle: " + (seen + [path]).joined(separator: " → "))
         }
         var styles: [Role: Style] = [:]
         var cursorRow = Style()
-        for file in chain.reversed() {
-            for (key, partial) in file.roles {
-                if let role = ThemeFile.roleKeys[key] ?? nil {
-                    styles[role] = partial.applied(to: styles[role] ?? Style())
-                } else {
-                    cursorRow = partial.applied(to: cursorRow)
-                }
+        var palette: [String: TermColor] = [:]
+        if let parent = ThemeFile.inheritedName(text) {
+            let base = try build(parent, shippedOnly: isUser && parent == name, seen: seen + [path])
+            styles = base.styles
+            cursorRow = base.cursorRow
+            palette = base.file.palette
+        }
+        let file = try ThemeFile.parse(text, path: path, inheritedPalette: palette)
+        for (key, partial) in file.roles {
+            if let role = ThemeFile.roleKeys[key] ?? nil {
+                styles[role] = partial.applied(to: styles[role] ?? Style())
+            } else {
+                cursorRow = partial.applied(to: cursorRow)
             }
         }
-        return Theme(name: chain[0].name, styles: styles, cursorRow: cursorRow)
+        return (file, styles, cursorRow)
     }
 
     /// What the user chose, in order: `--theme`, `BANANAS_THEME`, `theme:` in

@@ -33,6 +33,8 @@ public struct ThemeFile: Sendable {
     public var inherits: String?
     /// Role key (`section_header`, …, `cursor_row`) to style.
     public var roles: [String: PartialStyle]
+    /// Colour names: the inherited theme's, then this file's own.
+    public var palette: [String: TermColor] = [:]
     public var path: String
 
     /// The keys a theme may style: every role, plus `cursor_row`.
@@ -75,7 +77,14 @@ extension ThemeFile {
     static let attributes = ["bold", "dim", "italic", "underline", "reverse"]
 
     /// Parses a theme file. Every problem names the file, the line and the key.
-    public static func parse(_ text: String, path: String) throws(ThemeError) -> ThemeFile {
+    /// The theme a file inherits from, read without checking the rest (to load the parent,
+    /// whose palette the file may use, first).
+    public static func inheritedName(_ text: String) -> String? {
+        guard let node = try? Yams.compose(yaml: text), let mapping = node.mapping else { return nil }
+        return mapping.first { $0.key.string == "inherits" }?.value.string
+    }
+
+    public static func parse(_ text: String, path: String, inheritedPalette: [String: TermColor] = [:]) throws(ThemeError) -> ThemeFile {
         let root: Node
         do {
             guard let node = try Yams.compose(yaml: text) else {
@@ -85,7 +94,9 @@ extension ThemeFile {
         } catch let error as ThemeError {
             throw error
         } catch let error as YamlError {
-            throw ThemeError(path: path, line: Self.line(of: error), key: nil, problem: "not valid YAML: \(Self.problem(of: error))")
+            var problem = "not valid YAML: \(Self.problem(of: error))"
+            if text.contains(": #") || text.contains(":#") { problem += " (write colours as \"#rrggbb\" in quotes: an unquoted # starts a comment)" }
+            throw ThemeError(path: path, line: Self.line(of: error), key: nil, problem: problem)
         } catch {
             throw ThemeError(path: path, line: nil, key: nil, problem: "not valid YAML: \(error)")
         }
@@ -93,7 +104,7 @@ extension ThemeFile {
             throw ThemeError(path: path, line: root.mark?.line, key: nil, problem: "a theme is a mapping of keys (name, inherits, palette, roles)")
         }
         var file = ThemeFile(name: "", description: nil, inherits: nil, roles: [:], path: path)
-        var palette: [String: TermColor] = [:]
+        var palette = inheritedPalette
         var rolesNode: Node?
         func fail(_ node: Node?, _ key: String, _ problem: String) -> ThemeError {
             ThemeError(path: path, line: node?.mark?.line, key: key, problem: problem)
@@ -112,7 +123,7 @@ extension ThemeFile {
             case "palette":
                 guard let entries = value.mapping else { throw fail(keyNode, key, "must map names to colours") }
                 for (nameNode, colorNode) in entries {
-                    let name = nameNode.string ?? ""
+                    let name = (nameNode.string ?? "").lowercased()  // looked up in any case
                     palette[name] = try color(colorNode, palette: palette, key: "palette.\(name)", path: path)
                 }
             case "roles":
@@ -132,6 +143,7 @@ extension ThemeFile {
             }
         }
         if file.name.isEmpty { throw ThemeError(path: path, line: nil, key: "name", problem: "missing") }
+        file.palette = palette
         return file
     }
 
@@ -145,7 +157,7 @@ extension ThemeFile {
             let fullKey = "\(key).\(field)"
             switch field {
             case "fg", "bg":
-                let resolved: TermColor? = value.string == "default" ? nil : try color(value, palette: palette, key: fullKey, path: path)
+                let resolved: TermColor? = value.string?.lowercased() == "default" ? nil : try color(value, palette: palette, key: fullKey, path: path)
                 if field == "fg" { style.foreground = .some(resolved) } else { style.background = .some(resolved) }
             case _ where attributes.contains(field):
                 guard let flag = value.bool else {
@@ -173,7 +185,10 @@ extension ThemeFile {
             guard (0...255).contains(index) else { throw ThemeError(path: path, line: node.mark?.line, key: key, problem: problem) }
             return index < 16 ? .ansi(index) : .indexed(index)
         }
-        guard let text = node.string?.lowercased() else { throw ThemeError(path: path, line: node.mark?.line, key: key, problem: problem) }
+        guard let text = node.string?.lowercased(), !text.isEmpty, node.tag.description != "tag:yaml.org,2002:null" else {
+            // `fg: #ff0000` unquoted is a YAML comment: the value is empty.
+            throw ThemeError(path: path, line: node.mark?.line, key: key, problem: "no colour given (write \"#rrggbb\" in quotes: an unquoted # starts a comment)")
+        }
         if let color = palette[text] { return color }
         if let ansi = ansiNames[text] { return .ansi(ansi) }
         if text.hasPrefix("#"), text.count == 7, let value = UInt32(text.dropFirst(), radix: 16) {

@@ -76,6 +76,39 @@ struct ThemeTests {
         #expect(user.names().contains { $0.name == "sunny" && $0.source == .user })
     }
 
+    @Test("a variant uses its parent's palette, names in any case; a user theme may extend the shipped one of its name")
+    func paletteAndSelfExtension() throws {
+        let folder = NSTemporaryDirectory() + "bananas-themes-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try """
+            name: softlight
+            inherits: light
+            palette: { deepBlue: "#00005f" }
+            roles:
+              checked_item: { fg: slate }
+              prompt: { fg: DeepBlue, bg: Default }
+            """.write(toFile: folder + "/softlight.yaml", atomically: true, encoding: .utf8)
+        try "name: dark\ninherits: dark\nroles:\n  amount: { fg: banana }\n".write(toFile: folder + "/dark.yaml", atomically: true, encoding: .utf8)
+        let user = ThemeCatalog(userFolder: folder)
+        let soft = try user.theme(named: "softlight")
+        #expect(soft.styles[.checkedItem]?.foreground == .rgb(0x6c, 0x6c, 0x6c))
+        #expect(soft.styles[.prompt]?.foreground == .rgb(0, 0, 0x5f) && soft.styles[.prompt]?.background == nil)
+        let dark = try user.theme(named: "dark")
+        #expect(dark.styles[.amount]?.foreground == .rgb(0xff, 0xd7, 0x5f))
+        #expect(dark.styles[.sectionHeader] == (try catalog.theme(named: "dark")).styles[.sectionHeader])
+    }
+
+    @Test("an unquoted #colour (a YAML comment) gets a hint")
+    func unquotedHash() {
+        do {
+            _ = try ThemeFile.parse("name: x\nroles:\n  item: { fg: #ff0000 }\n", path: "/t/x.yaml")
+            Issue.record("accepted")
+        } catch {
+            #expect(error.description.contains("in quotes"), "\(error)")
+        }
+    }
+
     @Test("problems name the file, the line and the key", arguments: [
         ("name: x\nroles:\n  section_header: { fg: purpleish }\n", 3, "roles.section_header.fg"),
         ("name: x\nroles:\n  sectoin_header: { bold: true }\n", 3, "roles.sectoin_header"),
