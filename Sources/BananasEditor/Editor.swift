@@ -72,7 +72,11 @@ public final class Editor {
         if state.mode == .conflicts && store.status.conflicts.isEmpty {
             state.mode = .normal  // the last one was reviewed
         }
-        state.settle(state.rows(for: store.list))
+        // `handle` settled the state on the list it was given; only a changed list needs more.
+        switch action {
+        case .none, .quit, .redraw: break
+        default: state.settle(state.rows(for: store.list))
+        }
         messageShownAt = state.message == nil ? nil : Clock.nowMillis()
         return keepGoing
     }

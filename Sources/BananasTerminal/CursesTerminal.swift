@@ -7,7 +7,8 @@ import Darwin
 #endif
 
 /// The ncurses backend: paints a `Grid` and reads keys. Every call must come from the main
-/// thread (curses is not thread-safe); `EditorRunner` makes sure of that.
+/// queue (curses is not thread-safe; the main queue runs one block at a time, on whichever
+/// thread `dispatchMain` lends it); `EditorRunner` makes sure of that.
 @MainActor
 public final class CursesTerminal {
     /// The theme as chosen; `theme` is it brought down to what the terminal shows.

@@ -102,6 +102,10 @@ struct SyncProcessTests {
 
         try a.send("burst", "200")
         _ = try b.wait(for: "the burst") { _ in (try? b.items().count) == 201 }
+        // The watcher thread may lag on a loaded machine: wait for the write to be counted,
+        // then long enough for any further (unwanted) write to show.
+        let deadline = Date().addingTimeInterval(10)
+        while writes.total == 0 && Date() < deadline { usleep(50_000) }
         usleep(1_500_000)
         #expect(writes.byProcess == [a.process.processIdentifier: 1], "one write, by the editing instance")
         #expect(try cli.items().count == 201)
