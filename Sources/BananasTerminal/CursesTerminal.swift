@@ -55,13 +55,19 @@ public final class CursesTerminal {
         (Int(bananas_cols()), Int(bananas_lines()))
     }
 
-    /// Re-reads the terminal size; true when it changed.
-    public func checkResize() -> Bool {
-        if bananas_check_resize() != 0 {
+    public enum SizeCheck { case same, changed, gone }
+
+    /// Re-reads the terminal size.
+    public func checkSize() -> SizeCheck {
+        switch bananas_check_resize() {
+        case 1:
             painted = nil
-            return true
+            return .changed
+        case -1:
+            return .gone
+        default:
+            return .same
         }
-        return false
     }
 
     /// Forgets what is on screen, so the next draw repaints everything.

@@ -82,7 +82,7 @@ public final class EditorRunner {
         for input in keys {
             switch input {
             case .resize:
-                _ = terminal.checkResize()
+                _ = terminal.checkSize()
             case .key(.function(12)) where crashKeyEnabled:
                 // For the test that proves a crash restores the terminal.
                 fatalError("crash requested with F12 (BANANAS_TEST_CRASH is set)")
@@ -97,7 +97,11 @@ public final class EditorRunner {
     }
 
     private func checkResize() {
-        if terminal.checkResize() { draw() }
+        switch terminal.checkSize() {
+        case .changed: draw()
+        case .gone: finish()  // the terminal hung up without a SIGHUP reaching us
+        case .same: break
+        }
     }
 
     private func setNeedsDisplay() {

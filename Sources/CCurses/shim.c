@@ -1,4 +1,5 @@
 #include "ccurses.h"
+#include <errno.h>
 #include <langinfo.h>
 #include <signal.h>
 #include <string.h>
@@ -67,7 +68,11 @@ int bananas_cols(void) { return COLS; }
 
 int bananas_check_resize(void) {
     struct winsize ws;
-    if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) != 0 || ws.ws_row == 0 || ws.ws_col == 0) return 0;
+    if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) != 0) {
+        // The terminal is gone (hung up, closed): the caller quits.
+        return (errno == EIO || errno == ENXIO || errno == EBADF || errno == ENOTTY) ? -1 : 0;
+    }
+    if (ws.ws_row == 0 || ws.ws_col == 0) return 0;
     if (ws.ws_row == LINES && ws.ws_col == COLS) return 0;
     resizeterm(ws.ws_row, ws.ws_col);
     return 1;

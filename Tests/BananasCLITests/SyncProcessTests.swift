@@ -283,6 +283,7 @@ final class RenameCounter: @unchecked Sendable {
         var buffer = [UInt8](repeating: 0, count: 8192)
         while true {
             let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n < 0 && errno == EINTR { continue }  // a signal (SIGCHLD from another test's child)
             if n <= 0 { return }
             var offset = 0
             while offset + 16 <= n {

@@ -31,6 +31,11 @@ final class Tmux {
     }
 
     deinit {
+        // The panes' shells trap SIGHUP, so bananas is told to quit first; the editor also
+        // quits by itself once its terminal is gone.
+        for pane in statusFiles.keys {
+            if let pid = bananasPID(pane) { kill(pid, SIGTERM) }
+        }
         run(["kill-server"])
         for path in statusFiles.values { try? FileManager.default.removeItem(atPath: path) }
     }

@@ -27,7 +27,7 @@ void bananas_curses_install_crash_handlers(void);
 int bananas_lines(void);
 int bananas_cols(void);
 /// Re-reads the terminal size from the tty (TIOCGWINSZ) and resizes curses when it changed.
-/// Returns 1 when the size changed.
+/// Returns 1 when the size changed, -1 when the terminal is gone.
 int bananas_check_resize(void);
 
 /// Reads one key without waiting. Returns 0 when there is none, 1 for a character (in *ch),
