@@ -3,17 +3,9 @@
 #ifndef CCURSES_H
 #define CCURSES_H
 
-#define NCURSES_WIDECHAR 1
-#ifndef _XOPEN_SOURCE_EXTENDED
-#define _XOPEN_SOURCE_EXTENDED 1
-#endif
 #include <locale.h>
 #include <wchar.h>
-#if __has_include(<ncursesw/curses.h>)
-#include <ncursesw/curses.h>
-#else
-#include <curses.h>
-#endif
+#include "../../CNcursesw/ncursesw.h"  // ncursesw with NCURSES_WIDECHAR (the CNcursesw target)
 
 /// Starts curses on the terminal: locale from the environment, cbreak, no echo, keypad,
 /// invisible cursor, colours when the terminal has them. Returns 0 on success.
