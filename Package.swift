@@ -56,6 +56,7 @@ let package = Package(
             ]
         ),
         .executableTarget(name: "bananas", dependencies: ["BananasCLI"]),
+        .executableTarget(name: "bananas-bench", dependencies: ["BananasCore", "BananasEditor", "BananasSync"]),
         .testTarget(
             name: "BananasCoreTests",
             dependencies: [

@@ -1,5 +1,6 @@
 import BananasCore
 import BananasFile
+import Foundation
 
 /// Everything the editor shows besides the list itself: where the cursor is, what is
 /// collapsed, filtered or hidden, which prompt or overlay is open. A value: keys change it
@@ -78,6 +79,8 @@ public struct EditorState: Equatable, Sendable {
     public let readOnly: Bool
     public var helpScroll = 0
     public var conflictIndex = 0
+    /// The last rows built, shared by copies of this state (it is a memo, not state).
+    let rowsCache = RowsCache()
 
     public init(readOnly: Bool = false) {
         self.readOnly = readOnly
@@ -117,10 +120,27 @@ extension EditorState {
     /// unless collapsed; checked items left out when hidden; only matches (and their
     /// sections) while a filter is on.
     public func rows(for list: ShoppingList) -> [Row] {
+        built(for: list).rows
+    }
+
+    /// How many items the list has, and how many are checked (for the title bar).
+    public func counts(for list: ShoppingList) -> (checked: Int, total: Int) {
+        let built = built(for: list)
+        return (built.checked, built.total)
+    }
+
+    /// The rows for `list` with the view as it is, built once per list value and view: a key
+    /// press that only moves the cursor costs no pass over the list.
+    private func built(for list: ShoppingList) -> RowsCache.Built {
+        let view = RowsCache.View(filter: activeFilter, collapsed: collapsed, hideChecked: hideChecked)
+        if let hit = rowsCache.lookup(list, view) { return hit }
+        var checked = 0, total = 0
         let query = activeFilter.trimmingWhitespace().lowercased()
         var rows: [Row] = []
         for group in list.grouped() {
             let open = group.items.count { !$0.checked }
+            total += group.items.count
+            checked += group.items.count - open
             var items = group.items
             if hideChecked { items = items.filter { !$0.checked } }
             if !query.isEmpty {
@@ -135,7 +155,9 @@ extension EditorState {
             rows.append(.section(name: group.section, open: open, total: group.items.count, collapsed: isCollapsed))
             if !isCollapsed { rows += items.map(Row.item) }
         }
-        return rows
+        let result = RowsCache.Built(rows: rows, checked: checked, total: total)
+        rowsCache.store(list, view, result)
+        return result
     }
 
     static func matches(_ item: Item, _ query: String) -> Bool {
@@ -167,4 +189,45 @@ extension EditorState {
         if index > scrollTop + height - 1 - margin { scrollTop = index - height + 1 + margin }
         scrollTop = min(max(0, scrollTop), max(0, rows.count - height))
     }
+}
+
+/// A memo of the last rows built: comparing a list with the one it was built from is
+/// immediate when they share storage (the usual case between two key presses).
+final class RowsCache: @unchecked Sendable {
+    struct View: Equatable {
+        var filter: String
+        var collapsed: Set<String>
+        var hideChecked: Bool
+    }
+
+    struct Built {
+        var rows: [Row]
+        var checked: Int
+        var total: Int
+    }
+
+    private let lock = NSLock()
+    private var list: ShoppingList?
+    private var view: View?
+    private var built: Built?
+
+    func lookup(_ list: ShoppingList, _ view: View) -> Built? {
+        lock.lock()
+        defer { lock.unlock() }
+        guard view == self.view, let built, let cached = self.list, cached == list else { return nil }
+        return built
+    }
+
+    func store(_ list: ShoppingList, _ view: View, _ built: Built) {
+        lock.lock()
+        defer { lock.unlock() }
+        self.list = list
+        self.view = view
+        self.built = built
+    }
+}
+
+extension RowsCache: Equatable {
+    /// Not part of the state's value.
+    static func == (a: RowsCache, b: RowsCache) -> Bool { true }
 }

@@ -61,10 +61,9 @@ public enum Screen {
         let name = state.readOnly ? " bananas view" : " bananas"
         var x = grid.put(name, x: 0, y: 0, role: .title)
         if state.readOnly { x = grid.put(" read-only", x: x, y: 0, role: .readOnly) }
-        let items = frame.list.items
-        let checked = items.count(where: \.checked)
-        var right = items.isEmpty ? "empty " : "\(checked)/\(items.count) checked "
-        if grid.width < 36 && !items.isEmpty { right = "\(checked)/\(items.count) " }
+        let (checked, total) = state.counts(for: frame.list)
+        var right = total == 0 ? "empty " : "\(checked)/\(total) checked "
+        if grid.width < 36 && total > 0 { right = "\(checked)/\(total) " }
         if !state.filter.isEmpty, case .normal = state.mode { right = "filter: \(state.filter.displaySafe) · " + right }
         if state.hideChecked { right = "checked hidden · " + right }
         let width = TextWidth.of(right)
