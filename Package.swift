@@ -56,6 +56,8 @@ let package = Package(
             ]
         ),
         .executableTarget(name: "bananas", dependencies: ["BananasCLI"]),
+        // Shared by the test targets only (a temp list sandbox, waiting on the main actor).
+        .target(name: "BananasTestSupport", dependencies: ["BananasCore", "BananasFile"]),
         .executableTarget(name: "bananas-bench", dependencies: ["BananasCore", "BananasEditor", "BananasSync"]),
         .testTarget(
             name: "BananasCoreTests",
@@ -65,11 +67,11 @@ let package = Package(
             ]
         ),
         .testTarget(name: "BananasFileTests", dependencies: ["BananasFile"]),
-        .testTarget(name: "BananasSyncTests", dependencies: ["BananasSync", "BananasFile"]),
-        .testTarget(name: "BananasEditorTests", dependencies: ["BananasEditor", "BananasSync", "BananasCore", "BananasThemes"]),
+        .testTarget(name: "BananasSyncTests", dependencies: ["BananasSync", "BananasFile", "BananasTestSupport"]),
+        .testTarget(name: "BananasEditorTests", dependencies: ["BananasEditor", "BananasSync", "BananasCore", "BananasThemes", "BananasTestSupport"]),
         .testTarget(
             name: "BananasMCPTests",
-            dependencies: ["BananasMCP", "BananasSync", "BananasFile", .product(name: "MCP", package: "swift-sdk")]
+            dependencies: ["BananasMCP", "BananasSync", "BananasFile", "BananasTestSupport", .product(name: "MCP", package: "swift-sdk")]
         ),
         // Depends on the executable so `swift test` builds the real binary it drives.
         .testTarget(name: "BananasCLITests", dependencies: ["bananas", "BananasFile", "CPlatform"]),

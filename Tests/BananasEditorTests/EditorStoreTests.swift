@@ -3,6 +3,7 @@ import BananasEditor
 import BananasFile
 import BananasSync
 import Foundation
+import BananasTestSupport
 import Testing
 
 /// The editor over a real store on a temp file: keys become durable edits, and changes from
@@ -104,42 +105,4 @@ struct EditorStoreTests {
         _ = viewer.store.close()
         #expect(box.snapshot() == before)
     }
-}
-
-/// A temp folder with a list file and a private state folder.
-final class Sandbox: @unchecked Sendable {
-    let path: String
-
-    init() {
-        path = NSTemporaryDirectory() + "bananas-editor-" + UUID().uuidString
-        try! FileManager.default.createDirectory(atPath: path + "/list", withIntermediateDirectories: true)
-    }
-
-    deinit { try? FileManager.default.removeItem(atPath: path) }
-
-    var listPath: String { path + "/list/BananaList.json" }
-    func file() -> ListFile { ListFile(path: listPath, stateDirectory: path + "/state") }
-    var bytes: [UInt8]? { FileManager.default.contents(atPath: listPath).map { [UInt8]($0) } }
-    func decoded() throws -> ShoppingList { try ListCodec.decode(bytes ?? []).list }
-
-    /// Every file under the sandbox with its size and modification time.
-    func snapshot() -> [String: String] {
-        var result: [String: String] = [:]
-        let enumerator = FileManager.default.enumerator(atPath: path)
-        while let entry = enumerator?.nextObject() as? String {
-            let attributes = try? FileManager.default.attributesOfItem(atPath: path + "/" + entry)
-            result[entry] = "\(attributes?[.size] ?? 0) \(attributes?[.modificationDate] ?? "")"
-        }
-        return result
-    }
-}
-
-@MainActor
-func eventually(timeout: Double = 5, _ condition: @MainActor () -> Bool) async -> Bool {
-    let deadline = Date().addingTimeInterval(timeout)
-    while !condition() {
-        if Date() > deadline { return false }
-        try? await Task.sleep(nanoseconds: 5_000_000)
-    }
-    return true
 }

@@ -4,6 +4,7 @@ import BananasFile
 import BananasSync
 import Foundation
 import MCP
+import BananasTestSupport
 import Testing
 
 @MainActor

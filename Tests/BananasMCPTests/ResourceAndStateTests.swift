@@ -5,6 +5,7 @@ import BananasSync
 import Foundation
 import Logging
 import MCP
+import BananasTestSupport
 import Testing
 
 @MainActor

@@ -5,35 +5,8 @@ import BananasSync
 import Foundation
 import Logging
 import MCP
+import BananasTestSupport
 import Testing
-
-/// A temp folder holding a list file and a private state folder (so nothing touches the
-/// user's XDG_STATE_HOME).
-final class Sandbox: @unchecked Sendable {
-    let path: String
-
-    init() {
-        path = NSTemporaryDirectory() + "bananas-mcp-" + UUID().uuidString
-        try! FileManager.default.createDirectory(atPath: path + "/list", withIntermediateDirectories: true)
-    }
-
-    deinit { try? FileManager.default.removeItem(atPath: path) }
-
-    var listPath: String { path + "/list/BananaList.json" }
-    var stateDirectory: String { path + "/state" }
-    func file() -> ListFile { ListFile(path: listPath, stateDirectory: stateDirectory) }
-
-    func write(_ text: String) {
-        _ = FileManager.default.createFile(atPath: listPath, contents: Data(text.utf8))
-    }
-
-    var text: String? { FileManager.default.contents(atPath: listPath).map { String(decoding: $0, as: UTF8.self) } }
-
-    /// The list as the file holds it now.
-    func decoded() throws -> ShoppingList {
-        try ListCodec.decode([UInt8](FileManager.default.contents(atPath: listPath) ?? Data())).list
-    }
-}
 
 /// Collects log lines (level and message) for assertions.
 final class LogCapture: @unchecked Sendable {
@@ -91,18 +64,6 @@ final class Updates: @unchecked Sendable {
         defer { lock.unlock() }
         return times
     }
-}
-
-/// Waits (letting the main actor run: the store hears of file changes through the main
-/// queue) until `condition` holds; false after `timeout` seconds.
-@MainActor
-func eventually(timeout: Double = 5, _ condition: @MainActor () -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + .milliseconds(Int(timeout * 1000))
-    while !condition() {
-        if ContinuousClock.now > deadline { return false }
-        try? await Task.sleep(for: .milliseconds(2))
-    }
-    return true
 }
 
 /// A real `ListStore` on a temp file, served by `BananasMCPServer` to an SDK `Client` over

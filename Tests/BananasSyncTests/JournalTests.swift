@@ -2,6 +2,7 @@ import BananasCore
 import BananasFile
 @testable import BananasSync
 import Foundation
+import BananasTestSupport
 import Testing
 
 @Suite("Journal, deltas and the conflict log")

@@ -3,6 +3,7 @@ import BananasFile
 @testable import BananasSync
 import Foundation
 import Observation
+import BananasTestSupport
 import Testing
 
 @MainActor
