@@ -1,0 +1,287 @@
+import Foundation
+import Testing
+
+// The reliability harness (docs/reliability.md): an operation log every writer records into,
+// the checker that holds the file against it, the Get Bananas Node writer, and the settings
+// that make the same tests short in `swift test` and long under `scripts/reliability --long`.
+
+/// How long and how hard the reliability tests run. `swift test` uses the defaults (about a
+/// minute in all); `scripts/reliability --long` sets the environment for the long runs.
+enum Reliability {
+    static let environment = ProcessInfo.processInfo.environment
+
+    static func setting(_ key: String, _ fallback: Double) -> Double {
+        environment[key].flatMap(Double.init) ?? fallback
+    }
+
+    /// Seconds the concurrent writers run.
+    static var writeSeconds: Double { setting("BANANAS_RELIABILITY_SECONDS", 8) }
+    /// kill -9 rounds in the crash test.
+    static var kills: Int { Int(setting("BANANAS_RELIABILITY_KILLS", 24)) }
+    /// Seconds the idle editors and MCP server are watched for writes.
+    static var idleSeconds: Double { setting("BANANAS_RELIABILITY_IDLE", 6) }
+    /// Bursts of edits in the runaway-loop test.
+    static var bursts: Int { Int(setting("BANANAS_RELIABILITY_BURSTS", 2)) }
+
+    /// The Get Bananas protocol writer, next to this file's folder.
+    static let nodeWriter = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Reliability/getbananas-writer.js").path
+
+    static var node: String? {
+        ["/usr/bin/node", "/usr/local/bin/node"].first { FileManager.default.isExecutableFile(atPath: $0) } ?? Tmux.which("node")
+    }
+
+    /// Prints one line of figures and, when BANANAS_RELIABILITY_REPORT names a file, appends
+    /// them there as a JSON line (scripts/reliability collects them).
+    static func report(_ test: String, _ figures: KeyValuePairs<String, Any>) {
+        print("reliability \(test): " + figures.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
+        guard let path = environment["BANANAS_RELIABILITY_REPORT"] else { return }
+        var object: [String: Any] = ["test": test, "at": ISO8601DateFormatter().string(from: Date())]
+        for (key, value) in figures { object[key] = value }
+        guard var line = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) else { return }
+        line.append(0x0A)
+        if let handle = FileHandle(forWritingAtPath: path) {
+            handle.seekToEndOfFile()
+            handle.write(line)
+            handle.closeFile()
+        } else {
+            _ = FileManager.default.createFile(atPath: path, contents: line)
+        }
+    }
+}
+
+/// Every operation any writer attempted, with its outcome, kept in memory and written as JSON
+/// lines (to `path`) as it completes.
+final class OperationLog: @unchecked Sendable {
+    enum Kind: String { case add, check, remove, amount }
+
+    enum Outcome: String {
+        /// The writer said it is done: the CLI exited 0, the server or session answered, the
+        /// editor shows it. It must be in the file at the end.
+        case acknowledged
+        /// The writer said it failed: the file must be as if it had not been tried.
+        case failed
+        /// No answer (a timeout, a kill): it may or may not have happened.
+        case unknown
+    }
+
+    struct Operation {
+        let writer: String
+        let kind: Kind
+        let item: String
+        let value: String?
+        let start: Date
+        let end: Date
+        let outcome: Outcome
+        let detail: String
+    }
+
+    private let lock = NSLock()
+    private var operations: [Operation] = []
+    private let handle: FileHandle?
+    let path: String
+
+    init(path: String) {
+        self.path = path
+        _ = FileManager.default.createFile(atPath: path, contents: nil)
+        handle = FileHandle(forWritingAtPath: path)
+    }
+
+    deinit { try? handle?.close() }
+
+    /// Runs `body` and logs what it says happened; a thrown error is an unknown outcome.
+    @discardableResult
+    func record(_ writer: String, _ kind: Kind, _ item: String, value: String? = nil,
+                _ body: () throws -> (Outcome, String)) -> Outcome {
+        let start = Date()
+        var outcome = Outcome.unknown
+        var detail = ""
+        do { (outcome, detail) = try body() } catch { detail = "\(error)" }
+        let operation = Operation(writer: writer, kind: kind, item: item, value: value, start: start, end: Date(),
+                                  outcome: outcome, detail: detail)
+        var object: [String: Any] = ["writer": writer, "op": kind.rawValue, "item": item, "outcome": outcome.rawValue,
+                                     "start": start.timeIntervalSince1970, "end": operation.end.timeIntervalSince1970]
+        if let value { object["value"] = value }
+        if !detail.isEmpty { object["detail"] = String(detail.prefix(300)) }
+        var line = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
+        line.append(0x0A)
+        lock.lock()
+        operations.append(operation)
+        handle?.write(line)
+        lock.unlock()
+        return outcome
+    }
+
+    var all: [Operation] {
+        lock.lock()
+        defer { lock.unlock() }
+        return operations
+    }
+}
+
+/// Holds the file against the log. An acknowledged operation is reflected when:
+/// - add: the item is in the file (once), unless its writer removed it later;
+/// - check: the item is checked; remove: the item is gone;
+/// - amount (on a shared item several writers set): the file holds its value, or a newer
+///   acknowledged edit of that field (one that started after it was acknowledged) came
+///   later, or it lost to a concurrent edit and the conflict log has it as the lost value.
+/// Operations with an unknown outcome promise nothing, and make the item's later state
+/// indeterminate. A failed add must not be in the file.
+struct Verdict {
+    var operations = 0
+    var acknowledged = 0
+    var failed = 0
+    var unknown = 0
+    var lost: [String] = []
+    var failedButApplied: [String] = []
+    var duplicated: [String] = []
+    var overwrittenByNewer = 0
+    var overwrittenConcurrentLogged = 0
+    var indeterminate = 0
+
+    static func check(_ operations: [OperationLog.Operation], items: [[String: Any]], conflicts: [[String: Any]]) -> Verdict {
+        var verdict = Verdict()
+        verdict.operations = operations.count
+        verdict.acknowledged = operations.filter { $0.outcome == .acknowledged }.count
+        verdict.failed = operations.filter { $0.outcome == .failed }.count
+        verdict.unknown = operations.filter { $0.outcome == .unknown }.count
+
+        var byName: [String: [[String: Any]]] = [:]
+        for item in items { byName[item["name"] as? String ?? "", default: []].append(item) }
+        verdict.duplicated = byName.filter { $0.value.count > 1 }.map(\.key).sorted()
+
+        // Items each writer owns: its own adds, checks and removes, in the order it made them.
+        let owned = operations.filter { $0.kind != .amount }
+        for (name, history) in Dictionary(grouping: owned, by: \.item) {
+            let ordered = history.sorted { $0.start < $1.start }
+            guard let last = ordered.lastIndex(where: { $0.outcome == .acknowledged }) else {
+                if ordered.allSatisfy({ $0.kind == .add && $0.outcome == .failed }), byName[name] != nil {
+                    verdict.failedButApplied.append(name)
+                }
+                continue
+            }
+            if ordered[(last + 1)...].contains(where: { $0.outcome == .unknown }) {
+                verdict.indeterminate += 1
+                continue
+            }
+            let operation = ordered[last]
+            let onDisk = byName[name]?.first
+            let reflected: Bool = switch operation.kind {
+            case .add: onDisk != nil
+            case .check: onDisk?["checked"] as? Bool == true
+            case .remove: onDisk == nil
+            case .amount: true
+            }
+            // An acknowledged add whose item was later checked must be there too (checked).
+            if !reflected { verdict.lost.append("\(operation.writer) \(operation.kind.rawValue) \(name)") }
+        }
+
+        // Shared fields written by everyone.
+        let amounts = operations.filter { $0.kind == .amount }
+        for (name, history) in Dictionary(grouping: amounts, by: \.item) {
+            let final = byName[name]?.first?["amount"] as? String
+            let acknowledged = history.filter { $0.outcome == .acknowledged }
+            for operation in acknowledged {
+                if operation.value == final { continue }
+                if acknowledged.contains(where: { $0.start > operation.end }) {
+                    verdict.overwrittenByNewer += 1
+                } else if conflicts.contains(where: {
+                    $0["name"] as? String == name && $0["field"] as? String == "amount" && $0["lost"] as? String == operation.value
+                }) {
+                    verdict.overwrittenConcurrentLogged += 1
+                } else {
+                    verdict.lost.append("\(operation.writer) amount \(name) = \(operation.value ?? "") (file has \(final ?? "nothing"))")
+                }
+            }
+        }
+        return verdict
+    }
+}
+
+/// The Get Bananas Node server's file protocol in a process of its own
+/// (Tests/Reliability/getbananas-writer.js), driven by JSON lines on stdin.
+final class NodeWriter: @unchecked Sendable {
+    let process = Process()
+    private let input = Pipe(), output = Pipe()
+    private let lock = NSLock()
+    private var buffer = Data()
+    private var answers: [[String: Any]] = []
+
+    init(_ cli: CLI) throws {
+        process.executableURL = URL(fileURLWithPath: Reliability.node ?? "/usr/bin/node")
+        process.arguments = [Reliability.nodeWriter, cli.listPath]
+        process.environment = cli.environment()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        output.fileHandleForReading.readabilityHandler = { [weak self] handle in
+            guard let self else { return }
+            let data = handle.availableData
+            lock.lock()
+            buffer.append(data)
+            while let newline = buffer.firstIndex(of: 0x0A) {
+                let line = buffer[buffer.startIndex..<newline]
+                buffer.removeSubrange(buffer.startIndex...newline)
+                if let object = try? JSONSerialization.jsonObject(with: line) as? [String: Any] { answers.append(object) }
+            }
+            lock.unlock()
+        }
+        try process.run()
+        _ = try next(after: 0, timeout: 10)  // {"event":"ready"}
+    }
+
+    deinit { stop() }
+
+    private func next(after count: Int, timeout: Double) throws -> [String: Any] {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            lock.lock()
+            let answer = answers.count > count ? answers[count] : nil
+            lock.unlock()
+            if let answer { return answer }
+            usleep(2_000)
+        }
+        throw MCPProcess.CLIError("the Node writer did not answer")
+    }
+
+    /// Sends one command and waits for its answer (answers come in order).
+    func send(_ command: [String: Any], timeout: Double = 10) throws -> [String: Any] {
+        lock.lock()
+        let mark = answers.count
+        lock.unlock()
+        var line = try JSONSerialization.data(withJSONObject: command)
+        line.append(0x0A)
+        input.fileHandleForWriting.write(line)
+        return try next(after: mark, timeout: timeout)
+    }
+
+    func stop() {
+        try? input.fileHandleForWriting.close()
+        let deadline = Date().addingTimeInterval(5)
+        while process.isRunning && Date() < deadline { usleep(5_000) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        output.fileHandleForReading.readabilityHandler = nil
+    }
+}
+
+extension CLI {
+    /// `bananas conflicts --all --json`: every conflict logged on this machine, reviewed or not.
+    func conflicts() throws -> [[String: Any]] {
+        let result = run(["conflicts", "--all", "--json"])
+        return (try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]]) ?? []
+    }
+
+    /// The names in the folder besides the list: locks and temp files.
+    var leftovers: [(name: String, ageSeconds: Double)] {
+        entries.filter { $0 != "BananaList.json" }.map { name in
+            let modified = (try? FileManager.default.attributesOfItem(atPath: folder + "/" + name))?[.modificationDate] as? Date
+            return (name, modified.map { Date().timeIntervalSince($0) } ?? 0)
+        }
+    }
+
+    /// Whether the file is a JSON object with an items array (or absent, before any write).
+    var fileParses: Bool {
+        guard let bytes = fileBytes else { return true }
+        return ((try? JSONSerialization.jsonObject(with: bytes)) as? [String: Any])?["items"] is [Any]
+    }
+}
