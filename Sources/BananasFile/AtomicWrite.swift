@@ -4,10 +4,66 @@ import Glibc
 import Darwin
 #endif
 
+/// The calls the atomic replace makes, in the order that matters for a power cut. Production
+/// uses `PosixFileCalls` (a generic parameter, so it compiles to the plain calls); the
+/// power-loss tests stand in a simulated disk that forgets whatever was not fsynced.
+/// Each call reports failure the POSIX way: false or -1 with errno set.
+protocol FileCalls {
+    func linkStatus(_ path: String) -> stat?
+    /// open(O_RDWR|O_CREAT|O_EXCL|O_NOFOLLOW) with exactly `mode` (fchmod, whatever the umask).
+    func createExclusive(_ path: String, mode: mode_t) -> Int32
+    func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool
+    func sync(_ fd: Int32) -> Bool
+    /// The whole file from its start.
+    func readBack(_ fd: Int32, sizeHint: Int) -> [UInt8]?
+    func close(_ fd: Int32)
+    func rename(_ from: String, _ to: String) -> Bool
+    func unlink(_ path: String)
+    /// fsync of the folder holding `path`, so a rename in it survives a power cut.
+    func syncDirectory(of path: String)
+}
+
+/// The real file system.
+struct PosixFileCalls: FileCalls {
+    func linkStatus(_ path: String) -> stat? { Sys.linkStatus(path) }
+
+    func createExclusive(_ path: String, mode: mode_t) -> Int32 {
+        let fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
+        if fd >= 0 { fchmod(fd, mode) }  // the umask must not loosen or tighten the file's mode
+        return fd
+    }
+
+    func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool { Sys.writeAll(fd, bytes) }
+    func sync(_ fd: Int32) -> Bool { fsync(fd) == 0 }
+
+    func readBack(_ fd: Int32, sizeHint: Int) -> [UInt8]? {
+        guard lseek(fd, 0, SEEK_SET) == 0 else { return nil }
+        return Sys.readAll(fd, sizeHint: sizeHint)
+    }
+
+    func close(_ fd: Int32) { posixClose(fd) }
+    func rename(_ from: String, _ to: String) -> Bool { posixRename(from, to) }
+    func unlink(_ path: String) { posixUnlink(path) }
+
+    func syncDirectory(of path: String) {
+        let dir = open(Sys.directoryName(path), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if dir >= 0 {
+            fsync(dir)
+            posixClose(dir)
+        }
+    }
+}
+
+// The C calls under names the methods above do not shadow.
+private func posixClose(_ fd: Int32) { _ = close(fd) }
+private func posixRename(_ from: String, _ to: String) -> Bool { rename(from, to) == 0 }
+private func posixUnlink(_ path: String) { _ = unlink(path) }
+
 /// Replaces a file so that a reader, a crash or a power cut sees either the old bytes or
 /// the new ones, never a mix: temp file in the same folder (O_EXCL, the target's mode or
 /// 0600), write, fsync, read back and check, rename over the target, fsync the folder.
-/// The temp file is removed on every failure path.
+/// The temp file is removed on every failure path. (Tests/BananasFileTests/PowerLossTests
+/// crashes a simulated disk at every step of this and checks the outcome.)
 enum AtomicWrite {
     /// Suffix of our temp files; others' (`.tmp.<pid>` from the Get Bananas server) match too.
     static let tempMarker = ".tmp."
@@ -15,45 +71,43 @@ enum AtomicWrite {
     /// - Parameter durable: false skips the fsyncs, for caches whose loss costs nothing but a
     ///   recomputation (the base); the rename still makes the replace atomic for readers.
     static func replace(_ path: String, with bytes: [UInt8], durable: Bool = true, verify: ([UInt8]) -> Bool) throws(ListFileError) {
+        try replace(path, with: bytes, durable: durable, calls: PosixFileCalls(), verify: verify)
+    }
+
+    static func replace<Calls: FileCalls>(
+        _ path: String, with bytes: [UInt8], durable: Bool = true, calls: Calls, verify: ([UInt8]) -> Bool
+    ) throws(ListFileError) {
         var mode: mode_t = 0o600
-        if let st = Sys.linkStatus(path) {
+        if let st = calls.linkStatus(path) {
             if Sys.isSymlink(st) { throw .symlinkRefused(path: path) }
             if !Sys.isRegular(st) { throw .notARegularFile(path: path, kind: Sys.kind(st)) }
             mode = st.st_mode & 0o7777
         }
 
         let temp = path + tempMarker + String(Sys.processID()) + "." + String(UInt32.random(in: 0...UInt32.max), radix: 16)
-        let fd = open(temp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
+        let fd = calls.createExclusive(temp, mode: mode)
         guard fd >= 0 else { throw Sys.failure(errno, path: path, action: "write") }
         var closed = false
         func fail(_ code: Int32, _ action: String) -> ListFileError {
-            if !closed { close(fd); closed = true }
-            unlink(temp)
+            if !closed { calls.close(fd); closed = true }
+            calls.unlink(temp)
             return Sys.failure(code, path: path, action: action)
         }
 
-        fchmod(fd, mode)  // the umask must not loosen or tighten the file's mode
-        guard Sys.writeAll(fd, bytes) else { throw fail(errno, "write") }
-        guard !durable || fsync(fd) == 0 else { throw fail(errno, "write") }
-        guard lseek(fd, 0, SEEK_SET) == 0, let readBack = Sys.readAll(fd, sizeHint: bytes.count) else {
-            throw fail(errno, "read back")
-        }
+        guard calls.writeAll(fd, bytes) else { throw fail(errno, "write") }
+        guard !durable || calls.sync(fd) else { throw fail(errno, "write") }
+        guard let readBack = calls.readBack(fd, sizeHint: bytes.count) else { throw fail(errno, "read back") }
         guard readBack == bytes, verify(readBack) else { throw fail(EIO, "verify the new contents of") }
-        close(fd)
+        calls.close(fd)
         closed = true
-        guard rename(temp, path) == 0 else { throw fail(errno, "replace") }
-        if durable { syncDirectory(of: path) }
+        guard calls.rename(temp, path) else { throw fail(errno, "replace") }
+        if durable { calls.syncDirectory(of: path) }
     }
 
     /// fsync the folder so the rename itself survives a power cut.
     static func syncDirectory(of path: String) {
-        let dir = open(Sys.directoryName(path), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if dir >= 0 {
-            fsync(dir)
-            close(dir)
-        }
+        PosixFileCalls().syncDirectory(of: path)
     }
-
     /// Removes temp files beside `path` left by writers that died mid-write (ours are
     /// `<name>.tmp.<pid>.<hex>`, the Get Bananas server's `<name>.tmp.<pid>`): only when that
     /// process is gone and the file is older than the lock's stale window. Call while holding
