@@ -56,7 +56,9 @@ public final class ListFile: Sendable {
 
     /// The raw bytes, nil when the file does not exist.
     public func readBytes() throws(ListFileError) -> [UInt8]? {
-        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        // O_NONBLOCK: a named pipe put where the list was must not block us until someone
+        // writes to it (fstat then refuses it); reads of a regular file ignore the flag.
+        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
         if fd < 0 {
             let code = errno
             if code == ENOENT {
