@@ -9,7 +9,7 @@ func mutate<Report>(
     _ options: FileOptions,
     _ build: (ShoppingList) throws -> (edit: ListEdit?, report: Report)
 ) throws -> Report {
-    try CommandSession(file: options.listFile).commit(lockTimeoutMillis: options.lockTimeout, build)
+    try CommandSession(file: options.listFile, lockTimeoutMillis: options.lockTimeout).commit(lockTimeoutMillis: options.lockTimeout, build)
 }
 
 /// Resolves several item names against one list, all or nothing.

@@ -80,7 +80,7 @@ final class Session {
                   "items": .number(Double(store.list.visibleCount))])
         }
         if change == .edited { lastRevision = store.revision }
-        let summary = store.status.state.rawValue + "|" + (store.status.pausedBy?.pausedReason ?? "") + "|\(store.status.pendingCount)|\(store.status.conflicts.count)"
+        let summary = store.status.state.rawValue + "|" + (store.status.pausedBy?.pausedReason ?? "") + "|\(store.status.pendingCount)|\(store.status.conflicts.count)|\(store.status.unmergedCopies.map(\.name))"
         if summary != lastState {
             lastState = summary
             emit(statusObject(event: true))
@@ -92,6 +92,7 @@ final class Session {
             "state": .string(store.status.state.rawValue),
             "pending": .number(Double(store.status.pendingCount)),
             "conflicts": .number(Double(store.status.conflicts.count)),
+            "unmergedCopies": .array(store.status.unmergedCopies.map { .string($0.name) }),
             "summary": .string(store.status.summary(now: Clock.nowMillis())),
         ]
         if event { object["event"] = .string("status") }

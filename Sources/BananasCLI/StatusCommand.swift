@@ -13,6 +13,8 @@ struct StatusCommand: ParsableCommand {
     func run() throws {
         try perform {
             let file = options.listFile
+            // Like every command, merge sync-engine conflict copies first; what stays is shown.
+            let copies = CommandSession.mergeConflictCopies(file, lockTimeoutMillis: options.lockTimeout)
             var fields: [String: JSONValue] = ["file": .string(file.path)]
             var lines = ["file: " + file.path]
             var failure: ListFileError?
@@ -48,6 +50,10 @@ struct StatusCommand: ParsableCommand {
             status.pausedBy = failure
             status.pendingCount = waiting
             status.conflicts = conflicts
+            status.unmergedCopies = copies
+            fields["unmergedCopies"] = .array(copies.map {
+                .object(["name": .string($0.name), "reason": .string($0.reason), "detail": .string($0.detail)])
+            })
             fields["state"] = .string(status.state.rawValue)
             fields["pending"] = .number(Double(waiting))
             fields["conflicts"] = .number(Double(conflicts.count))
@@ -57,6 +63,9 @@ struct StatusCommand: ParsableCommand {
             }
             if !conflicts.isEmpty {
                 lines.append("conflicts: \(conflicts.count) awaiting review (bananas conflicts)")
+            }
+            for copy in copies {
+                lines.append("conflict copy not merged: " + Output.safe(copy.name) + " (" + Output.safe(copy.detail) + ")")
             }
             if let holder = FileLock.holder(of: file.lockPath) {
                 let who: JSONValue = holder.pid.map { .number(Double($0)) } ?? .null

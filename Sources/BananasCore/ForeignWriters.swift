@@ -9,11 +9,22 @@
 ///   bananas replica (a sync engine brought it) may simply never have seen the row.
 /// - What the foreign writer dropped (stamps, tombstones, hidden rows) comes back from the base.
 extension ShoppingList {
-    public static func absorbing(file: ShoppingList, base: ShoppingList?, stamp: Stamp) -> ShoppingList {
-        var result = file
+    /// - Parameter deletesByAbsence: false for a sync engine's conflict copy, an older state
+    ///   of the file by nature: a row it lacks may have been added here after it forked, so
+    ///   only its tombstones delete.
+    public static func absorbing(file: ShoppingList, base: ShoppingList?, stamp: Stamp, deletesByAbsence: Bool = true) -> ShoppingList {
         // With no base (first sight of this file) unstamped values stay unstamped: the oldest
         // truth, which any stamped edit from elsewhere beats.
-        guard let base else { return result }
+        guard let base else { return file }
+        var result = stampingForeignEdits(file: file, base: base, stamp: stamp, deletesByAbsence: deletesByAbsence)
+        result.merge(base)
+        return result
+    }
+
+    /// `absorbing` without merging the base back in: the file's own values, its foreign
+    /// edits stamped.
+    static func stampingForeignEdits(file: ShoppingList, base: ShoppingList, stamp: Stamp, deletesByAbsence: Bool) -> ShoppingList {
+        var result = file
 
         for row in file.rows.values {
             guard var absorbed = result.rows[row.id] else { continue }
@@ -37,13 +48,11 @@ extension ShoppingList {
             result.sectionsStamp = stamp
         }
 
-        if !file.hasStampsUnknown(to: base) {
+        if deletesByAbsence, !file.hasStampsUnknown(to: base) {
             for id in base.rows.keys where base.isVisible(id) && file.rows[id] == nil && file.tombstones[id] == nil {
                 result.tombstones[id] = stamp
             }
         }
-
-        result.merge(base)
         return result
     }
 

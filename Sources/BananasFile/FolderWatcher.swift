@@ -162,17 +162,30 @@ public final class FolderWatcher: @unchecked Sendable {
         var folderExists: Bool
         var device: UInt64 = 0, inode: UInt64 = 0, size: Int64 = 0
         var modified: Int64 = 0, changed: Int64 = 0
+        /// The other names of interest present (conflict copies), with their inode, size and
+        /// change time: a copy appearing where events are not delivered, or whose event was
+        /// lost, is seen by the poll too.
+        var others: [String] = []
     }
 
     private func signature() -> Signature {
         guard let dir = Sys.linkStatus(folder) ?? statFollowing(folder), Sys.isDirectory(dir) || Sys.isSymlink(dir) else {
             return Signature(folderExists: false)
         }
-        guard let st = Sys.linkStatus(folder + "/" + fileName) else { return Signature(folderExists: true) }
+        let others = otherNames()
+        guard let st = Sys.linkStatus(folder + "/" + fileName) else { return Signature(folderExists: true, others: others) }
         return Signature(
             folderExists: true, device: UInt64(st.st_dev), inode: UInt64(st.st_ino), size: Int64(st.st_size),
             modified: Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec),
-            changed: Int64(st.st_ctim.tv_sec) * 1_000_000_000 + Int64(st.st_ctim.tv_nsec))
+            changed: Int64(st.st_ctim.tv_sec) * 1_000_000_000 + Int64(st.st_ctim.tv_nsec), others: others)
+    }
+
+    /// The interesting names in the folder with a fingerprint each (one readdir per poll).
+    private func otherNames() -> [String] {
+        Sys.directoryEntries(folder).filter(interesting).sorted().map { name in
+            guard let st = Sys.linkStatus(folder + "/" + name) else { return name }
+            return name + " \(st.st_ino) \(st.st_size) \(st.st_ctim.tv_sec).\(st.st_ctim.tv_nsec)"
+        }
     }
 
     private func statFollowing(_ path: String) -> stat? {

@@ -118,16 +118,26 @@ public final class ListFile: Sendable {
     /// Read-modify-write under the lock: reads the file, absorbs stampless writers' changes
     /// (with `absorb`, or against the base with a fresh clock), lets `body` change the list,
     /// and writes it back only if the bytes differ. A file we cannot parse, or one from a
-    /// newer version, is never written.
+    /// newer version, is never written. `settled` runs once the file on disk holds the result
+    /// (written and fsynced, or already equal), still under the lock.
     public func update<Value>(
         lockTimeoutMillis: Int64 = 5_000,
         absorb: ((Snapshot, BaseStore.Base?) -> ShoppingList)? = nil,
+        settled: ((UpdateResult<Value>) -> Void)? = nil,
         _ body: (inout ShoppingList, Snapshot) throws -> Value
     ) throws -> UpdateResult<Value> {
         if createsFolder { try makeFolder() }
         let lock = try FileLock.acquire(path: lockPath, timeoutMillis: lockTimeoutMillis)
         defer { lock.release() }
+        let result = try updateLocked(absorb: absorb, body)
+        settled?(result)
+        return result
+    }
 
+    private func updateLocked<Value>(
+        absorb: ((Snapshot, BaseStore.Base?) -> ShoppingList)?,
+        _ body: (inout ShoppingList, Snapshot) throws -> Value
+    ) throws -> UpdateResult<Value> {
         let knownBase = base?.load()
         let snapshot = try load()
         guard snapshot.isWritable else {

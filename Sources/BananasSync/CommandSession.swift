@@ -13,16 +13,23 @@ public final class CommandSession {
     public var file: ListFile { engine.file }
     private var clock = StampClock(replica: ReplicaID.random())
 
-    /// Reads the file; throws when it cannot be read (a newer schema can be read).
-    public init(file: ListFile) throws(ListFileError) {
+    /// Conflict copies beside the file that could not be merged.
+    public private(set) var unmergedCopies: [UnmergedCopy] = []
+
+    /// Merges any sync-engine conflict copies beside the file into it (waiting up to
+    /// `lockTimeoutMillis` for the lock; if it cannot, they wait for the next command or
+    /// instance), then reads the file; throws when it cannot be read (a newer schema can be).
+    public init(file: ListFile, lockTimeoutMillis: Int64 = 1_000) throws(ListFileError) {
         engine = SyncEngine(file: file)
+        unmergedCopies = engine.mergeConflictCopies(lockTimeoutMillis: lockTimeoutMillis).unmerged
+        engine.forgetLastSeen()
         switch engine.read(settling: false) {
         case .state(let state):
             list = state.list
             snapshot = state.snapshot
         case .failed(let error):
             throw error
-        case .unchanged, .conflicts, .tick:
+        case .unchanged, .conflicts, .copies, .tick:
             preconditionFailure("a first read reports the file's state or a failure")
         }
     }
@@ -53,6 +60,12 @@ public final class CommandSession {
         for orphan in orphans { orphan.discard() }
         list = outcome.written
         return report!
+    }
+
+    /// Merges the conflict copies beside `file` (as every command does when it opens the
+    /// list) and returns the ones left in place, for commands that do not otherwise open it.
+    public static func mergeConflictCopies(_ file: ListFile, lockTimeoutMillis: Int64 = 1_000) -> [UnmergedCopy] {
+        SyncEngine(file: file).mergeConflictCopies(lockTimeoutMillis: lockTimeoutMillis).unmerged
     }
 
     /// Conflicts awaiting review on this machine.

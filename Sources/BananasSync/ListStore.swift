@@ -82,7 +82,7 @@ public final class ListStore {
         self.file = file
         self.mode = mode
         self.list = ShoppingList()
-        let engine = SyncEngine(file: file)
+        let engine = SyncEngine(file: file, mergesCopies: mode == .live)
         self.engine = engine
         handle(engine.queue.sync { engine.read(settling: false) })
         status.conflicts = engine.conflictLog?.awaitingReview() ?? []
@@ -230,7 +230,11 @@ public final class ListStore {
         guard !closed else { return }
         switch report {
         case .state(let state):
-            absorb(state.list)
+            // A missing file has nothing to merge, and is no state to tell conflicts against:
+            // a sync engine replacing the file (Syncthing moving it aside as a conflict copy)
+            // leaves it missing for a moment, and taking that for the last state merged would
+            // make every field changed since look like a conflict.
+            if state.snapshot.exists { absorb(state.list) }
             fileProblems = state.snapshot.decoded.problems
             if state.snapshot.isWritable {
                 if status.pausedBy != nil, !pausedByWrite || pending == 0 { status.pausedBy = nil }
@@ -254,6 +258,11 @@ public final class ListStore {
         case .conflicts(let entries):
             if status.conflicts != entries {
                 status.conflicts = entries
+                notify(.status)
+            }
+        case .copies(let unmerged):
+            if status.unmergedCopies != unmerged {
+                status.unmergedCopies = unmerged
                 notify(.status)
             }
         case .tick:

@@ -29,9 +29,17 @@ final class SyncEngine: @unchecked Sendable {
     private var watcher: FolderWatcher?
     private var conflictLogSignature: [UInt8]?
     private var lastRescan: Int64 = 0
+    /// False for the viewer: it reports copies it cannot read, and merges nothing.
+    let mergesCopies: Bool
+    /// How long merging a conflict copy waits for the lock.
+    var copyLockTimeoutMillis: Int64 = 1_000
+    /// Copies last reported as not merged, and whether a merge is owed (the lock was busy).
+    private var reportedUnmerged: [UnmergedCopy] = []
+    private var copiesWaiting = false
 
-    init(file: ListFile) {
+    init(file: ListFile, mergesCopies: Bool = true) {
         self.file = file
+        self.mergesCopies = mergesCopies
         queue = DispatchQueue(label: "bananas.sync")
         conflictLog = file.state.map(ConflictLog.init(folder:))
     }
@@ -88,18 +96,152 @@ final class SyncEngine: @unchecked Sendable {
         return FlushOutcome(fileState: result.fileState, written: result.list, wrote: result.wrote)
     }
 
+    // MARK: Conflict copies
+
+    /// What became of the conflict copies beside the file.
+    struct CopyOutcome {
+        /// Names of the copies merged and retired.
+        var merged: [String] = []
+        /// Copies left in place, with why.
+        var unmerged: [UnmergedCopy] = []
+        /// The file as a merge left it, when this engine had not seen it yet.
+        var written: FileState?
+        /// A merge could not run now (lock held, file unreadable): try again later.
+        var failure: ListFileError?
+    }
+
+    /// Merges every conflict copy beside the file into it (`ShoppingList.mergingConflictCopy`)
+    /// under the lock, and retires each merged copy once the merged file is on disk, still
+    /// under the lock: another process that sees the same copy waits for the lock and then
+    /// finds it gone. A copy that cannot be read is left in place and reported.
+    func mergeConflictCopies(lockTimeoutMillis: Int64) -> CopyOutcome {
+        var outcome = CopyOutcome()
+        let found = ConflictCopy.find(beside: file.path)
+        guard !found.isEmpty else { return outcome }
+        // Read them first without the lock: copies that cannot be merged must not make every
+        // watcher event take the lock (a file created and removed in a synced folder).
+        var mergeable = false
+        for copy in found {
+            switch inspect(copy) {
+            case .unmerged(let problem): outcome.unmerged.append(problem)
+            case .copy: mergeable = true
+            case .skip: break
+            }
+        }
+        guard mergeable, mergesCopies else { return outcome }
+
+        var merged: [(copy: ConflictCopy, bytes: [UInt8])] = []
+        var unmerged: [UnmergedCopy] = []
+        var conflicts: [Conflict] = []
+        var retired: [String] = []
+        do {
+            let result = try file.update(
+                lockTimeoutMillis: lockTimeoutMillis,
+                absorb: { snapshot, base in self.absorb(snapshot, base: base, hash: Hash.fnv1a(snapshot.bytes ?? [])) },
+                settled: { _ in
+                    // The merged file is on disk (fsynced): only now may the copies go.
+                    for (copy, bytes) in merged where copy.retire(merged: bytes, archive: self.file.state) {
+                        retired.append(copy.name)
+                    }
+                }
+            ) { list, _ in
+                (merged, unmerged, conflicts) = ([], [], [])
+                let base = file.base?.load()
+                // Listed again under the lock: another process may have merged them meanwhile.
+                for copy in ConflictCopy.find(beside: file.path) {
+                    switch inspect(copy, list: list) {
+                    case .unmerged(let problem): unmerged.append(problem)
+                    case .skip: break
+                    case .copy(let snapshot, let bytes):
+                        let now = Clock.nowMillis()
+                        clock.observe(max(list.newestStamp, snapshot.list.newestStamp), now: now)
+                        // Bytes bananas wrote here carry every change as stamps: nothing to absorb.
+                        let known = base.flatMap { $0.writtenHashes.contains(Hash.fnv1a(bytes)) ? nil : $0.list }
+                        let (next, found) = ShoppingList.mergingConflictCopy(
+                            snapshot.list, into: list, base: known, stamp: clock.next(now: now))
+                        list = next
+                        conflicts += found
+                        merged.append((copy, bytes))
+                    }
+                }
+            }
+            let hash = Hash.fnv1a(result.snapshot.bytes ?? [])
+            if result.wrote { absorbed = (hash, result.list) }
+            // Written here, or by another process that merged the copies first: either way a
+            // state the store has not seen (and the next read would take for one it has).
+            if result.wrote || hash != lastSeenHash {
+                outcome.written = FileState(list: result.list, snapshot: result.snapshot)
+            }
+            lastSeenHash = hash
+            outcome.merged = retired
+            outcome.unmerged = unmerged
+        } catch {
+            outcome.failure = ListFileError.wrap(error, path: file.path)
+        }
+        if !conflicts.isEmpty { log(conflicts) }
+        return outcome
+    }
+
+    private enum Inspection {
+        case copy(ListFile.Snapshot, bytes: [UInt8])
+        case unmerged(UnmergedCopy)
+        /// Gone, or not a copy of this list after all.
+        case skip
+    }
+
+    /// Reads a copy and says whether it can be merged. With `list`, an iCloud numbered
+    /// duplicate must share a row with it to count as a copy of this list.
+    private func inspect(_ copy: ConflictCopy, list: ShoppingList? = nil) -> Inspection {
+        let snapshot: ListFile.Snapshot
+        do {
+            snapshot = try copy.load()
+        } catch {
+            return .unmerged(UnmergedCopy(name: copy.name, reason: error.pausedReason, detail: error.description))
+        }
+        guard let bytes = snapshot.bytes else { return .skip }
+        guard snapshot.isWritable else {
+            let error = ListFileError.newerSchema(path: copy.path, found: snapshot.decoded.schemaVersion, supported: ListCodec.currentSchemaVersion)
+            return .unmerged(UnmergedCopy(name: copy.name, reason: error.pausedReason, detail: error.description))
+        }
+        if copy.engine == .icloud {
+            let main = list ?? (try? file.load().list) ?? ShoppingList()
+            guard snapshot.list.sharesRows(with: main) else { return .skip }
+        }
+        return .copy(snapshot, bytes: bytes)
+    }
+
+    /// Forgets the bytes last seen, so the next read reports the file's state (a command's
+    /// first read after it merged copies).
+    func forgetLastSeen() { lastSeenHash = nil }
+
+    /// Merges copies (when any are there, or a merge is owed) and tells the store what
+    /// became of them: the file if it was written, and the copies left in place.
+    private func settleConflictCopies() {
+        let outcome = mergeConflictCopies(lockTimeoutMillis: copyLockTimeoutMillis)
+        copiesWaiting = outcome.failure != nil
+        if let written = outcome.written { deliver(.state(written)) }
+        if outcome.unmerged != reportedUnmerged {
+            reportedUnmerged = outcome.unmerged
+            deliver(.copies(outcome.unmerged))
+        }
+    }
+
     // MARK: Watching
 
     /// Starts the watcher; reports go to `deliver` from the queue.
     func startWatching(options: FolderWatcher.Options, deliver: @escaping @Sendable (FileReport) -> Void) {
         queue.async { [self] in
             self.deliver = deliver
-            let watcher = FolderWatcher(file: file.path, queue: queue, options: options) { [weak self] trigger in
+            let watcher = FolderWatcher(
+                file: file.path, queue: queue, options: options,
+                interesting: ConflictCopy.recogniser(forList: file.path)
+            ) { [weak self] trigger in
                 self?.changed(trigger)
             }
             watcher.start()
             self.watcher = watcher
             conflictLogSignature = logSignature()
+            settleConflictCopies()
             // A change between the store's first read and the watch would go unseen until the
             // rescan: look once more now that events are on.
             let report = read()
@@ -118,6 +260,9 @@ final class SyncEngine: @unchecked Sendable {
     var usesEvents: Bool { queue.sync { watcher?.usesEvents ?? false } }
 
     private func changed(_ trigger: FolderWatcher.Trigger) {
+        if trigger != .tick || copiesWaiting {
+            settleConflictCopies()
+        }
         if trigger != .tick {
             let report = read()
             if case .unchanged = report {} else { deliver(report) }
@@ -176,6 +321,8 @@ enum FileReport: @unchecked Sendable {
     case unchanged
     case failed(ListFileError)
     case conflicts([ConflictLog.Entry])
+    /// The conflict copies beside the file that could not be merged (now all of them).
+    case copies([UnmergedCopy])
     /// A quiet poll: time for the store's own housekeeping (retries, journals of dead instances).
     case tick
 }

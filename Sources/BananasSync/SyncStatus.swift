@@ -19,6 +19,8 @@ public struct SyncStatus: Equatable, Sendable {
     public var pendingCount = 0
     /// Conflict-log entries awaiting review.
     public var conflicts: [ConflictLog.Entry] = []
+    /// Conflict copies beside the file that could not be merged.
+    public var unmergedCopies: [UnmergedCopy] = []
     /// Why the file cannot be read or written now.
     public var pausedBy: ListFileError?
     /// When the file and this instance last agreed (a write, or a change merged), in ms.
@@ -34,7 +36,7 @@ public struct SyncStatus: Equatable, Sendable {
     /// trumps pending (pending lasts milliseconds; a conflict lasts until reviewed).
     public var state: State {
         if pausedBy != nil { return .paused }
-        if !conflicts.isEmpty { return .conflict }
+        if !conflicts.isEmpty || !unmergedCopies.isEmpty { return .conflict }
         if pendingCount > 0 { return .pending }
         return .synced
     }
@@ -49,9 +51,11 @@ public struct SyncStatus: Equatable, Sendable {
         case .pending:
             text = "pending \(pendingCount)"
         case .conflict:
-            text = "conflict \(conflicts.count)"
+            text = "conflict \(conflicts.count + unmergedCopies.count)"
             if let first = conflicts.last?.conflict {
                 text += " — " + TextRules.escaped(first.itemName) + " " + first.field.rawValue
+            } else if let copy = unmergedCopies.first {
+                text += " — copy " + TextRules.escaped(copy.name) + " not merged (" + copy.reason + ")"
             }
         case .paused:
             text = "paused: " + (pausedBy?.pausedReason ?? "")
@@ -76,5 +80,23 @@ public struct SyncStatus: Equatable, Sendable {
         if seconds < 3600 { return "\(seconds / 60)m ago" }
         if seconds < 86_400 { return "\(seconds / 3600)h ago" }
         return "\(seconds / 86_400)d ago"
+    }
+}
+
+/// A sync engine's conflict copy that bananas left in place: it cannot be read (damaged,
+/// half-synced, not a list) or is from a newer bananas. Shown as `conflict` until the user
+/// fixes or removes it.
+public struct UnmergedCopy: Equatable, Sendable {
+    /// The copy's file name, in the list's folder.
+    public var name: String
+    /// Short: `unparseable file`, `newer schema (3)`.
+    public var reason: String
+    /// The whole error, with line and column for a damaged copy.
+    public var detail: String
+
+    public init(name: String, reason: String, detail: String) {
+        self.name = name
+        self.reason = reason
+        self.detail = detail
     }
 }
