@@ -218,7 +218,9 @@ final class SyncEngine: @unchecked Sendable {
     /// became of them: the file if it was written, and the copies left in place.
     private func settleConflictCopies() {
         let outcome = mergeConflictCopies(lockTimeoutMillis: copyLockTimeoutMillis)
-        copiesWaiting = outcome.failure != nil
+        // Retried every tick only for what time fixes (a held lock); a broken list file is
+        // retried when the watcher sees it change.
+        copiesWaiting = outcome.failure.map { !$0.isContentProblem } ?? false
         if let written = outcome.written { deliver(.state(written)) }
         if outcome.unmerged != reportedUnmerged {
             reportedUnmerged = outcome.unmerged
