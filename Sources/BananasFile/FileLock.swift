@@ -10,33 +10,55 @@ import Foundation
 /// same file (`wx` flag), so the two never interleave. A lock older than 5 s whose PID is
 /// not alive on this host is stale and is broken; a live holder is waited for, however old
 /// its lock looks (the fix Get Bananas's author wished for).
+///
+/// The Get Bananas server breaks any lock older than 5 s by its mtime, alive or not. So while
+/// we hold the lock we touch it every second (a heartbeat): a write that takes longer than
+/// 5 s (a slow disk, a loaded machine, a big list) is never taken for a crashed one, and the
+/// server never writes over it. The reliability harness lost edits to exactly that before.
 public final class FileLock {
     public static let staleAfterMillis: Int64 = 5_000
+    /// How often a held lock's mtime is refreshed; well inside the stale window.
+    static let heartbeatMillis = 1_000
 
     public let path: String
     private var held = true
+    /// Our lock file, kept open so the heartbeat touches our inode even if someone broke it.
+    private let descriptor: Int32
+    /// Serial: the heartbeat and the close in `release` never overlap (a reused fd number
+    /// must never be touched).
+    private let heartbeatQueue = DispatchQueue(label: "bananas.lock-heartbeat")
+    private var heartbeat: DispatchSourceTimer?
 
     /// Threads of one process queue here first: the lock file records only a PID, so it
     /// cannot tell two threads of the same process apart.
     private static let inProcess = NSLock()
 
-    private init(path: String) {
+    private init(path: String, descriptor: Int32) {
         self.path = path
+        self.descriptor = descriptor
+        let timer = DispatchSource.makeTimerSource(queue: heartbeatQueue)
+        let interval = DispatchTimeInterval.milliseconds(Self.heartbeatMillis)
+        timer.schedule(deadline: .now() + interval, repeating: interval)
+        timer.setEventHandler { _ = futimens(descriptor, nil) }  // mtime (and atime) := now
+        timer.resume()
+        heartbeat = timer
     }
 
     /// Takes the lock, waiting up to `timeoutMillis` for a live holder to let go.
     public static func acquire(path: String, timeoutMillis: Int64 = 5_000) throws(ListFileError) -> FileLock {
         inProcess.lock()
+        let descriptor: Int32
         do {
-            try take(path: path, timeoutMillis: timeoutMillis)
+            descriptor = try take(path: path, timeoutMillis: timeoutMillis)
         } catch {
             inProcess.unlock()
             throw error
         }
-        return FileLock(path: path)
+        return FileLock(path: path, descriptor: descriptor)
     }
 
-    private static func take(path: String, timeoutMillis: Int64) throws(ListFileError) {
+    /// Creates the lock file; its open descriptor.
+    private static func take(path: String, timeoutMillis: Int64) throws(ListFileError) -> Int32 {
         let deadline = Sys.nowMillis() + timeoutMillis
         var pause = 1
         let pid = Sys.processID()
@@ -45,12 +67,12 @@ public final class FileLock {
             if fd >= 0 {
                 let ok = Sys.writeAll(fd, Array(String(pid).utf8))
                 let code = errno
-                close(fd)
                 if !ok {
+                    close(fd)
                     unlink(path)
                     throw Sys.failure(code, path: path, action: "write the lock")
                 }
-                return
+                return fd
             }
             let code = errno
             guard code == EEXIST else { throw Sys.failure(code, path: path, action: "create the lock") }
@@ -112,6 +134,11 @@ public final class FileLock {
     public func release() {
         guard held else { return }
         held = false
+        heartbeatQueue.sync {
+            heartbeat?.cancel()
+            heartbeat = nil
+            close(descriptor)
+        }
         let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
         if fd >= 0 {
             let bytes = Sys.readAll(fd) ?? []
