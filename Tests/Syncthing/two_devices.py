@@ -8,8 +8,17 @@ store and sync engine, driven by lines on stdin) with its own HOME, so each devi
 own state folder (base, journal, conflict log, merged copies). Results are also checked with
 the CLI (`bananas list --json`) on each device.
 
-The checklist (from the sync-test list in docs/multi-device.md; origin: "Local-first with
-SwiftData and CloudKit", a blog post's pre-release checklist):
+The checklist is adapted from a blog post on local-first apps with SwiftData and CloudKit
+(its "sync test" checklist run before every release; a copy of the source was given to the
+project as reference/004). Its items, verbatim:
+
+  - Create a record on device A, verify it appears on device B within 30 seconds
+  - Edit the same record on both devices while one is in airplane mode, then reconnect
+  - Delete a record on device A, verify it disappears on device B
+  - Uninstall and reinstall on device B, verify all data syncs back
+  - Sign out of iCloud on device B, sign back in, verify data reappears
+
+and as run here, with files and Syncthing:
 
   1. create on A, it appears on B;
   2. edit the same item on both while the link is down (B's folder paused), reconnect: both
