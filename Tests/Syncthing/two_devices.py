@@ -326,7 +326,8 @@ def main():
         def create():
             a.session.send("add", "Milk", "Dairy")
             a.session.send("add", "Bread", "Bakery")
-            until("Milk and Bread on B's session", lambda: {"Milk", "Bread"} <= set(b.session.items()))
+            # "within 30 seconds", as the checklist says.
+            until("Milk and Bread on B's session", lambda: {"Milk", "Bread"} <= set(b.session.items()), timeout=30)
             until("Milk and Bread in B's file (CLI)", lambda: {"Milk", "Bread"} <= set(b.cli_items()))
         step("create on A appears on B", create)
 
