@@ -23,6 +23,10 @@ enum Reliability {
     /// Bursts of edits in the runaway-loop test.
     static var bursts: Int { Int(setting("BANANAS_RELIABILITY_BURSTS", 2)) }
 
+    /// Whether the Get Bananas writers remove rows too (an open bug: under load a removed row
+    /// can come back; docs/reliability.md).
+    static var stamplessRemoves: Bool { environment["BANANAS_RELIABILITY_STAMPLESS_REMOVES"] == "1" }
+
     /// The Get Bananas protocol writer, next to this file's folder.
     static let nodeWriter = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("Reliability/getbananas-writer.js").path
@@ -283,5 +287,54 @@ extension CLI {
     var fileParses: Bool {
         guard let bytes = fileBytes else { return true }
         return ((try? JSONSerialization.jsonObject(with: bytes)) as? [String: Any])?["items"] is [Any]
+    }
+}
+
+/// Watches the lock file every 2 ms: how often it changes hands and how long one lock file
+/// (one inode) lives. A lock older than 5 s by its mtime is what the Get Bananas server
+/// breaks; `oldestMtime` is the largest age it saw, which the holder's heartbeat keeps small.
+final class LockWatch: @unchecked Sendable {
+    private let path: String
+    private let lock = NSLock()
+    private var running = true
+    private var holds = 0
+    private var longest = 0.0
+    private var oldest = 0.0
+
+    init(path: String) {
+        self.path = path
+        Thread.detachNewThread { [self] in
+            var current: (inode: UInt, since: Date)?
+            while isRunning {
+                var st = stat()
+                let now = Date()
+                if lstat(path, &st) == 0 {
+                    let inode = UInt(st.st_ino)
+                    let age = now.timeIntervalSince1970 - (Double(st.st_mtim.tv_sec) + Double(st.st_mtim.tv_nsec) / 1e9)
+                    lock.lock()
+                    if current?.inode != inode {
+                        current = (inode, now)
+                        holds += 1
+                    }
+                    longest = max(longest, now.timeIntervalSince(current!.since))
+                    oldest = max(oldest, age)
+                    lock.unlock()
+                } else {
+                    current = nil
+                }
+                usleep(2_000)
+            }
+        }
+    }
+
+    private var isRunning: Bool { lock.lock(); defer { lock.unlock() }; return running }
+
+    func stop() { lock.lock(); running = false; lock.unlock() }
+
+    /// Locks seen, the longest one held (s), the oldest mtime seen on a held lock (s).
+    var figures: (holds: Int, longestHeld: Double, oldestMtime: Double) {
+        lock.lock()
+        defer { lock.unlock() }
+        return (holds, longest, oldest)
     }
 }
