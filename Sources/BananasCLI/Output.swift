@@ -52,8 +52,24 @@ enum Output {
 
     static let jsonKeyOrder = ["file", "id", "name", "amount", "section", "checked", "optional", "sections", "items"]
 
+    /// JSON that is safe on a terminal too: the writer escapes C0 controls in strings, and
+    /// here C1 controls, DEL, bidi controls and line separators become `\uXXXX` as well
+    /// (the same text to a JSON reader; none of them can occur outside a string).
     static func printJSON(_ value: JSONValue) {
-        let bytes = JSONText.serialize(value, keyOrder: jsonKeyOrder)
-        print(String(decoding: bytes.dropLast(), as: UTF8.self))
+        let text = String(decoding: JSONText.serialize(value, keyOrder: jsonKeyOrder).dropLast(), as: UTF8.self)
+        guard text.unicodeScalars.contains(where: { $0 != "\n" && TextRules.isUnsafe($0) }) else {
+            print(text)
+            return
+        }
+        var safe = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            if scalar != "\n" && TextRules.isUnsafe(scalar) {
+                let hex = String(scalar.value, radix: 16, uppercase: true)
+                safe.append(contentsOf: ("\\u" + String(repeating: "0", count: 4 - hex.count) + hex).unicodeScalars)
+            } else {
+                safe.append(scalar)
+            }
+        }
+        print(String(safe))
     }
 }

@@ -91,12 +91,23 @@ public struct Grid: Equatable, Sendable {
             if column >= 0 {
                 clearWideNeighbours(x: column, y: y, width: w)
                 let lit = self[column, y].highlighted
-                self[column, y] = Cell(text: String(character), role: role, highlighted: lit)
+                self[column, y] = Cell(text: Grid.cellText(character), role: role, highlighted: lit)
                 if w == 2 { self[column + 1, y] = Cell(text: "", role: role, highlighted: lit) }
             }
             column += w
         }
         return column
+    }
+
+    /// The most Unicode scalars one cell keeps of a character (emoji sequences need up to
+    /// about ten): a name carrying thousands of combining marks on one letter cannot smear
+    /// over the rows around it.
+    public static let maxScalarsPerCell = 16
+
+    static func cellText(_ character: Character) -> String {
+        let scalars = character.unicodeScalars
+        guard scalars.count > maxScalarsPerCell else { return String(character) }
+        return String(String.UnicodeScalarView(scalars.prefix(maxScalarsPerCell)))
     }
 
     /// Fills columns x..<x+count of row y with spaces in `role`.

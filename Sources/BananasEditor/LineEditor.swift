@@ -7,10 +7,14 @@ public struct LineEditor: Equatable, Sendable {
     public private(set) var text: String
     /// Cursor position, in characters from the start.
     public private(set) var cursor: Int
+    /// `text.count`, kept as the text changes: counting walks the whole text, and a field
+    /// is redrawn after every key.
+    private var count: Int
 
     public init(_ text: String = "") {
         self.text = text
-        cursor = text.count
+        count = text.count
+        cursor = count
     }
 
     public enum Outcome: Equatable, Sendable { case edited, moved, unhandled }
@@ -27,27 +31,27 @@ public struct LineEditor: Equatable, Sendable {
             cursor = max(0, cursor - 1)
             return .moved
         case .right, .ctrl("f"):
-            cursor = min(text.count, cursor + 1)
+            cursor = min(count, cursor + 1)
             return .moved
         case .home, .ctrl("a"):
             cursor = 0
             return .moved
         case .end, .ctrl("e"):
-            cursor = text.count
+            cursor = count
             return .moved
         case .backspace, .ctrl("h"):
             guard cursor > 0 else { return .moved }
             remove(cursor - 1..<cursor)
             return .edited
         case .delete, .ctrl("d"):
-            guard cursor < text.count else { return .moved }
+            guard cursor < count else { return .moved }
             remove(cursor..<cursor + 1)
             return .edited
         case .ctrl("u"):
             remove(0..<cursor)
             return .edited
         case .ctrl("k"):
-            remove(cursor..<text.count)
+            remove(cursor..<count)
             return .edited
         case .ctrl("w"):
             let characters = Array(text)
@@ -63,14 +67,30 @@ public struct LineEditor: Equatable, Sendable {
 
     public mutating func set(_ newText: String) {
         text = newText
-        cursor = newText.count
+        count = newText.count
+        cursor = count
     }
 
+    /// The most a field holds, in UTF-8 bytes: well past every text limit (500 characters),
+    /// so an over-long paste is still reported by the limit check, but bounded, so a paste
+    /// of 10,000 characters cannot make each key press slower than the last.
+    public static let maxBytes = 4_000
+
     private mutating func insert(_ c: Character) {
+        guard text.utf8.count + c.utf8.count <= LineEditor.maxBytes else { return }
+        if cursor == count {
+            // Typing at the end, the usual case, without walking the text. A scalar that joins
+            // the character before it (a combining accent) leaves the count as it was.
+            text.append(c)
+            if text.last == c { count += 1 }
+            cursor = count
+            return
+        }
         let index = text.index(text.startIndex, offsetBy: cursor)
         let before = String(text[..<index]) + String(c)
         text = before + text[index...]
         cursor = before.count
+        count = text.count
     }
 
     private mutating func remove(_ range: Range<Int>) {
@@ -78,35 +98,39 @@ public struct LineEditor: Equatable, Sendable {
         let end = text.index(text.startIndex, offsetBy: range.upperBound)
         text.removeSubrange(start..<end)
         cursor = range.lowerBound
+        count = text.count
     }
 
     /// The part of the text to show in `columns`, scrolled so the cursor is visible, and the
-    /// cursor's column within it.
+    /// cursor's column within it. Only the characters around the cursor are looked at.
     public func visible(in columns: Int) -> (text: String, cursorColumn: Int) {
-        let characters = Array(text.displaySafeCharacters)
         guard columns > 1 else { return ("", 0) }
-        var start = 0
-        func width(_ range: Range<Int>) -> Int { characters[range].reduce(0) { $0 + TextWidth.of($1) } }
-        // Keep the cursor (and one column for it past the end) on screen.
-        while width(start..<cursor) > columns - 1 { start += 1 }
-        var shown = ""
+        // Unsafe scalars show as a replacement, one character for one, so columns line up.
+        func shown(_ character: Character) -> Character {
+            character.unicodeScalars.contains(where: TextRules.isUnsafe) ? "\u{FFFD}" : character
+        }
+        // Keep the cursor (and one column for it past the end) on screen: walk back from the
+        // cursor while the text up to it fits. The cursor is found from the end, where typing is.
+        var start = text.index(text.endIndex, offsetBy: cursor - count)
+        var before = 0
+        while start > text.startIndex {
+            let previous = text.index(before: start)
+            let width = TextWidth.of(shown(text[previous]))
+            if before + width > columns - 1 { break }
+            start = previous
+            before += width
+        }
+        var visible = ""
         var used = 0
-        for character in characters[start...] {
-            let w = TextWidth.of(character)
-            if used + w > columns { break }
-            shown.append(character)
-            used += w
+        var index = start
+        while index < text.endIndex {
+            let character = shown(text[index])
+            let width = TextWidth.of(character)
+            if used + width > columns { break }
+            visible.append(character)
+            used += width
+            index = text.index(after: index)
         }
-        return (shown, width(start..<cursor))
-    }
-}
-
-extension String {
-    /// The characters of the text with each unsafe scalar shown as a visible replacement,
-    /// one character for one character so cursor positions still line up.
-    var displaySafeCharacters: [Character] {
-        map { character in
-            character.unicodeScalars.contains(where: TextRules.isUnsafe) ? "�" : character
-        }
+        return (visible, before)
     }
 }

@@ -103,7 +103,13 @@ public enum Screen {
         case .prompt(let prompt):
             let label = TextWidth.truncate(prompt.label, to: max(1, grid.width / 2))
             let x = grid.put(label, x: 0, y: y, role: .prompt) + (prompt.label == "/" ? 0 : 1)
-            let (shown, column) = prompt.line.visible(in: grid.width - x)
+            // An error about what was typed must show even when the text fills the line (a
+            // long paste): the text's window then shrinks to make room, down to 10 columns.
+            var reserved = 0
+            if let message = state.message, message.kind == .error {
+                reserved = max(0, min(TextWidth.of(message.text) + 2, grid.width - x - 10))
+            }
+            let (shown, column) = prompt.line.visible(in: grid.width - x - reserved)
             grid.put(shown, x: x, y: y, role: .text)
             grid.cursor = (min(grid.width - 1, x + column), y)
             if let message = state.message {

@@ -37,7 +37,7 @@ enum Batch {
                 """)
         }
         if let expected = arguments["expected_revision"]?.stringValue, expected != Revision.of(store.list) {
-            return failure("The list changed since revision \(expected) (now \(Revision.of(store.list))). Nothing was changed. Call get_shopping_list again, then retry with what you read.")
+            return failure("The list changed since revision \(TextRules.escaped(expected)) (now \(Revision.of(store.list))). Nothing was changed. Call get_shopping_list again, then retry with what you read.")
         }
         return nil
     }
