@@ -71,6 +71,10 @@ struct StatusCommand: ParsableCommand {
                 let who: JSONValue = holder.pid.map { .number(Double($0)) } ?? .null
                 fields["lock"] = .object(["pid": who, "ageSeconds": .number(Double(holder.ageSeconds)), "alive": .bool(holder.alive)])
                 lines.append("locked by " + (holder.pid.map { "pid \($0)" } ?? "an unknown holder") + " for \(holder.ageSeconds) s" + (holder.alive ? "" : " (not running: stale)"))
+            } else if let problem = FileLock.problem(at: file.lockPath) {
+                // A lock path no program can take (a symlink, a folder): every write waits on it.
+                fields["lock"] = .object(["unusable": .string(problem)])
+                lines.append("lock unusable: " + Output.safe(problem))
             } else {
                 fields["lock"] = .null
             }

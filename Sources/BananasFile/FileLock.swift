@@ -130,6 +130,13 @@ public final class FileLock {
         return (pid, Int(age / 1000), pid.map(Sys.isAlive) ?? false)
     }
 
+    /// Why the lock path cannot be used (a symlink, a folder), for `bananas status`; nil when
+    /// it can (free or held).
+    public static func problem(at path: String) -> String? {
+        guard case .unusable(let reason)? = inspect(path: path) else { return nil }
+        return reason
+    }
+
     /// Lets go of the lock: removes the file only while it still names us.
     public func release() {
         guard held else { return }

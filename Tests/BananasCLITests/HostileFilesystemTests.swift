@@ -1,0 +1,196 @@
+import Foundation
+import Testing
+
+/// A small tmpfs mounted over a test's folder, for a full disk and a read-only mount. Needs
+/// root and the right to mount (true in the session and in CI's container; tests skip with
+/// a message where it is not).
+final class TmpfsMount {
+    let path: String
+
+    init?(at path: String, kilobytes: Int) {
+        self.path = path
+        guard getuid() == 0, TmpfsMount.run(["/bin/mount", "-t", "tmpfs", "-o", "size=\(kilobytes)k,mode=0755", "tmpfs", path]) else {
+            return nil
+        }
+    }
+
+    static func run(_ arguments: [String]) -> Bool {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: arguments[0])
+        process.arguments = Array(arguments.dropFirst())
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        guard (try? process.run()) != nil else { return false }
+        process.waitUntilExit()
+        return process.terminationStatus == 0
+    }
+
+    @discardableResult
+    func remount(readOnly: Bool) -> Bool {
+        TmpfsMount.run(["/bin/mount", "-o", "remount," + (readOnly ? "ro" : "rw"), path])
+    }
+
+    /// Fills the disk with a file `name`; its size.
+    func fill(_ name: String = "filler") -> Int {
+        let fd = open(path + "/" + name, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        defer { close(fd) }
+        let chunk = [UInt8](repeating: 0x2E, count: 4096)
+        var total = 0
+        while true {
+            let n = chunk.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            if n <= 0 { break }
+            total += n
+        }
+        // The last partial page too.
+        while chunk.withUnsafeBytes({ write(fd, $0.baseAddress, 1) }) == 1 { total += 1 }
+        return total
+    }
+
+    /// Unmounts (before the test's folder is removed).
+    func unmount() {
+        remount(readOnly: false)
+        TmpfsMount.run(["/bin/umount", "-l", path])
+    }
+}
+
+/// The file system turns hostile under the list: a lock or temp path that is a symbolic link,
+/// a full disk, a read-only mount, the folder removed. Nothing is lost or written through a
+/// link, the state says `paused` with the reason, and it recovers by itself. (A folder
+/// without write permission: BadInputTests.aFolderWeMayNotWriteIsReported and
+/// SyncProcessTests.pausedByPermission.)
+@Suite("Hostile file system")
+struct HostileFilesystemTests {
+    static func names(_ cli: CLI) throws -> Set<String> { Set(try cli.items().map { $0["name"] as! String }) }
+
+    @Test("a lock path that is a symlink: never followed or removed, the state says why, and it recovers once it is gone")
+    func symlinkedLock() throws {
+        let cli = CLI()
+        defer { cli.cleanUp() }
+        cli("add", "Milk")
+        let victim = cli.home + "-victim"
+        FileManager.default.createFile(atPath: victim, contents: Data("precious".utf8))
+        defer { try? FileManager.default.removeItem(atPath: victim) }
+        symlink(victim, cli.listPath + ".lock")
+        let before = cli.fileBytes
+
+        let add = cli.run(["add", "Eggs", "--lock-timeout", "300"])
+        #expect(add.status == 7 && add.stderr.contains("cannot be used: it is a symbolic link"), "\(add.stderr)")
+        #expect(cli("status").stdout.contains("lock unusable: it is a symbolic link"), "\(cli("status").stdout)")
+        let session = try SessionProcess(cli)
+        try session.send("add", "Bread")
+        try session.waitForState("paused", reason: "lock unusable")
+        #expect(cli.fileBytes == before)
+        #expect(FileManager.default.contents(atPath: victim) == Data("precious".utf8), "nothing written through the link")
+
+        unlink(cli.listPath + ".lock")
+        try session.waitForState("synced", timeout: 15)
+        #expect(try Self.names(cli) == ["Milk", "Bread"])
+        try session.quit()
+        #expect(FileManager.default.contents(atPath: victim) == Data("precious".utf8))
+    }
+
+    @Test("a symlink planted at a temp file's name is neither followed, written through, nor removed")
+    func symlinkedTemp() throws {
+        let cli = CLI()
+        defer { cli.cleanUp() }
+        cli("add", "Milk")
+        let victim = cli.home + "-victim"
+        FileManager.default.createFile(atPath: victim, contents: Data("precious".utf8))
+        defer { try? FileManager.default.removeItem(atPath: victim) }
+        // Named like a temp file of a dead Get Bananas server (`.tmp.<pid>`), old enough to clear.
+        let planted = cli.listPath + ".tmp.999999"
+        symlink(victim, planted)
+        var old = [timespec(tv_sec: time(nil) - 60, tv_nsec: 0), timespec(tv_sec: time(nil) - 60, tv_nsec: 0)]
+        utimensat(AT_FDCWD, planted, &old, AT_SYMLINK_NOFOLLOW)
+        for n in 0..<5 { #expect(cli("add", "Item \(n)").status == 0) }
+        #expect(FileManager.default.contents(atPath: victim) == Data("precious".utf8))
+        #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: planted)) == victim, "another user's link is left alone")
+        #expect(try Self.names(cli).count == 6)
+    }
+
+    @Test("a full disk: the CLI says so and changes nothing; an instance pauses, keeps the edit, and writes it once there is room")
+    func fullDisk() throws {
+        let cli = CLI()
+        defer { cli.cleanUp() }
+        guard let disk = TmpfsMount(at: cli.folder, kilobytes: 64) else {
+            print("skipped: cannot mount a tmpfs here (needs root and mount rights)")
+            return
+        }
+        defer { disk.unmount() }
+        cli("add", "Milk")
+        let session = try SessionProcess(cli)
+        let filled = disk.fill()
+        let before = cli.fileBytes
+        let add = cli("add", "Eggs")
+        #expect(add.status == 8 && add.stderr.contains("the disk is full"), "\(add.stderr)")
+        #expect(cli.fileBytes == before)
+        #expect(cli.entries == ["BananaList.json", "filler"], "no temp file or lock is left")
+
+        try session.send("add", "Bread")
+        try session.waitForState("paused", reason: "disk full")
+        #expect(cli.fileBytes == before)
+        #expect(cli.entries == ["BananaList.json", "filler"])
+        unlink(cli.folder + "/filler")
+        try session.waitForState("synced", timeout: 15)
+        #expect(try Self.names(cli) == ["Milk", "Bread"])
+        try session.quit()
+        print("full disk: \(filled) bytes of filler on a 64 KiB tmpfs")
+    }
+
+    @Test("a read-only mount: the CLI says so; an instance pauses, and writes the edit once it is writable again")
+    func readOnlyMount() throws {
+        let cli = CLI()
+        defer { cli.cleanUp() }
+        guard let disk = TmpfsMount(at: cli.folder, kilobytes: 256) else {
+            print("skipped: cannot mount a tmpfs here (needs root and mount rights)")
+            return
+        }
+        defer { disk.unmount() }
+        cli("add", "Milk")
+        let session = try SessionProcess(cli)
+        #expect(disk.remount(readOnly: true))
+        let before = cli.fileBytes
+        let add = cli("add", "Eggs")
+        #expect(add.status == 8 && add.stderr.contains("read-only"), "\(add.stderr)")
+        #expect(cli("list").stdout.contains("Milk"), "reading still works")
+        try session.send("add", "Bread")
+        try session.waitForState("paused", reason: "read-only file system")
+        #expect(cli.fileBytes == before)
+        #expect(disk.remount(readOnly: false))
+        try session.waitForState("synced", timeout: 15)
+        #expect(try Self.names(cli) == ["Milk", "Bread"])
+        try session.quit()
+        #expect(cli.entries == ["BananaList.json"])
+    }
+
+    @Test("the folder removed under the MCP server and the CLI: edits are kept, said to wait, and written when it is back")
+    func folderRemovedUnderMCP() throws {
+        let cli = CLI()
+        defer { cli.cleanUp() }
+        cli("add", "Milk")
+        let server = try MCPProcess(cli)
+        try FileManager.default.removeItem(atPath: cli.folder)
+        let add = cli("add", "Eggs")
+        #expect(add.status == 8 && add.stderr.contains("does not exist"), "\(add.stderr)")
+        var answer: [String: Any] = [:]
+        let deadline = Date().addingTimeInterval(10)
+        repeat {
+            answer = try server.call("add_items", ["items": [["name": "Bread \(Int(Date().timeIntervalSince1970 * 1000) % 100_000)"]]])
+            if answer.structured["paused"] as? String == "missing folder" { break }
+            usleep(100_000)
+        } while Date() < deadline
+        #expect(!answer.isError && answer.structured["paused"] as? String == "missing folder", "\(answer.text)")
+        #expect(answer.structured["written"] as? Bool == false)
+        let queued = Set((try server.call("get_shopping_list").structured["items"] as? [[String: Any]] ?? []).map { $0["name"] as! String })
+        try FileManager.default.createDirectory(atPath: cli.folder, withIntermediateDirectories: true)
+        let back = Date().addingTimeInterval(15)
+        var names: Set<String> = []
+        while Date() < back {
+            names = (try? Self.names(cli)) ?? []
+            if names == queued { break }
+            usleep(100_000)
+        }
+        #expect(names == queued && names.contains("Milk"), "every edit made while it was gone is written: \(names) vs \(queued)")
+        #expect(server.finish() == 0)
+    }
+}
