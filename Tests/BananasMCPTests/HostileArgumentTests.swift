@@ -94,6 +94,7 @@ struct HostileArgumentTests {
         let long = String(repeating: "x", count: 10_000)
         let fields = Self.fields()
         #expect(fields.count >= 15, "the walk finds the string fields: \(fields)")
+        print("mcp hostile text: \(fields.count) string arguments in \(ToolCatalog.all.count) tools, each sent 10,000 characters and \(Self.hostile.count) hostile strings")
         for field in fields {
             let result = try await h.call(field.tool, field.build(.string(long)))
             #expect(result.isError == true, "\(field)")
