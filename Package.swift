@@ -58,7 +58,7 @@ let package = Package(
         .executableTarget(name: "bananas", dependencies: ["BananasCLI"]),
         // Shared by the test targets only (a temp list sandbox, waiting on the main actor).
         .target(name: "BananasTestSupport", dependencies: ["BananasCore", "BananasFile"]),
-        .executableTarget(name: "bananas-bench", dependencies: ["BananasCore", "BananasEditor", "BananasSync"]),
+        .executableTarget(name: "bananas-bench", dependencies: ["BananasCore", "BananasFile", "BananasEditor", "BananasSync"]),
         .testTarget(
             name: "BananasCoreTests",
             dependencies: [

@@ -27,10 +27,33 @@ public enum JSONText {
     /// Pretty-printed JSON with two-space indents and a final newline. Object keys come in
     /// `keyOrder` first, then the rest in code-point order.
     public static func serialize(_ value: JSONValue, keyOrder: [String] = []) -> [UInt8] {
-        var writer = Writer(rank: Dictionary(keyOrder.enumerated().map { ($1, $0) }, uniquingKeysWith: { a, _ in a }))
+        var writer = Writer(rank: keyRanks(keyOrder))
         writer.write(value, indent: 0)
         writer.out.append(UInt8(ascii: "\n"))
         return writer.out
+    }
+
+    /// Appends `value` as `serialize` would write it nested `indent` levels deep (no final
+    /// newline), for writers that build a large document piece by piece. `rank` is the key
+    /// order as `keyRanks(_:)` makes it.
+    public static func append(_ value: JSONValue, to out: inout [UInt8], indent: Int, rank: [String: Int]) {
+        var writer = Writer(rank: rank)
+        swap(&writer.out, &out)
+        writer.write(value, indent: indent)
+        swap(&writer.out, &out)
+    }
+
+    /// Appends a string literal (quoted and escaped) as `serialize` writes it.
+    public static func appendString(_ text: String, to out: inout [UInt8]) {
+        var writer = Writer(rank: [:])
+        swap(&writer.out, &out)
+        writer.writeString(text)
+        swap(&writer.out, &out)
+    }
+
+    /// The rank table `serialize` builds from a key order.
+    public static func keyRanks(_ keyOrder: [String]) -> [String: Int] {
+        Dictionary(keyOrder.enumerated().map { ($1, $0) }, uniquingKeysWith: { a, _ in a })
     }
 
     /// Compact JSON on one line (for the journal, logs and canonical comparison).
@@ -74,7 +97,11 @@ private struct Parser {
     }
 
     mutating func skipWhitespace() {
-        while index < bytes.count, [0x20, 0x0A, 0x0D, 0x09].contains(bytes[index]) { index += 1 }
+        while index < bytes.count {
+            let byte = bytes[index]
+            guard byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 else { return }
+            index += 1
+        }
     }
 
     mutating func parseValue() throws(JSONSyntaxError) -> JSONValue {
@@ -91,12 +118,12 @@ private struct Parser {
         }
     }
 
-    mutating func expectWord(_ word: String) throws(JSONSyntaxError) {
-        let utf8 = Array(word.utf8)
-        guard bytes.count - index >= utf8.count, Array(bytes[index..<index + utf8.count]) == utf8 else {
+    mutating func expectWord(_ word: StaticString) throws(JSONSyntaxError) {
+        let count = word.utf8CodeUnitCount
+        guard bytes.count - index >= count, (0..<count).allSatisfy({ bytes[index + $0] == word.utf8Start[$0] }) else {
             throw error("unexpected \(describe(bytes[index])) where a value should start")
         }
-        index += utf8.count
+        index += count
     }
 
     mutating func enter() throws(JSONSyntaxError) {
@@ -174,6 +201,24 @@ private struct Parser {
     }
 
     mutating func parseString() throws(JSONSyntaxError) -> String {
+        // Most strings have no escapes: one validated copy of their bytes.
+        var end = index + 1
+        while end < bytes.count {
+            let byte = bytes[end]
+            if byte == UInt8(ascii: "\"") {
+                guard let plain = String(validating: bytes[(index + 1)..<end], as: UTF8.self) else { break }
+                index = end + 1
+                return plain
+            }
+            if byte == UInt8(ascii: "\\") || byte < 0x20 { break }
+            end += 1
+        }
+        return try parseStringSlowly()
+    }
+
+    /// Escapes, invalid UTF-8, raw control characters, a missing end quote: scalar by scalar,
+    /// with errors that say where.
+    mutating func parseStringSlowly() throws(JSONSyntaxError) -> String {
         let quote = index
         index += 1
         var scalars = String.UnicodeScalarView()
@@ -265,7 +310,6 @@ private struct Writer {
     init(rank: [String: Int], pretty: Bool = true) {
         self.rank = rank
         self.pretty = pretty
-        out.reserveCapacity(4096)
     }
 
     mutating func newline(_ indent: Int) {
@@ -293,20 +337,17 @@ private struct Writer {
         case .object(let object):
             if object.isEmpty { out.append(contentsOf: "{}".utf8); return }
             out.append(UInt8(ascii: "{"))
-            let keys = object.keys.sorted { a, b in
-                switch (rank[a], rank[b]) {
-                case let (x?, y?): x < y
-                case (_?, nil): true
-                case (nil, _?): false
-                case (nil, nil): a.unicodeScalars.lexicographicallyPrecedes(b.unicodeScalars)
-                }
+            // Ranked keys first, by rank; then the rest in code-point order (UTF-8 byte order is
+            // code-point order). Each key's rank is looked up once.
+            let entries = object.map { (rank: rank[$0.key] ?? Int.max, key: $0.key, value: $0.value) }.sorted { a, b in
+                a.rank != b.rank ? a.rank < b.rank : a.key.utf8.lexicographicallyPrecedes(b.key.utf8)
             }
-            for (i, key) in keys.enumerated() {
+            for (i, entry) in entries.enumerated() {
                 if i > 0 { out.append(UInt8(ascii: ",")) }
                 newline(indent + 1)
-                writeString(key)
+                writeString(entry.key)
                 out.append(contentsOf: (pretty ? ": " : ":").utf8)
-                write(object[key]!, indent: indent + 1)
+                write(entry.value, indent: indent + 1)
             }
             newline(indent)
             out.append(UInt8(ascii: "}"))
@@ -315,6 +356,12 @@ private struct Writer {
 
     mutating func writeString(_ s: String) {
         out.append(UInt8(ascii: "\""))
+        // Most strings need no escapes: copy them whole.
+        if s.utf8.allSatisfy({ $0 >= 0x20 && $0 != 0x7F && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }) {
+            out.append(contentsOf: s.utf8)
+            out.append(UInt8(ascii: "\""))
+            return
+        }
         // Multi-byte UTF-8 sequences never contain bytes below 0x80, so bytes can be copied.
         for byte in s.utf8 {
             switch byte {

@@ -27,21 +27,62 @@ public struct Stamp: Hashable, Comparable, Sendable, CustomStringConvertible {
 
     /// The encoded form, e.g. `0001763720130123-000007-3f9a1c2e`.
     public var encoded: String {
-        zeroPadded(millis, Stamp.millisDigits) + "-" + zeroPadded(Int64(counter), Stamp.counterDigits) + "-" + replica
+        // Built as bytes: a file holds six stamps per item, written at every flush.
+        var bytes = [UInt8](repeating: UInt8(ascii: "0"), count: Stamp.millisDigits + Stamp.counterDigits + 2)
+        func put(_ value: Int64, endingAt end: Int, digits: Int) -> Bool {
+            var rest = value, at = end
+            while rest > 0 {
+                guard at > end - digits else { return false }
+                bytes[at] = UInt8(ascii: "0") + UInt8(rest % 10)
+                rest /= 10
+                at -= 1
+            }
+            return true
+        }
+        guard millis >= 0, counter >= 0,
+              put(millis, endingAt: Stamp.millisDigits - 1, digits: Stamp.millisDigits),
+              put(Int64(counter), endingAt: Stamp.millisDigits + Stamp.counterDigits, digits: Stamp.counterDigits)
+        else {
+            return zeroPadded(millis, Stamp.millisDigits) + "-" + zeroPadded(Int64(counter), Stamp.counterDigits) + "-" + replica
+        }
+        bytes[Stamp.millisDigits] = UInt8(ascii: "-")
+        bytes[Stamp.millisDigits + Stamp.counterDigits + 1] = UInt8(ascii: "-")
+        bytes.append(contentsOf: replica.utf8)
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     public var description: String { encoded }
 
     /// Parses the encoded form; anything malformed is `nil` (callers treat it as unstamped).
     public init?(encoded text: String) {
-        let parts = text.split(separator: "-", maxSplits: 2, omittingEmptySubsequences: false)
-        guard parts.count == 3,
-              parts[0].count == Stamp.millisDigits, parts[1].count == Stamp.counterDigits,
-              parts[0].allSatisfy(\.isASCIIDigit), parts[1].allSatisfy(\.isASCIIDigit),
-              let millis = Int64(parts[0]), let counter = Int(parts[1]),
-              ReplicaID.isValid(String(parts[2]))
+        // Byte by byte: a file holds six stamps per item, read at every change.
+        var text = text
+        guard let parsed = text.withUTF8({ Stamp.parse($0) }) else { return nil }
+        self = parsed
+    }
+
+    private static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> Stamp? {
+        let counterStart = millisDigits + 1, replicaStart = millisDigits + counterDigits + 2
+        guard bytes.count > replicaStart, bytes.count - replicaStart <= 32 else { return nil }
+        let base = bytes.startIndex
+        func number(_ from: Int, _ count: Int) -> Int64? {
+            var value: Int64 = 0
+            for offset in from..<(from + count) {
+                let byte = bytes[base + offset]
+                guard byte >= 0x30, byte <= 0x39 else { return nil }
+                value = value * 10 + Int64(byte - 0x30)
+            }
+            return value
+        }
+        guard bytes[base + millisDigits] == UInt8(ascii: "-"), bytes[base + counterStart + counterDigits] == UInt8(ascii: "-"),
+              let millis = number(0, millisDigits), let counter = number(counterStart, counterDigits)
         else { return nil }
-        self.init(millis: millis, counter: counter, replica: String(parts[2]))
+        for offset in replicaStart..<bytes.count {
+            let byte = bytes[base + offset]
+            guard (byte >= 0x30 && byte <= 0x39) || (byte >= 0x61 && byte <= 0x7A) else { return nil }
+        }
+        let replica = String(decoding: bytes[(base + replicaStart)...], as: UTF8.self)
+        return Stamp(millis: millis, counter: Int(counter), replica: replica)
     }
 
     public static func < (lhs: Stamp, rhs: Stamp) -> Bool {
@@ -123,8 +164,4 @@ func zeroPadded(_ value: Int64, _ digits: Int) -> String {
 func hex(_ value: UInt64, digits: Int) -> String {
     let text = String(value, radix: 16)
     return text.count >= digits ? text : String(repeating: "0", count: digits - text.count) + text
-}
-
-extension Character {
-    var isASCIIDigit: Bool { isASCII && isNumber }
 }

@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import BananasCore
+import Synchronization
 
 /// The base: the last state of the list file that bananas on this machine wrote. Stampless
 /// writers (Get Bananas, its MCP server, hand edits) are merged against it; see
@@ -13,35 +14,71 @@ import BananasCore
 /// lock may read an older file and a newer base; were that file taken as a stampless
 /// rewrite of the base, the rows added since would look deleted. A file whose hash is one
 /// bananas wrote is no foreign write, so it is taken as it is.
+///
+/// Two files in the state folder: `base.json` holds the exact bytes last written to the list
+/// (so saving costs no second encoding), `written-hashes` the hashes, one per line, newest
+/// last (so telling our own write from a foreign one costs no parse of the base). The parsed
+/// base is kept in memory while its file is unchanged: most reads and flushes parse nothing.
 public struct BaseStore: Sendable {
     public let path: String
+    public let hashesPath: String
     /// How many written files' hashes are remembered.
     static let hashesKept = 64
-    /// The base file's top-level key for them (taken out of the list on load).
-    static let hashesKey = "bananasWrittenHashes"
+    /// Where bases before the `written-hashes` file kept them: a top-level key of base.json.
+    static let legacyHashesKey = "bananasWrittenHashes"
+    private let cache = BaseCache()
 
     public init(folder: StateFolder) {
         path = folder.basePath
+        hashesPath = folder.path + "/written-hashes"
     }
 
     public struct Base: Sendable {
         public var list: ShoppingList
         /// Hashes (FNV-1a) of the file contents bananas wrote, newest last.
         public var writtenHashes: [UInt64]
+
+        public init(list: ShoppingList, writtenHashes: [UInt64]) {
+            self.list = list
+            self.writtenHashes = writtenHashes
+        }
     }
 
     /// The stored base, or nil when there is none (or it is damaged: then the file is taken
     /// as it is, which loses nothing, it only cannot tell foreign deletes).
     public func load() -> Base? {
-        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        guard let bytes = Sys.readAll(fd), var list = try? ListCodec.decode(bytes).list else { return nil }
-        var hashes: [UInt64] = []
-        if case .array(let values)? = list.extra.removeValue(forKey: BaseStore.hashesKey) {
-            for case .string(let hex) in values { if let hash = UInt64(hex, radix: 16) { hashes.append(hash) } }
+        let glance = glance()
+        guard let list = glance.list() else { return nil }
+        return Base(list: list, writtenHashes: glance.writtenHashes)
+    }
+
+    /// What a reader needs before it reads the list file without the lock, at the cost of a
+    /// small read and a stat: the written hashes, and the base file as it is now, parsed only
+    /// if the list file turns out to be a foreign write.
+    public struct Glance: Sendable {
+        public let writtenHashes: [UInt64]
+        let signature: [UInt8]?
+        let store: BaseStore
+
+        /// The base as it was at the glance; nil when there was none, it is damaged, or it
+        /// has been replaced since (read the list file again, then glance again).
+        public func list() -> ShoppingList? {
+            guard let signature else { return nil }
+            return store.list(matching: signature)
         }
-        return Base(list: list, writtenHashes: hashes)
+
+        /// True when the base was replaced after this glance.
+        public var isStale: Bool { FileSignature.of(store.path) != signature }
+    }
+
+    public func glance() -> Glance {
+        // The signature first: a base replaced after it is then never taken for this one.
+        let signature = FileSignature.of(path)
+        var hashes = readHashes()
+        if hashes.isEmpty, let signature, let legacy = list(matching: signature).flatMap({ _ in cache.legacyHashes }) {
+            hashes = legacy
+        }
+        return Glance(writtenHashes: hashes, signature: signature, store: self)
     }
 
     /// Replaces the base after bananas wrote `list` as `bytes`. Failing to save it is not
@@ -49,11 +86,61 @@ public struct BaseStore: Sendable {
     public func save(_ list: ShoppingList, written bytes: [UInt8]) {
         Sys.makeDirectories(Sys.directoryName(path))
         AtomicWrite.removeAbandonedTemps(beside: path)
-        let hashes = ((load()?.writtenHashes ?? []) + [Hash.fnv1a(bytes)]).suffix(BaseStore.hashesKept)
-        var stored = list
-        stored.extra[BaseStore.hashesKey] = .array(hashes.map { .string($0.hex) })
+        AtomicWrite.removeAbandonedTemps(beside: hashesPath)
+        var hashes = glance().writtenHashes
+        hashes.append(Hash.fnv1a(bytes))
+        let kept = hashes.suffix(BaseStore.hashesKept)
         // Not fsynced: a base lost to a power cut only means the next stampless write is taken
-        // as it is (nothing lost), and a flush is faster without two more fsyncs.
-        try? AtomicWrite.replace(path, with: ListCodec.encode(stored), durable: false) { _ in true }
+        // as it is (nothing lost), and a flush is faster without more fsyncs. The base first,
+        // then its hash: a reader that sees the hash sees this base or a newer one.
+        guard (try? AtomicWrite.replace(path, with: bytes, durable: false) { _ in true }) != nil else { return }
+        if let signature = FileSignature.of(path) { cache.store(list, signature: signature, legacyHashes: nil) }
+        let text = kept.map(\.hex).joined(separator: "\n") + "\n"
+        try? AtomicWrite.replace(hashesPath, with: Array(text.utf8), durable: false) { _ in true }
+    }
+
+    private func readHashes() -> [UInt64] {
+        let fd = open(hashesPath, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else { return [] }
+        defer { close(fd) }
+        guard let bytes = Sys.readAll(fd, sizeHint: 1_088), bytes.count < 65_536 else { return [] }
+        return bytes.split(separator: UInt8(ascii: "\n")).compactMap { UInt64(String(decoding: $0, as: UTF8.self), radix: 16) }
+    }
+
+    /// The base list if base.json still has `signature`: from memory, or parsed (and kept).
+    fileprivate func list(matching signature: [UInt8]) -> ShoppingList? {
+        if let cached = cache.list(for: signature) { return cached }
+        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        // The base is only ever replaced by rename, so an open file that still has the
+        // signature holds the bytes the glance saw.
+        guard FileSignature.of(path) == signature, let bytes = Sys.readAll(fd), var list = try? ListCodec.decode(bytes).list else { return nil }
+        var legacy: [UInt64]?
+        if case .array(let values)? = list.extra.removeValue(forKey: BaseStore.legacyHashesKey) {
+            legacy = values.compactMap { if case .string(let hex) = $0 { UInt64(hex, radix: 16) } else { nil } }
+        }
+        cache.store(list, signature: signature, legacyHashes: legacy)
+        return list
+    }
+}
+
+/// The last base parsed (or saved) in this process, by the signature of its file.
+final class BaseCache: Sendable {
+    private struct Entry {
+        var signature: [UInt8]
+        var list: ShoppingList
+        var legacyHashes: [UInt64]?
+    }
+    private let entry = Mutex<Entry?>(nil)
+
+    func list(for signature: [UInt8]) -> ShoppingList? {
+        entry.withLock { $0?.signature == signature ? $0?.list : nil }
+    }
+
+    var legacyHashes: [UInt64]? { entry.withLock { $0?.legacyHashes } }
+
+    func store(_ list: ShoppingList, signature: [UInt8], legacyHashes: [UInt64]?) {
+        entry.withLock { $0 = Entry(signature: signature, list: list, legacyHashes: legacyHashes) }
     }
 }

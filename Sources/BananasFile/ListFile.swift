@@ -44,7 +44,12 @@ public final class ListFile: Sendable {
     /// Reads and decodes the file. A missing file is an empty list; a missing folder is an
     /// empty list only where we would create it.
     public func load() throws(ListFileError) -> Snapshot {
-        guard let bytes = try readBytes() else {
+        try snapshot(of: readBytes())
+    }
+
+    /// Decodes bytes read by `readBytes` (nil: no file).
+    public func snapshot(of bytes: [UInt8]?) throws(ListFileError) -> Snapshot {
+        guard let bytes else {
             return Snapshot(bytes: nil, decoded: DecodedList(list: ShoppingList(), schemaVersion: ListCodec.currentSchemaVersion, problems: []))
         }
         do {

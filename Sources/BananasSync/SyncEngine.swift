@@ -21,6 +21,7 @@ final class SyncEngine: @unchecked Sendable {
     /// Hash of the bytes last read or written: a change event with these bytes is our own
     /// write (or nothing at all) and is ignored.
     private var lastSeenHash: UInt64?
+    private var lastSeenWritable = true
     /// The absorbed list for `lastSeenHash`: a stampless file read twice is stamped once,
     /// so its foreign edits do not get newer stamps at every read and beat later local edits.
     private var absorbed: (hash: UInt64, list: ShoppingList)?
@@ -47,25 +48,42 @@ final class SyncEngine: @unchecked Sendable {
     // MARK: Reading
 
     /// Reads the file. `.unchanged` when its bytes are the ones last seen.
-    func read(settling: Bool = true) -> FileReport {
+    ///
+    /// Cheap when nothing changed (our own write, a rescan): read and hash, no parse. The base
+    /// is parsed only for a foreign write, and then only if this process has not parsed it
+    /// since it was saved.
+    func read(settling: Bool = true, attempts: Int = 3) -> FileReport {
+        // The base's glance before the file: see `ListFile.absorbing`.
+        let glance = file.base?.glance()
         let snapshot: ListFile.Snapshot
-        let knownBase = file.base?.load()  // before the file: see `ListFile.absorbing`
+        let hash: UInt64
         do {
-            snapshot = try file.load()
+            let bytes = try file.readBytes()
+            hash = Hash.fnv1a(bytes ?? [])
+            if hash == lastSeenHash, lastSeenWritable { return .unchanged }
+            snapshot = try file.snapshot(of: bytes)
         } catch {
             if case .unparseable = error, settling {
                 // A writer may be halfway through writing in place: look again shortly
                 // before calling the file broken.
                 usleep(150_000)
-                return read(settling: false)
+                return read(settling: false, attempts: attempts)
             }
             lastSeenHash = nil
             return .failed(error)
         }
-        let hash = Hash.fnv1a(snapshot.bytes ?? [])
-        if hash == lastSeenHash, snapshot.isWritable { return .unchanged }
+        var base: BaseStore.Base?
+        if let glance, absorbed?.hash != hash, !glance.writtenHashes.contains(hash) {
+            // A foreign write: absorb it against the base as it was before the file was read.
+            if let list = glance.list() {
+                base = BaseStore.Base(list: list, writtenHashes: glance.writtenHashes)
+            } else if glance.isStale, attempts > 1 {
+                return read(settling: settling, attempts: attempts - 1)  // saved meanwhile: look again
+            }
+        }
         lastSeenHash = hash
-        return .state(FileState(list: absorb(snapshot, base: knownBase, hash: hash), snapshot: snapshot))
+        lastSeenWritable = snapshot.isWritable
+        return .state(FileState(list: absorb(snapshot, base: base, hash: hash), snapshot: snapshot))
     }
 
     private func absorb(_ snapshot: ListFile.Snapshot, base: BaseStore.Base?, hash: UInt64) -> ShoppingList {

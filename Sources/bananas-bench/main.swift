@@ -1,64 +1,74 @@
-// bananas-bench: in-memory editor timings (key press to frame) at several list sizes.
-// The start of issue 9's benchmark; run with `swift run -c release bananas-bench`.
-import BananasCore
-import BananasEditor
-import BananasSync
-import Foundation
+// bananas-bench: the in-process half of the benchmark (scripts/benchmark runs it and the
+// whole-process half, and writes docs/performance.md). Release builds only mean anything.
+//
+//   bananas-bench [--sizes 100,1000,10000,100000] [--json PATH]   measure
+//   bananas-bench seed N PATH                                      write a list of N items
+//   bananas-bench profile flush|merge|decode|key N                 one part alone, for callgrind
+import BananasFile
+#if canImport(Glibc)
+import Glibc
+#endif
 
-func makeList(_ count: Int) -> ShoppingList {
-    let sections = (0..<max(1, count / 50)).map { "Section \($0)" }
-    var rows: [Item] = []
-    rows.reserveCapacity(count)
-    for n in 0..<count {
-        rows.append(Item(id: String(format: "%08X-0000-4000-8000-%012X", n, n), name: "Item \(n)", amount: n % 3 == 0 ? "\(n % 7) kg" : "",
-                         section: sections[n % sections.count], checked: n % 5 == 0, sortOrder: Double(n) * 1024))
-    }
-    return ShoppingList(sections: sections, rows: rows)
+var arguments = Array(CommandLine.arguments.dropFirst())
+if arguments.first == "seed", arguments.count == 3, let count = Int(arguments[1]) {
+    let bytes = Fixtures.bytes(items: count)
+    let file = fopen(arguments[2], "wb")!
+    fwrite(bytes, 1, bytes.count, file)
+    fclose(file)
+    exit(0)
 }
 
-func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
-
-for size in [100, 1_000, 10_000, 100_000] {
-    let list = makeList(size)
-    var state = EditorState()
-    state.viewportHeight = Screen.viewportHeight(forHeight: 40)
-    state.settle(state.rows(for: list))
-    let status = SyncStatus()
-    var samples: [Double] = []
-    let presses = size >= 100_000 ? 10 : 50
-    for k in 0..<presses + 5 {
-        let start = DispatchTime.now().uptimeNanoseconds
-        _ = state.handle(k % 2 == 0 ? .char("j") : .down, list: list)
-        let grid = Screen.render(Frame(state: state, list: list, status: status, fileLabel: "bench", now: 0), width: 100, height: 40)
-        let ms = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
-        if k >= 5 { samples.append(ms) }  // warm-up
-        precondition(grid.width == 100)
+// `profile OP N`: one operation a few times, nothing else, to run under callgrind.
+if arguments.first == "profile", arguments.count == 3, let count = Int(arguments[2]) {
+    let folder = temporaryFolder()
+    switch arguments[1] {
+    case "flush": _ = try InProcess.flush(items: count, folder: folder, runs: 3)
+    case "merge": _ = InProcess.merge(items: count, runs: 3)
+    case "decode": _ = try InProcess.codec(items: count, runs: 3)
+    case "key": _ = InProcess.keyPress(items: count, runs: 20)
+    default: exit(2)
     }
-    print(String(format: "%7d items: key press to frame median %.3f ms, max %.3f ms", size, median(samples), samples.max()!))
+    _ = system("rm -rf '\(folder)'")
+    exit(0)
 }
 
-// Where the time goes, at 10,000 items.
-do {
-    let list = makeList(10_000)
-    func time(_ label: String, _ body: () -> Void) {
-        let start = DispatchTime.now().uptimeNanoseconds
-        for _ in 0..<5 { body() }
-        print(label, String(format: "%.3f ms", Double(DispatchTime.now().uptimeNanoseconds - start) / 5e6))
+var sizes = [100, 1_000, 10_000, 100_000]
+var jsonPath: String?
+while let argument = arguments.first {
+    arguments.removeFirst()
+    switch argument {
+    case "--sizes": sizes = arguments.removeFirst().split(separator: ",").compactMap { Int($0) }
+    case "--json": jsonPath = arguments.removeFirst()
+    default:
+        let usage = "usage: bananas-bench [--sizes N,N,...] [--json PATH] | seed N PATH\n"
+        _ = usage.withCString { write(2, $0, strlen($0)) }
+        exit(2)
     }
-    time("items") { _ = list.items.count }
-    time("displaySections") { _ = list.displaySections.count }
-    time("grouped") { _ = list.grouped().count }
-    var state = EditorState()
-    time("rows") { _ = state.rows(for: list).count }
-    let rows = state.rows(for: list)
-    time("settle") { state.settle(rows) }
-    time("visibleCount") { _ = list.visibleCount }
 }
-do {
-    let list = makeList(10_000)
-    let copy = list
-    let start = DispatchTime.now().uptimeNanoseconds
-    var same = 0
-    for _ in 0..<100 { if list == copy { same += 1 } }
-    print("list == copy x100:", same, String(format: "%.3f ms each", Double(DispatchTime.now().uptimeNanoseconds - start) / 1e8))
+
+func line(_ text: String) {
+    print(text)
+    fflush(nil)
+}
+
+var records: [String] = []
+for size in sizes {
+    let folder = temporaryFolder()
+    defer { _ = system("rm -rf '\(folder)'") }
+    let key = InProcess.keyPress(items: size)
+    let flush = try InProcess.flush(items: size, folder: folder)
+    let merge = InProcess.merge(items: size)
+    let codec = try InProcess.codec(items: size)
+    line(String(format: "%7d items  key→frame %7.3f ms   flush %8.2f ms   merge %8.2f ms   decode %8.2f ms   encode %8.2f ms   file %d bytes",
+                size, key.median, flush.median, merge.median, codec.decode.median, codec.encode.median, codec.bytes))
+    records.append("""
+      {"items": \(size), "fileBytes": \(codec.bytes), "keyPress": \(key.json()), "flush": \(flush.json()), \
+    "merge": \(merge.json()), "decode": \(codec.decode.json()), "encode": \(codec.encode.json())}
+    """)
+}
+if let jsonPath {
+    let text = "[\n" + records.joined(separator: ",\n") + "\n]\n"
+    let file = fopen(jsonPath, "w")!
+    fputs(text, file)
+    fclose(file)
 }

@@ -1,0 +1,81 @@
+import BananasCore
+import BananasEditor
+import BananasFile
+import BananasSync
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The measurements that run inside this process: no process start, no terminal.
+enum InProcess {
+    /// One key press handled and the visible window rendered into a 100x40 grid, with the
+    /// list in memory (what the editor does between reading a key and painting).
+    static func keyPress(items: Int, runs: Int? = nil) -> Samples {
+        let list = Fixtures.list(items: items)
+        var state = EditorState()
+        state.viewportHeight = Screen.viewportHeight(forHeight: 40)
+        state.settle(state.rows(for: list))
+        let status = SyncStatus()
+        return measure(warmup: runs == nil ? 20 : 0, runs: runs ?? (items >= 100_000 ? 100 : 300)) { k in
+            _ = state.handle(k % 2 == 0 ? .char("j") : .down, list: list)
+            let grid = Screen.render(Frame(state: state, list: list, status: status, fileLabel: "bench", now: 0), width: 100, height: 40)
+            precondition(grid.width == 100)
+        }
+    }
+
+    /// A flush of one changed item, as the sync engine does it: lock, read the file, absorb
+    /// against the base, merge the local list, encode, write (temp, fsync, verify, rename,
+    /// fsync the folder), save the base.
+    static func flush(items: Int, folder: String, runs: Int? = nil) throws -> Samples {
+        let file = ListFile(path: folder + "/BananaList.json", stateDirectory: folder + "/state")
+        let seed = Fixtures.list(items: items)
+        _ = try file.update { list, _ in list = seed }
+        var clock = StampClock(replica: "fedcba987654")
+        var local = seed
+        return try measure(warmup: runs == nil ? 3 : 0, runs: runs ?? (items >= 100_000 ? 10 : 40), prepare: { k in
+            // The store's list: the file's plus one edit (check or uncheck one item).
+            let id = Fixtures.id((k * 7919) % items)
+            let checked = local.rows[id]?.checked ?? false
+            _ = try? local.apply(.update(id: id, changes: [.checked: .flag(!checked)]), stamp: clock.next(now: 1_800_000_000_000 + Int64(k)))
+        }) { _ in
+            var engineClock = StampClock(replica: "a0b1c2d3e4f5")
+            let result = try file.update(absorb: { snapshot, base in
+                file.absorbing(snapshot, base: base, clock: &engineClock, now: Clock.nowMillis())
+            }) { list, _ in list.merge(local) }
+            precondition(result.wrote)
+        }
+    }
+
+    /// `merge` of two full copies of the list, each with its own edits to 10% of the items.
+    static func merge(items: Int, runs: Int? = nil) -> Samples {
+        let base = Fixtures.list(items: items)
+        var left = base, right = base
+        var leftClock = StampClock(replica: "111111111111"), rightClock = StampClock(replica: "222222222222")
+        for n in stride(from: 0, to: items, by: 10) {
+            _ = try? left.apply(.update(id: Fixtures.id(n), changes: [.name: .text("Left \(n)")]), stamp: leftClock.next(now: 1_800_000_000_000))
+            let m = (n + 5) % items
+            _ = try? right.apply(.update(id: Fixtures.id(m), changes: [.checked: .flag(true)]), stamp: rightClock.next(now: 1_800_000_000_000))
+        }
+        return measure(warmup: runs == nil ? 2 : 0, runs: runs ?? (items >= 100_000 ? 10 : 30)) { _ in
+            let merged = left.merged(with: right)
+            precondition(merged.rows.count == items)
+        }
+    }
+
+    /// Parts of a flush or a read, for the profile table: decode and encode of the whole file.
+    static func codec(items: Int, runs: Int? = nil) throws -> (decode: Samples, encode: Samples, bytes: Int) {
+        let list = Fixtures.list(items: items)
+        let bytes = ListCodec.encode(list)
+        let count = runs ?? (items >= 100_000 ? 5 : 20)
+        let decode = try measure(warmup: runs == nil ? 2 : 0, runs: count) { _ in _ = try ListCodec.decode(bytes) }
+        let encode = measure(warmup: runs == nil ? 2 : 0, runs: count) { _ in _ = ListCodec.encode(list) }
+        return (decode, encode, bytes.count)
+    }
+}
+
+/// A fresh temporary folder.
+func temporaryFolder() -> String {
+    var template = Array("/tmp/bananas-bench-XXXXXX".utf8CString)
+    guard let made = mkdtemp(&template) else { fatalError("mkdtemp failed") }
+    return String(cString: made)
+}

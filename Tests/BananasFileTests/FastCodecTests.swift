@@ -1,0 +1,98 @@
+import Testing
+@testable import BananasCore
+@testable import BananasFile
+
+/// The fast paths of the codec (issue 9) against the general ones they replace: the direct
+/// item writer must give exactly the bytes of the tree writer, and the fast string and stamp
+/// readers exactly what the careful ones read.
+@Suite struct FastCodecTests {
+    /// Lists with everything a writer must get right: escapes, non-ASCII, unknown keys that sort
+    /// among ours (and one named like a top-level key), unreadable rows, tombstones, hidden rows,
+    /// fractional and huge sort orders, zero and partial stamps.
+    static func lists() -> [ShoppingList] {
+        var rng = SplitMix(seed: 7)
+        var lists: [ShoppingList] = [ShoppingList()]
+        for size in [1, 5, 40] {
+            var rows: [Item] = []
+            for n in 0..<size {
+                let names = ["Milk", "Crème \"fraîche\"", "Tab\there\\back", "🍌 bananas", "line\nbreak", "\u{7F}del", "ctl\u{01}"]
+                var stamps = ItemStamps()
+                for field in ItemField.allCases where rng.next() % 3 != 0 {
+                    stamps[field] = Stamp(millis: Int64(rng.next() % 2_000_000_000_000), counter: Int(rng.next() % 1000), replica: "r\(rng.next() % 99)")
+                }
+                var extra: [String: JSONValue] = [:]
+                if n % 4 == 1 { extra["price"] = .number("1.10") }
+                if n % 4 == 2 { extra["aaa"] = .array([.null, .bool(true), .object(["z": .string("x"), "b": .number("1e3")])]) }
+                if n % 4 == 3 { extra["sections"] = .string("sorts first: a top-level key's rank") }
+                rows.append(Item(
+                    id: "ID-\(n)", name: names[n % names.count], amount: n % 2 == 0 ? "" : "\(n) kg", section: n % 3 == 0 ? "Dairy" : "",
+                    checked: n % 2 == 0, optional: n % 5 == 0, sortOrder: [0, 1.5, 1e20, -3, 1024][n % 5],
+                    lastModified: n % 3 == 1 ? nil : "2026-11-21T10:00:00.000Z", stamps: stamps, extra: extra))
+            }
+            var list = ShoppingList(sections: ["Dairy", "Ünïcode"], rows: rows)
+            list.unreadableRows = [.object(["id": .number("7"), "weird": .bool(true)])]
+            list.extra["zzz"] = .string("kept")
+            if size > 1 {
+                try? list.apply(.delete(id: "ID-0"), stamp: Stamp(millis: 5, counter: 0, replica: "r"))
+            }
+            lists.append(list)
+        }
+        return lists
+    }
+
+    @Test func theDirectWriterGivesTheTreeWritersBytes() {
+        for list in Self.lists() {
+            let direct = ListCodec.encode(list)
+            let tree = JSONText.serialize(ListCodec.encodeValue(list), keyOrder: ListCodec.keyOrder)
+            #expect(direct == tree, "\(String(decoding: direct, as: UTF8.self))\n---\n\(String(decoding: tree, as: UTF8.self))")
+        }
+    }
+
+    @Test func whatTheDirectWriterWritesReadsBack() throws {
+        for list in Self.lists() {
+            let decoded = try ListCodec.decode(ListCodec.encode(list))
+            #expect(decoded.list == list)
+        }
+    }
+
+    @Test func stampsReadFastAsTheyReadBefore() {
+        let good = Stamp(millis: 1_763_720_130_123, counter: 7, replica: "3f9a1c2e")
+        #expect(good.encoded == "0001763720130123-000007-3f9a1c2e")
+        #expect(Stamp(encoded: good.encoded) == good)
+        #expect(Stamp(encoded: "9999999999999999-999999-" + String(repeating: "z", count: 32))?.counter == 999_999)
+        for bad in ["", "0001763720130123-000007-", "0001763720130123-000007", "001763720130123-000007-ab",
+                    "0001763720130123-00007-ab", "0001763720130123-000007-AB", "0001763720130123-000007-a-b",
+                    "000176372013012x-000007-ab", "0001763720130123-0000-7-ab", "0001763720130123_000007-ab",
+                    "0001763720130123-000007-" + String(repeating: "a", count: 33), "٠٠٠١٧٦٣٧٢٠١٣٠١٢٣-000007-ab"] {
+            #expect(Stamp(encoded: bad) == nil, "\(bad)")
+        }
+    }
+
+    @Test func stringsReadFastAsTheyReadBefore() throws {
+        #expect(try JSONText.parse(#"["plain", "é🍌", "a\"b", "\u00e9\ud83c\udf4c", ""]"#)
+                == .array([.string("plain"), .string("é🍌"), .string("a\"b"), .string("é🍌"), .string("")]))
+        // Invalid UTF-8 and raw control characters are still refused, with where.
+        #expect(throws: JSONSyntaxError.self) { try JSONText.parse([0x22, 0xC3, 0x28, 0x22]) }
+        #expect(throws: JSONSyntaxError.self) { try JSONText.parse([0x22, 0x61, 0x0A, 0x22]) }
+        #expect(throws: JSONSyntaxError.self) { try JSONText.parse([0x22, 0x61, 0x62]) }
+        do {
+            _ = try JSONText.parse([0x5B, 0x0A, 0x22, 0xFF, 0x22, 0x5D])
+            Issue.record("invalid UTF-8 was read")
+        } catch {
+            #expect(error.line == 2)
+        }
+    }
+}
+
+/// A small seeded generator, so a failure repeats.
+struct SplitMix: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}

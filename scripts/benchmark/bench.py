@@ -1,0 +1,399 @@
+#!/usr/bin/env python3
+"""The bananas benchmark. Run it through `scripts/benchmark/run`, which builds in release mode
+and installs the peers; this script measures, prints each number as it goes, and writes
+docs/performance.md with its plots (docs/performance/*.png) and raw figures
+(docs/performance/results.json).
+
+Every figure is many runs after warm-up runs, reported as median and spread (median absolute
+deviation), and p99 where a tail matters. Whole processes are timed by hyperfine.
+"""
+import argparse
+import asyncio
+import datetime
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from terminal import Pane  # noqa: E402
+import report  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def stats(millis):
+    ordered = sorted(millis)
+    n = len(ordered)
+    median = ordered[n // 2] if n % 2 else (ordered[n // 2 - 1] + ordered[n // 2]) / 2
+    deviations = sorted(abs(v - median) for v in ordered)
+    mad = deviations[n // 2]
+    return {"median": median, "p99": ordered[min(n - 1, int(n * 0.99))], "min": ordered[0], "max": ordered[-1],
+            "mad": mad, "runs": n}
+
+
+def say(text):
+    print(text, flush=True)
+
+
+class Bench:
+    def __init__(self, args):
+        self.args = args
+        self.bin = os.path.abspath(os.path.join(args.build, "bananas"))
+        self.bench_bin = os.path.abspath(os.path.join(args.build, "bananas-bench"))
+        self.work = tempfile.mkdtemp(prefix="bananas-benchmark-")
+        self.results = {"sizes": args.sizes}
+        self.quick = args.quick
+
+    def runs(self, normal, big, size):
+        """Fewer runs where one takes long, and in --quick mode."""
+        count = big if size >= 100_000 else normal
+        return max(3, count // 4) if self.quick else count
+
+    # Lists and environments --------------------------------------------------------------
+
+    def env(self, folder):
+        return {"PATH": os.environ["PATH"], "HOME": folder + "/home", "LANG": "C.UTF-8",
+                "TERM": "xterm-256color", "BANANAS_FILE": folder + "/BananaList.json",
+                "XDG_STATE_HOME": folder + "/state", "XDG_CONFIG_HOME": folder + "/config",
+                "XDG_DATA_HOME": folder + "/data", "BANANAS_LOG_LEVEL": "error"}
+
+    def seeded(self, size, name):
+        """A fresh folder holding a list of `size` items, last written by `bananas` (so its base
+        is saved, as on a machine where bananas has been used)."""
+        folder = os.path.join(self.work, f"{name}-{size}")
+        if os.path.exists(folder):
+            shutil.rmtree(folder)
+        os.makedirs(folder + "/home")
+        subprocess.run([self.bench_bin, "seed", str(size), folder + "/BananaList.json"], check=True)
+        subprocess.run([self.bin, "add", "Seed item"], env=self.env(folder), check=True, stdout=subprocess.DEVNULL)
+        return folder
+
+    # In process ----------------------------------------------------------------------------
+
+    def in_process(self):
+        path = os.path.join(self.work, "inprocess.json")
+        say("== in process (bananas-bench): key press to frame, flush, merge, codec")
+        subprocess.run([self.bench_bin, "--sizes", ",".join(map(str, self.args.sizes)), "--json", path], check=True)
+        with open(path) as f:
+            self.results["inProcess"] = {str(r["items"]): r for r in json.load(f)}
+
+    # Editor: cold start, memory, idle, propagation -------------------------------------------
+
+    def editor_cold_start(self):
+        say("== editor: cold start to the first painted frame")
+        out = {}
+        for size in self.args.sizes:
+            folder = self.seeded(size, "cold")
+            millis = []
+            runs = self.runs(20, 6, size)
+            for k in range(runs + 2):
+                pane = Pane([self.bin], self.env(folder))
+                arrived = pane.wait_for(b"help", timeout=120)
+                pane.close()
+                if arrived is None:
+                    raise SystemExit(f"the editor showed no frame at {size} items:\n{bytes(pane.output)[-2000:]!r}")
+                if k >= 2:
+                    millis.append((arrived - pane.started) * 1000)
+            out[str(size)] = stats(millis)
+            say(f"{size:>7} items  editor first frame  median {out[str(size)]['median']:8.1f} ms")
+        self.results["editorColdStart"] = out
+
+    def editor_resources(self):
+        """Peak memory after opening and moving around, and CPU time over an idle stretch,
+        for every size at once (idle editors do not compete for the CPU)."""
+        idle = self.args.idle_seconds
+        say(f"== editor: peak memory, and CPU and writes over {idle} s idle")
+        panes = {}
+        for size in self.args.sizes:
+            folder = self.seeded(size, "idle")
+            pane = Pane([self.bin], self.env(folder))
+            if pane.wait_for(b"help", timeout=120) is None:
+                raise SystemExit(f"the editor showed no frame at {size} items")
+            # Move around, filter, hide checked, and check and uncheck an item (two writes).
+            for key in [b"j"] * 20 + [b"G", b"g", b"\x04", b"/", b"b", b"a", b"n", b"\x1b", b"h", b"h", b"]", b"g", b" ", b" "]:
+                pane.send(key)
+                time.sleep(0.02)
+            panes[size] = (pane, folder)
+        time.sleep(2)  # let anything those keys started settle
+        before = {}
+        for size, (pane, folder) in panes.items():
+            st = os.stat(folder + "/BananaList.json")
+            before[size] = (pane.cpu_seconds(), (st.st_ino, st.st_mtime_ns, st.st_size))
+        time.sleep(idle)
+        memory, cpu = {}, {}
+        for size, (pane, folder) in panes.items():
+            st = os.stat(folder + "/BananaList.json")
+            used = pane.cpu_seconds() - before[size][0]
+            peak, resident = pane.memory_kib()
+            writes = 0 if (st.st_ino, st.st_mtime_ns, st.st_size) == before[size][1] else 1
+            cpu[str(size)] = {"cpuSeconds": used, "seconds": idle, "percent": used / idle * 100, "fileChanged": writes}
+            memory[str(size)] = {"peakKiB": peak, "residentKiB": resident}
+            pane.close()
+            say(f"{size:>7} items  peak {peak / 1024:6.1f} MiB  resident {resident / 1024:6.1f} MiB  "
+                f"idle CPU {used * 1000:6.1f} ms over {idle} s ({used / idle * 100:.3f}%)  file changed: {bool(writes)}")
+        self.results["editorMemory"] = memory
+        self.results["editorIdle"] = cpu
+
+    def propagation(self):
+        """An edit committed in one process (a long-running `bananas session`: the editor's store
+        without a screen) until a running editor on the same file has painted it."""
+        say("== propagation: edit in one process → painted by another running editor")
+        out = {}
+        first_id = "B0000000-0000-4000-8000-000000000000"  # the first row on the screen
+        for size in self.args.sizes:
+            folder = self.seeded(size, "propagation")
+            env = self.env(folder)
+            pane = Pane([self.bin], env)
+            if pane.wait_for(b"help", timeout=120) is None:
+                raise SystemExit(f"the editor showed no frame at {size} items")
+            session = subprocess.Popen([self.bin, "session"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, bufsize=0)
+            session.stdout.readline()  # ready
+            edits = self.runs(200, 40, size)
+            total, acked = [], []
+            try:
+                for k in range(edits + 5):
+                    # Every letter differs from the last name's at the same place, so curses
+                    # repaints the whole name and the token arrives in one piece.
+                    # (Nothing else may follow, or curses skips the characters that match.)
+                    shift = k % 25 + 1
+                    token = "".join(chr(ord("a") + (ord(c) - ord("a") + shift) % 26) for c in "bananaspropagation")
+                    mark = pane.mark()
+                    start = time.perf_counter()
+                    session.stdin.write(f"set\t{first_id}\tname\t{token}\n".encode())
+                    while True:
+                        line = json.loads(session.stdout.readline())
+                        if "ack" in line or "error" in line:
+                            break
+                    ack = time.perf_counter()
+                    painted = pane.wait_for(token.encode(), since=mark, timeout=30)
+                    if painted is None:
+                        raise SystemExit(f"edit {k} at {size} items never reached the other editor")
+                    if k >= 5:
+                        total.append((painted - start) * 1000)
+                        acked.append((ack - start) * 1000)
+                    time.sleep(0.01)
+            finally:
+                session.stdin.write(b"quit\n")
+                session.wait(timeout=30)
+                pane.close()
+            out[str(size)] = {"painted": stats(total), "acknowledged": stats(acked)}
+            p = out[str(size)]["painted"]
+            say(f"{size:>7} items  propagation p50 {p['median']:7.1f} ms  p99 {p['p99']:7.1f} ms  "
+                f"(journaled in {out[str(size)]['acknowledged']['median']:.1f} ms)")
+        self.results["propagation"] = out
+
+    # Whole processes against the peers -------------------------------------------------------
+
+    def peers(self):
+        say("== whole processes: bananas vs taskwarrior vs todo.txt (hyperfine)")
+        tools = {"bananas": self.setup_bananas, "taskwarrior": self.setup_taskwarrior, "todo.txt": self.setup_todotxt}
+        out = {}
+        for size in self.args.sizes:
+            row = {}
+            for tool, setup in tools.items():
+                snapshot, live, env, commands = setup(size)
+                restore = os.path.join(self.work, f"restore-{tool}-{size}.sh")
+                with open(restore, "w") as f:
+                    f.write(f"#!/bin/sh\nrm -rf '{live}' && cp -a '{snapshot}' '{live}'\n")
+                os.chmod(restore, 0o755)
+                row[tool] = {}
+                for op, command in commands.items():
+                    runs = self.runs(30, 10, size)
+                    row[tool][op] = self.hyperfine(command, restore, env, runs)
+                    say(f"{size:>7} items  {tool:<12} {op:<6} median {row[tool][op]['median']:8.1f} ms")
+            out[str(size)] = row
+        self.results["peers"] = out
+
+    def hyperfine(self, command, prepare, env, runs):
+        export = os.path.join(self.work, "hyperfine.json")
+        subprocess.run(["hyperfine", "-N", "--style", "none", "--warmup", "3", "--runs", str(runs),
+                        "--prepare", prepare, "--export-json", export, command],
+                       env=env, check=True, stdout=subprocess.DEVNULL)
+        with open(export) as f:
+            times = json.load(f)["results"][0]["times"]
+        return stats([t * 1000 for t in times])
+
+    # Each peer's data is set up at the path it is used from, then copied aside; hyperfine's
+    # prepare step copies it back before every run, so every run starts from the same data.
+
+    def setup_bananas(self, size):
+        live = self.seeded(size, "peer-bananas-live")  # the state folder is keyed by the list's path
+        snapshot = live.replace("live", "snapshot")
+        shutil.rmtree(snapshot, ignore_errors=True)
+        shutil.copytree(live, snapshot, symlinks=True)
+        second = "B0000000-0000-4000-8000-000000000001"  # unchecked (every fifth is checked)
+        return snapshot, live, self.env(live), {
+            "add": f"{self.bin} add 'Peer item' --section Pantry",
+            "list": f"{self.bin} list",
+            "check": f"{self.bin} check {second}",
+        }
+
+    def setup_taskwarrior(self, size):
+        live = os.path.join(self.work, f"peer-task-live-{size}")
+        snapshot = live.replace("live", "snapshot")
+        for path in (snapshot, live):
+            shutil.rmtree(path, ignore_errors=True)
+        os.makedirs(live + "/data")
+        with open(live + "/taskrc", "w") as f:
+            # Only what a script needs: no confirmation prompts, no news nag.
+            f.write(f"data.location={live}/data\nconfirmation=off\nnews.version=2.6.2\n")
+        tasks = []
+        for n in range(size):
+            task = {"uuid": f"b0000000-0000-4000-8000-{n:012x}", "description": f"Item {n}",
+                    "project": f"Section{n % max(1, size // 50)}", "entry": "20260921T120000Z",
+                    "status": "completed" if n % 5 == 0 else "pending"}
+            if n % 5 == 0:
+                task["end"] = "20260921T130000Z"
+            tasks.append(task)
+        imports = os.path.join(self.work, f"task-import-{size}.json")
+        with open(imports, "w") as f:
+            json.dump(tasks, f)
+        env = {"PATH": os.environ["PATH"], "HOME": live, "TASKRC": live + "/taskrc", "LANG": "C.UTF-8"}
+        subprocess.run(["task", "import", imports], env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        os.remove(imports)
+        shutil.copytree(live, snapshot)
+        return snapshot, live, env, {
+            "add": "task add 'Peer item' project:Pantry",
+            "list": "task list",
+            "check": "task 1 done",
+        }
+
+    def setup_todotxt(self, size):
+        snapshot = os.path.join(self.work, f"peer-todo-snapshot-{size}")
+        live = snapshot.replace("snapshot", "live")
+        for path in (snapshot, live):
+            shutil.rmtree(path, ignore_errors=True)
+        os.makedirs(snapshot)
+        with open(snapshot + "/todo.cfg", "w") as f:
+            f.write(f"export TODO_DIR='{live}'\nexport TODO_FILE=\"$TODO_DIR/todo.txt\"\n"
+                    "export DONE_FILE=\"$TODO_DIR/done.txt\"\nexport REPORT_FILE=\"$TODO_DIR/report.txt\"\n")
+        with open(snapshot + "/todo.txt", "w") as f:
+            for n in range(size):
+                done = "x 2026-09-21 " if n % 5 == 0 else ""
+                f.write(f"{done}Item {n} +Section{n % max(1, size // 50)}\n")
+        open(snapshot + "/done.txt", "w").close()
+        env = {"PATH": os.environ["PATH"], "HOME": live, "LANG": "C.UTF-8"}
+        cfg = live + "/todo.cfg"
+        return snapshot, live, env, {
+            "add": f"todo-txt -d {cfg} add 'Peer item +Pantry'",
+            "list": f"todo-txt -d {cfg} ls",
+            "check": f"todo-txt -d {cfg} do 2",
+        }
+
+    # MCP ---------------------------------------------------------------------------------------
+
+    def mcp(self):
+        say("== MCP: get_shopping_list and a 100-item add_items, from the Python client")
+        out = {}
+        for size in self.args.sizes:
+            folder = self.seeded(size, "mcp")
+            out[str(size)] = asyncio.run(self.mcp_round_trips(folder, size))
+            r = out[str(size)]
+            say(f"{size:>7} items  get_shopping_list median {r['get_shopping_list']['median']:8.1f} ms   "
+                f"add_items(100) median {r['add_items_100']['median']:8.1f} ms")
+        self.results["mcp"] = out
+
+    async def mcp_round_trips(self, folder, size):
+        from mcp import ClientSession
+        from mcp.client.stdio import StdioServerParameters, stdio_client
+        server = StdioServerParameters(command=self.bin, args=["mcp"], env=self.env(folder))
+        get, add = [], []
+        async with stdio_client(server) as (read, write):
+            async with ClientSession(read, write) as session:
+                await session.initialize()
+                for k in range(self.runs(30, 8, size) + 2):
+                    start = time.perf_counter()
+                    result = await session.call_tool("get_shopping_list", {})
+                    if k >= 2:
+                        get.append((time.perf_counter() - start) * 1000)
+                    assert not result.isError, result
+                for k in range(self.runs(20, 6, size) + 2):
+                    items = [{"name": f"Batch {k} item {n}", "section": "Pantry"} for n in range(100)]
+                    start = time.perf_counter()
+                    result = await session.call_tool("add_items", {"items": items})
+                    if k >= 2:
+                        add.append((time.perf_counter() - start) * 1000)
+                    assert not result.isError, result
+                    # Take them away again (untimed), so every run starts from the same list.
+                    ids = [r["id"] for r in result.structured_content["results"]]
+                    await session.call_tool("remove_items", {"items": [{"item": i} for i in ids]})
+        return {"get_shopping_list": stats(get), "add_items_100": stats(add)}
+
+    # Machine -----------------------------------------------------------------------------------
+
+    def machine(self):
+        cpu = "unknown"
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+        with open("/proc/meminfo") as f:
+            memory = int(f.readline().split()[1]) // 1024 // 1024
+        swift = subprocess.run(["swift", "--version"], capture_output=True, text=True).stdout.splitlines()
+        commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+        dirty = subprocess.run(["git", "-C", ROOT, "status", "--porcelain", "--untracked-files=no"], capture_output=True, text=True).stdout.strip()
+        versions = {}
+        for tool, argv in {"hyperfine": ["hyperfine", "--version"], "taskwarrior": ["task", "--version"],
+                           "todo.txt": ["todo-txt", "-V"]}.items():
+            try:
+                text = subprocess.run(argv, capture_output=True, text=True).stdout.strip().splitlines()
+                versions[tool] = next((l for l in text if any(ch.isdigit() for ch in l)), "?").strip()
+            except OSError:
+                versions[tool] = "not installed"
+        fs = subprocess.run(["stat", "-f", "-c", "%T", self.work], capture_output=True, text=True).stdout.strip()
+        self.results["machine"] = {
+            "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+            "cpu": cpu, "cores": os.cpu_count(), "memoryGiB": memory, "kernel": platform.release(),
+            "os": platform.freedesktop_os_release().get("PRETTY_NAME", "?") if hasattr(platform, "freedesktop_os_release") else "?",
+            "swift": swift[0] if swift else "?", "commit": commit + ("+changes" if dirty else ""),
+            "filesystem": fs, "peers": versions, "quick": self.quick,
+        }
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--build", default=os.path.join(ROOT, ".build", "release"), help="folder with the release binaries")
+    parser.add_argument("--sizes", default="100,1000,10000,100000", type=lambda s: [int(x) for x in s.split(",")])
+    parser.add_argument("--quick", action="store_true", help="a quarter of the runs (a smoke run; not for the docs)")
+    parser.add_argument("--idle-seconds", type=int, default=30)
+    parser.add_argument("--only", default="", help="comma-separated parts: inprocess,cold,resources,propagation,peers,mcp")
+    parser.add_argument("--out", default=os.path.join(ROOT, "docs"), help="where performance.md and performance/ go")
+    parser.add_argument("--no-report", action="store_true", help="print only; do not write docs/")
+    args = parser.parse_args()
+    bench = Bench(args)
+    parts = {"inprocess": bench.in_process, "cold": bench.editor_cold_start, "resources": bench.editor_resources,
+             "propagation": bench.propagation, "peers": bench.peers, "mcp": bench.mcp}
+    chosen = [p for p in args.only.split(",") if p] or list(parts)
+    bench.machine()
+    started = time.time()
+    try:
+        for part in chosen:
+            parts[part]()
+    finally:
+        shutil.rmtree(bench.work, ignore_errors=True)
+    bench.results["benchmarkSeconds"] = round(time.time() - started)
+    raw = os.path.join(args.out, "performance", "results.json")
+    if not args.no_report:
+        os.makedirs(os.path.dirname(raw), exist_ok=True)
+        if set(chosen) != set(parts) and os.path.exists(raw):
+            # A partial run updates its parts and keeps the others' last figures.
+            with open(raw) as f:
+                previous = json.load(f)
+            previous.update(bench.results)
+            bench.results = previous
+        with open(raw, "w") as f:
+            json.dump(bench.results, f, indent=1, sort_keys=True)
+        report.write(bench.results, args.out)
+        say(f"wrote {args.out}/performance.md")
+    else:
+        print(json.dumps(bench.results, indent=1))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,253 @@
+"""Writes docs/performance.md and its plots from the benchmark's results. The hand-written
+parts (what was optimised, what the profiles showed) come from scripts/benchmark/notes.md."""
+import os
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def fmt(ms):
+    if ms is None:
+        return "–"
+    if ms >= 100:
+        return f"{ms:,.0f} ms"
+    if ms >= 10:
+        return f"{ms:.1f} ms"
+    return f"{ms:.2f} ms"
+
+
+def items(n):
+    return f"{int(n):,}"
+
+
+def get(results, *path):
+    value = results
+    for key in path:
+        if not isinstance(value, dict) or key not in value:
+            return None
+        value = value[key]
+    return value
+
+
+def targets(r):
+    """(target, where, measured, met) for every target of issue 9."""
+    rows = []
+    sizes = [str(s) for s in r["sizes"]]
+
+    def add(name, where, value, text, met):
+        if value is not None:
+            rows.append((name, where, text, "yes" if met else "**no**"))
+
+    for size in sizes:
+        if int(size) > 10_000:
+            continue
+        p = get(r, "propagation", size, "painted")
+        if p:
+            add("Propagation p50 < 20 ms, p99 < 60 ms", f"{items(size)} items", p,
+                f"p50 {fmt(p['median'])}, p99 {fmt(p['p99'])}", p["median"] < 20 and p["p99"] < 60)
+    k = get(r, "inProcess", "10000", "keyPress", "median")
+    add("Key press to frame < 2 ms", "10,000 items", k, fmt(k), k is not None and k < 2)
+    c = get(r, "editorColdStart", "10000", "median")
+    add("Cold start to first frame < 100 ms", "10,000 items", c, fmt(c), c is not None and c < 100)
+    f = get(r, "inProcess", "10000", "flush", "median")
+    add("Flush of one change < 10 ms", "10,000 items", f, fmt(f), f is not None and f < 10)
+    per_item = [(int(s), get(r, "inProcess", s, "merge", "median") / int(s) * 1000) for s in sizes
+                if get(r, "inProcess", s, "merge", "median") is not None and int(s) >= 1000]
+    if per_item:
+        spread = max(v for _, v in per_item) / min(v for _, v in per_item)
+        add("Merge cost grows linearly", "1,000–100,000 items", spread,
+            "per 1,000 items: " + ", ".join(f"{fmt(v)} at {items(s)}" for s, v in per_item), spread < 2.5)
+    for size in sizes:
+        idle = get(r, "editorIdle", size)
+        if idle:
+            add("Idle editor: no writes, < 0.1% CPU", f"{items(size)} items", idle,
+                f"{idle['percent']:.3f}% CPU, file {'changed' if idle['fileChanged'] else 'unchanged'}",
+                idle["percent"] < 0.1 and not idle["fileChanged"])
+    m = get(r, "editorMemory", "10000", "peakKiB")
+    add("Editor under 40 MB resident", "10,000 items", m, f"peak {m / 1024:.1f} MiB" if m else "", m is not None and m < 40 * 1024)
+    peers = r.get("peers") or {}
+    for size in sizes:
+        row = peers.get(size)
+        if not row:
+            continue
+        slower = [f"{op} vs {tool}" for tool in ("taskwarrior", "todo.txt") for op in ("add", "list", "check")
+                  if get(row, "bananas", op, "median") is not None and get(row, tool, op, "median") is not None
+                  and row["bananas"][op]["median"] >= row[tool][op]["median"]]
+        add("Faster than taskwarrior and todo.txt", f"{items(size)} items", row,
+            "faster at add, list, check" if not slower else "slower: " + ", ".join(slower), not slower)
+    return rows
+
+
+def plot(results, out):
+    """One picture per measurement against list size (log–log), in docs/performance/."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    sizes = [str(s) for s in results["sizes"]]
+    xs = [int(s) for s in sizes]
+    charts = {
+        "key-press": ("Key press to frame (in memory)", {"median": [get(results, "inProcess", s, "keyPress", "median") for s in sizes]}, 2),
+        "cold-start": ("Cold start", {"editor, first frame": [get(results, "editorColdStart", s, "median") for s in sizes],
+                                      "bananas list": [get(results, "peers", s, "bananas", "list", "median") for s in sizes]}, 100),
+        "propagation": ("Propagation to another editor's screen", {
+            "p50": [get(results, "propagation", s, "painted", "median") for s in sizes],
+            "p99": [get(results, "propagation", s, "painted", "p99") for s in sizes]}, 20),
+        "flush-merge": ("Flush of one change, merge of two copies", {
+            "flush": [get(results, "inProcess", s, "flush", "median") for s in sizes],
+            "merge": [get(results, "inProcess", s, "merge", "median") for s in sizes]}, 10),
+        "mcp": ("MCP round trips (Python client)", {
+            "get_shopping_list": [get(results, "mcp", s, "get_shopping_list", "median") for s in sizes],
+            "add_items (100)": [get(results, "mcp", s, "add_items_100", "median") for s in sizes]}, None),
+        "memory": ("Editor peak resident memory (MiB)", {
+            "peak": [(get(results, "editorMemory", s, "peakKiB") or 0) / 1024 or None for s in sizes]}, 40),
+    }
+    for op in ("add", "list", "check"):
+        charts[f"peers-{op}"] = (f"Whole process: {op}", {
+            tool: [get(results, "peers", s, tool, op, "median") for s in sizes]
+            for tool in ("bananas", "taskwarrior", "todo.txt")}, None)
+    made = {}
+    for name, (title, series, target) in charts.items():
+        if not any(v is not None for values in series.values() for v in values):
+            continue
+        fig, ax = plt.subplots(figsize=(6, 3.6), dpi=100)
+        for label, values in series.items():
+            points = [(x, v) for x, v in zip(xs, values) if v is not None]
+            if points:
+                ax.plot([p[0] for p in points], [p[1] for p in points], marker="o", label=label)
+        if target:
+            ax.axhline(target, color="grey", linestyle="--", linewidth=1, label=f"target {target}")
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("items in the list")
+        ax.set_ylabel("MiB" if name == "memory" else "ms")
+        ax.set_title(title)
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize="small")
+        fig.tight_layout()
+        path = os.path.join(out, "performance", f"{name}.png")
+        fig.savefig(path)
+        plt.close(fig)
+        made[name] = f"performance/{name}.png"
+    return made
+
+
+def table(header, rows):
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---:" if i else "---" for i in range(len(header))) + "|"]
+    lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def spread(s):
+    return f"{fmt(s['median'])} ± {fmt(s['mad'])}" if s else "–"
+
+
+def write(r, out):
+    pictures = plot(r, out)
+    sizes = [str(s) for s in r["sizes"]]
+    m = r.get("machine", {})
+    md = ["# Performance", "",
+          "<!-- Generated by scripts/benchmark/run (scripts/benchmark/report.py); the prose after",
+          "     \"What was optimised\" comes from scripts/benchmark/notes.md. Do not edit by hand. -->", "",
+          f"Latest run: {m.get('date', '?')}, commit `{m.get('commit', '?')}`"
+          + (" (**quick run: a quarter of the runs**)" if m.get("quick") else "") + f", {r.get('benchmarkSeconds', '?')} s.", "",
+          "Run it with `scripts/benchmark/run` (builds in release mode, installs hyperfine, taskwarrior,",
+          "todo.txt-cli and matplotlib if missing, measures at 100, 1,000, 10,000 and 100,000 items, and",
+          "rewrites this page). `scripts/benchmark/run --only propagation,peers` re-measures some parts and",
+          "keeps the other figures.", "",
+          "## Targets", "", table(["target", "where", "measured", "met"], targets(r)), "",
+          "## Machine", "",
+          table(["", ""], [["CPU", f"{m.get('cpu', '?')}, {m.get('cores', '?')} cores"], ["memory", f"{m.get('memoryGiB', '?')} GiB"],
+                           ["system", f"{m.get('os', '?')}, Linux {m.get('kernel', '?')}"], ["file system", m.get("filesystem", "?")],
+                           ["Swift", m.get("swift", "?")],
+                           ["peers", ", ".join(f"{k} {v}" for k, v in (m.get("peers") or {}).items())]]), "",
+          "## Method", "",
+          "- **Lists**: N items in N/50 sections, names and amounts like a real list's, every fifth checked,",
+          "  every field stamped (`bananas-bench seed`), then one `bananas add`, so the base is saved as on",
+          "  a machine where bananas has been used. Files: " + ", ".join(
+              f"{items(s)} items = {get(r, 'inProcess', s, 'fileBytes') / 1e6:.2f} MB" for s in sizes if get(r, "inProcess", s, "fileBytes")) + ".",
+          "- **In process** (`bananas-bench`, Sources/bananas-bench): warm-up runs, then many timed runs;",
+          "  median ± median absolute deviation.",
+          "- **Editor** runs in a real pseudo-terminal (100x40, xterm-256color) driven by",
+          "  scripts/benchmark/terminal.py: a thread reads the editor's output and stamps each chunk with",
+          "  its arrival time, so \"on the screen\" means \"the terminal has received those bytes\".",
+          "- **Whole processes**: hyperfine (`-N`, 3 warm-up runs), each run starting from the same data",
+          "  (a prepare step copies it back), the same list sizes for every tool.",
+          "- **MCP**: the official Python client (`mcp`) over stdio, timing `call_tool` to its result.", ""]
+
+    def section(title, picture, header, rows, text=""):
+        md.append(f"## {title}")
+        md.append("")
+        if text:
+            md.append(text)
+            md.append("")
+        md.append(table(header, rows))
+        md.append("")
+        if picture in pictures:
+            md.append(f"![{title}]({pictures[picture]})")
+            md.append("")
+
+    ip = lambda s, k: get(r, "inProcess", s, k)  # noqa: E731
+    section("Key press to frame", "key-press", ["items", "median ± spread", "p99", "max"],
+            [[items(s), spread(ip(s, "keyPress")), fmt(get(ip(s, "keyPress"), "p99")), fmt(get(ip(s, "keyPress"), "max"))]
+             for s in sizes if ip(s, "keyPress")],
+            "One `j`/↓ handled by `EditorState.handle` and the visible window rendered into a 100x40 grid, "
+            "the list in memory (painting changed cells to the terminal is not included; it is part of every "
+            "editor figure below).")
+    section("Cold start", "cold-start", ["items", "editor to first frame", "p99", "`bananas list`", "`bananas list` p99"],
+            [[items(s), spread(get(r, "editorColdStart", s)), fmt(get(r, "editorColdStart", s, "p99")),
+              spread(get(r, "peers", s, "bananas", "list")), fmt(get(r, "peers", s, "bananas", "list", "p99"))] for s in sizes],
+            "From starting the process until the terminal has received the first full frame (its last "
+            "word, the status bar's `help`); `bananas list` until it exits, output to /dev/null.")
+    section("Propagation", "propagation", ["items", "p50", "p99", "max", "edits", "journaled (ack) p50"],
+            [[items(s), fmt(get(r, "propagation", s, "painted", "median")), fmt(get(r, "propagation", s, "painted", "p99")),
+              fmt(get(r, "propagation", s, "painted", "max")), get(r, "propagation", s, "painted", "runs") or "–",
+              fmt(get(r, "propagation", s, "acknowledged", "median"))] for s in sizes],
+            "A running `bananas session` (the editor's store without a screen) renames the first item; "
+            "the time until another running editor on the same file has painted the new name. It "
+            "includes the journal fsync, the flush (lock, read, merge, write with fsyncs), the "
+            "inotify event, the other side's read and merge, and the repaint.")
+    section("Flush and merge", "flush-merge", ["items", "flush of one change", "flush p99", "merge of two copies", "merge per 1,000 items",
+                                                "decode", "encode"],
+            [[items(s), spread(ip(s, "flush")), fmt(get(ip(s, "flush"), "p99")), spread(ip(s, "merge")),
+              fmt(get(ip(s, "merge"), "median") / int(s) * 1000) if ip(s, "merge") else "–",
+              fmt(get(ip(s, "decode"), "median")), fmt(get(ip(s, "encode"), "median"))] for s in sizes if ip(s, "flush")],
+            "Flush: lock, read, absorb against the base, merge the local list (one item checked or "
+            "unchecked), encode, write (temp file, fsync, read back and verify, rename, fsync of the "
+            "folder), save the base, unlock. Merge: two full copies, each with its own edits to 10% of "
+            "the items. Decode and encode of the whole file are shown for reference.")
+    peer_rows = []
+    for s in sizes:
+        for op in ("add", "list", "check"):
+            b = get(r, "peers", s, "bananas", op, "median")
+            t = get(r, "peers", s, "taskwarrior", op, "median")
+            d = get(r, "peers", s, "todo.txt", op, "median")
+            if b is None:
+                continue
+            peer_rows.append([items(s), op, spread(get(r, "peers", s, "bananas", op)), fmt(t), fmt(d),
+                              f"{t / b:.1f}x" if t else "–", f"{d / b:.1f}x" if d else "–"])
+    section("Whole processes against the peers", "peers-add",
+            ["items", "command", "bananas", "taskwarrior", "todo.txt", "taskwarrior / bananas", "todo.txt / bananas"], peer_rows,
+            "`bananas add 'Peer item' --section Pantry` / `bananas list` / `bananas check ID` against "
+            "`task add 'Peer item' project:Pantry` / `task list` / `task 1 done` and "
+            "`todo-txt add 'Peer item +Pantry'` / `todo-txt ls` / `todo-txt do 2`, same items (every "
+            "fifth done). Ratios above 1 mean bananas is faster.")
+    for op in ("list", "check"):
+        if f"peers-{op}" in pictures:
+            md.append(f"![Whole process: {op}]({pictures[f'peers-{op}']})")
+            md.append("")
+    section("MCP round trips", "mcp", ["items", "get_shopping_list", "p99", "add_items (100 items)", "p99"],
+            [[items(s), spread(get(r, "mcp", s, "get_shopping_list")), fmt(get(r, "mcp", s, "get_shopping_list", "p99")),
+              spread(get(r, "mcp", s, "add_items_100")), fmt(get(r, "mcp", s, "add_items_100", "p99"))] for s in sizes if get(r, "mcp", s)])
+    section("Editor memory and idle CPU", "memory", ["items", "peak resident", "resident", "idle CPU", "idle file writes"],
+            [[items(s), f"{get(r, 'editorMemory', s, 'peakKiB') / 1024:.1f} MiB" if get(r, "editorMemory", s) else "–",
+              f"{get(r, 'editorMemory', s, 'residentKiB') / 1024:.1f} MiB" if get(r, "editorMemory", s) else "–",
+              f"{get(r, 'editorIdle', s, 'percent'):.3f}% ({get(r, 'editorIdle', s, 'cpuSeconds') * 1000:.0f} ms in {get(r, 'editorIdle', s, 'seconds')} s)"
+              if get(r, "editorIdle", s) else "–",
+              ("none" if not get(r, "editorIdle", s, "fileChanged") else "**changed**") if get(r, "editorIdle", s) else "–"] for s in sizes],
+            "Peak (VmHWM) after opening, moving through the list and opening the search and sort prompts; "
+            "CPU time from /proc/PID/schedstat over the idle stretch, the file's inode, size and mtime "
+            "compared before and after.")
+    with open(os.path.join(HERE, "notes.md")) as f:
+        md.append(f.read().rstrip())
+    with open(os.path.join(out, "performance.md"), "w") as f:
+        f.write("\n".join(md) + "\n")

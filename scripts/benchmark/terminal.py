@@ -1,0 +1,97 @@
+"""A real terminal for the editor: a pseudo-terminal whose output a thread drains and stamps
+with its arrival time, so "the frame is on the screen" is measured from the bytes the editor
+sent, not from when this script got around to looking."""
+import fcntl
+import os
+import pty
+import struct
+import subprocess
+import termios
+import threading
+import time
+
+
+class Pane:
+    def __init__(self, argv, env, cols=100, rows=40):
+        self.master, slave = pty.openpty()
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
+        self.started = time.perf_counter()
+        self.process = subprocess.Popen(argv, stdin=slave, stdout=slave, stderr=slave, env=env,
+                                        start_new_session=True, close_fds=True)
+        os.close(slave)
+        self.output = bytearray()
+        # (arrival time, length of `output` after the chunk): to tell when a needle arrived.
+        self.chunks = []
+        self.changed = threading.Condition()
+        self.reader = threading.Thread(target=self._drain, daemon=True)
+        self.reader.start()
+
+    def _drain(self):
+        while True:
+            try:
+                data = os.read(self.master, 65536)
+            except OSError:
+                data = b""
+            now = time.perf_counter()
+            with self.changed:
+                if not data:
+                    self.chunks.append((now, -1))
+                    self.changed.notify_all()
+                    return
+                self.output += data
+                self.chunks.append((now, len(self.output)))
+                self.changed.notify_all()
+
+    def mark(self):
+        """A position in the output: `wait_for` looks only at what arrives after it."""
+        with self.changed:
+            return len(self.output)
+
+    def wait_for(self, needle, since=0, timeout=30.0):
+        """The arrival time of the chunk that completed `needle` after `since`, or None."""
+        deadline = time.perf_counter() + timeout
+        with self.changed:
+            while True:
+                found = self.output.find(needle, since)
+                if found >= 0:
+                    end = found + len(needle)
+                    for arrival, length in self.chunks:
+                        if length >= end:
+                            return arrival
+                if self.chunks and self.chunks[-1][1] == -1:
+                    return None  # the editor is gone
+                left = deadline - time.perf_counter()
+                if left <= 0:
+                    return None
+                self.changed.wait(left)
+
+    def send(self, keys):
+        os.write(self.master, keys)
+
+    def close(self, timeout=10):
+        """Quit with q (the editor writes what is pending), then make sure it is gone."""
+        if self.process.poll() is None:
+            try:
+                self.send(b"q")
+                self.process.wait(timeout=timeout)
+            except (OSError, subprocess.TimeoutExpired):
+                self.process.kill()
+                self.process.wait()
+        try:
+            os.close(self.master)
+        except OSError:
+            pass
+
+    def cpu_seconds(self):
+        """CPU time the process has used so far (scheduler nanoseconds: finer than clock ticks)."""
+        with open(f"/proc/{self.process.pid}/schedstat") as f:
+            return int(f.read().split()[0]) / 1e9
+
+    def memory_kib(self):
+        """(peak resident, resident) in KiB."""
+        fields = {}
+        with open(f"/proc/{self.process.pid}/status") as f:
+            for line in f:
+                key, _, value = line.partition(":")
+                fields[key] = value.strip()
+        return int(fields["VmHWM"].split()[0]), int(fields["VmRSS"].split()[0])
