@@ -43,7 +43,12 @@ extension ShoppingList {
             row[field] = b[field]
             row.stamps[field] = b.stamps[field]
         }
-        row.lastModified = max(a.lastModified ?? "", b.lastModified ?? "").nilIfEmpty
+        // The later of two dates, or the one there is. An empty date read from a file is kept
+        // (turning it into none made merging a row with itself change it: found by the fuzzer).
+        row.lastModified = switch (a.lastModified, b.lastModified) {
+        case (nil, let date), (let date, nil): date
+        case (let x?, let y?): max(x, y)
+        }
         row.extra = mergeExtra(a.extra, b.extra)
         return row
     }
@@ -79,10 +84,6 @@ extension FieldValue {
         default: false
         }
     }
-}
-
-extension String {
-    var nilIfEmpty: String? { isEmpty ? nil : self }
 }
 
 extension ShoppingList {
