@@ -290,40 +290,58 @@ extension CLI {
     }
 }
 
-/// Watches the lock file every 2 ms: how often it changes hands and how long one lock file
-/// (one inode) lives. A lock older than 5 s by its mtime is what the Get Bananas server
-/// breaks; `oldestMtime` is the largest age it saw, which the holder's heartbeat keeps small.
+/// Watches the lock file: inotify gives each lock's creation and removal (so how long each
+/// one was held, and how many were taken), and a stat every 2 ms gives the oldest mtime seen
+/// on a held lock. A lock older than 5 s by its mtime is what the Get Bananas server breaks;
+/// the holder's heartbeat keeps that age small.
 final class LockWatch: @unchecked Sendable {
     private let path: String
+    private let name: String
+    private let fd: Int32
     private let lock = NSLock()
     private var running = true
     private var holds = 0
     private var longest = 0.0
     private var oldest = 0.0
+    private var createdAt: Date?
 
     init(path: String) {
         self.path = path
+        name = (path as NSString).lastPathComponent
+        fd = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
+        inotify_add_watch(fd, (path as NSString).deletingLastPathComponent, UInt32(IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO))
         Thread.detachNewThread { [self] in
-            var current: (inode: UInt, since: Date)?
+            var buffer = [UInt8](repeating: 0, count: 8192)
             while isRunning {
-                var st = stat()
-                let now = Date()
-                if lstat(path, &st) == 0 {
-                    let inode = UInt(st.st_ino)
-                    let age = now.timeIntervalSince1970 - (Double(st.st_mtim.tv_sec) + Double(st.st_mtim.tv_nsec) / 1e9)
-                    lock.lock()
-                    if current?.inode != inode {
-                        current = (inode, now)
-                        holds += 1
+                let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+                var offset = 0
+                while n > 0, offset + 16 <= n {
+                    let (mask, length) = buffer.withUnsafeBytes { raw in
+                        (raw.load(fromByteOffset: offset + 4, as: UInt32.self), Int(raw.load(fromByteOffset: offset + 12, as: UInt32.self)))
                     }
-                    longest = max(longest, now.timeIntervalSince(current!.since))
+                    let entry = String(decoding: buffer[(offset + 16)..<(offset + 16 + length)].prefix { $0 != 0 }, as: UTF8.self)
+                    offset += 16 + length
+                    guard entry == name else { continue }
+                    lock.lock()
+                    if mask & UInt32(IN_CREATE | IN_MOVED_TO) != 0 {
+                        createdAt = Date()
+                        holds += 1
+                    } else if let since = createdAt {
+                        longest = max(longest, Date().timeIntervalSince(since))
+                        createdAt = nil
+                    }
+                    lock.unlock()
+                }
+                var st = stat()
+                if lstat(path, &st) == 0 {
+                    let age = Date().timeIntervalSince1970 - (Double(st.st_mtim.tv_sec) + Double(st.st_mtim.tv_nsec) / 1e9)
+                    lock.lock()
                     oldest = max(oldest, age)
                     lock.unlock()
-                } else {
-                    current = nil
                 }
                 usleep(2_000)
             }
+            close(fd)
         }
     }
 
@@ -331,10 +349,11 @@ final class LockWatch: @unchecked Sendable {
 
     func stop() { lock.lock(); running = false; lock.unlock() }
 
-    /// Locks seen, the longest one held (s), the oldest mtime seen on a held lock (s).
+    /// Locks taken, the longest one held (s), the oldest mtime seen on a held lock (s).
     var figures: (holds: Int, longestHeld: Double, oldestMtime: Double) {
         lock.lock()
         defer { lock.unlock() }
-        return (holds, longest, oldest)
+        let current = createdAt.map { Date().timeIntervalSince($0) } ?? 0
+        return (holds, max(longest, current), oldest)
     }
 }

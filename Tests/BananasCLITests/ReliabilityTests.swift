@@ -173,7 +173,8 @@ struct ReliabilityTests {
         for node in nodes { node.stop() }
         if let tmux = tmux?.value {
             tmux.keys("q")
-            #expect(tmux.waitForExit(timeout: 15) == .status(0))
+            let exit = tmux.waitForExit(timeout: 60)
+            #expect(exit == .status(0), "the editor did not quit: \(tmux.screen())")
         }
 
         let operations = log.all
@@ -346,7 +347,7 @@ struct ReliabilityTests {
 
         // The last instance to open replays what is left and writes it.
         let final = try SessionProcess(cli)
-        try final.waitForState("synced", timeout: 15)
+        try final.waitForState("synced", timeout: 30)
         _ = try final.send("wait")
         try final.quit()
         let operations = log.all
@@ -395,6 +396,8 @@ struct ReliabilityTests {
 
         let renames = RenameCounter(folder: cli.folder, name: "BananaList.json")
         let changes = FileChanges(path: cli.listPath)
+        let lockWatch = LockWatch(path: cli.listPath + ".lock")
+        defer { lockWatch.stop(); changes.stop() }
         let idleStart = Date()
         usleep(UInt32(Reliability.idleSeconds * 1_000_000))
         let idleWrites = renames.total, idleChanges = changes.count
@@ -455,7 +458,9 @@ struct ReliabilityTests {
             "bursts": Reliability.bursts, "editsPerBurst": 17,
             "writesPerBurst": burstWrites.map(String.init).joined(separator: " "),
             "settleMs": settleTimes.map { String(Int($0 * 1000)) }.joined(separator: " "),
-            "items": count, "fileBytes": size, "bytesPerItem": bytesPerItem,
+            "items": count, "fileBytes": size, "bytesPerItem": bytesPerItem, "inPlaceChanges": changes.inPlaceCount,
+            "locksTaken": lockWatch.figures.holds, "longestLockHeldSeconds": (lockWatch.figures.longestHeld * 100).rounded() / 100,
+            "renamesByProcess": renames.byProcess.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", "),
         ])
         // Every item costs a bounded number of bytes (its fields and six stamps): a list of
         // N items is a file of about N × 500 bytes, whatever happened before.
@@ -479,10 +484,12 @@ final class FileChanges: @unchecked Sendable {
             while let self, self.isRunning {
                 let now = self.signature()
                 if now != last {
-                    last = now
                     self.lock.lock()
                     self.times.append(Date())
+                    // The same inode: changed in place (or its metadata), not replaced.
+                    if let last, !last.isEmpty, !now.isEmpty, last[0] == now[0] { self.inPlace += 1 }
                     self.lock.unlock()
+                    last = now
                 }
                 usleep(2_000)
             }
@@ -500,6 +507,9 @@ final class FileChanges: @unchecked Sendable {
     }
 
     var count: Int { lock.lock(); defer { lock.unlock() }; return times.count }
+    /// Changes that kept the inode: writes in place or metadata changes (not a rename).
+    var inPlaceCount: Int { lock.lock(); defer { lock.unlock() }; return inPlace }
+    private var inPlace = 0
     var last: Date? { lock.lock(); defer { lock.unlock() }; return times.last }
 
     /// Waits until the file has not changed for `seconds`; the time of its last change then
