@@ -142,15 +142,21 @@ struct FuzzTests {
 
     /// The rules for one input; nil when they hold, else the input.
     static func check(_ bytes: [UInt8], _ stats: inout Stats) -> [UInt8]? {
+        func broken(_ rule: String) -> [UInt8] {
+            Issue.record("\(rule) (BANANAS_FUZZ_SEED=\(seed))")
+            return bytes
+        }
         if let value = try? JSONText.parse(bytes) {
             stats.parsed += 1
-            guard (try? JSONText.parse(JSONText.serialize(value))) == value else { return bytes }
+            guard (try? JSONText.parse(JSONText.serialize(value))) == value else { return broken("JSON does not survive a round trip") }
         }
         guard let decoded = try? ListCodec.decode(bytes) else { return nil }
         stats.decoded += 1
         let once = ListCodec.encode(decoded.list)
-        guard let again = try? ListCodec.decode(once) else { return bytes }
-        guard ListCodec.encode(again.list) == once else { return bytes }
+        guard let again = try? ListCodec.decode(once) else { return broken("what we wrote does not decode") }
+        guard ListCodec.encode(again.list) == once else {
+            return broken("a rewrite changes the file:\n\(String(decoding: once, as: UTF8.self))")
+        }
         return nil
     }
 
