@@ -78,6 +78,10 @@ final class OperationLog: @unchecked Sendable {
         let end: Date
         let outcome: Outcome
         let detail: String
+
+        /// A CLI command or the Get Bananas server: it reads and writes under the lock, so its
+        /// edits are ordered with every other such writer's.
+        var writesUnderLock: Bool { writer.hasPrefix("cli") || writer.hasPrefix("node") }
     }
 
     private let lock = NSLock()
@@ -127,8 +131,9 @@ final class OperationLog: @unchecked Sendable {
 /// - add: the item is in the file (once), unless its writer removed it later;
 /// - check: the item is checked; remove: the item is gone;
 /// - amount (on a shared item several writers set): the file holds its value, or a newer
-///   acknowledged edit of that field (one that started after it was acknowledged) came
-///   later, or it lost to a concurrent edit and the conflict log has it as the lost value.
+///   acknowledged edit of that field (one that started after it was acknowledged, or a later
+///   locked write when both wrote under the lock) came later, or it lost to a concurrent edit
+///   and the conflict log has it as the lost value.
 /// Operations with an unknown outcome promise nothing, and make the item's later state
 /// indeterminate. A failed add must not be in the file.
 struct Verdict {
@@ -185,9 +190,14 @@ struct Verdict {
         for (name, history) in Dictionary(grouping: amounts, by: \.item) {
             let final = byName[name]?.first?["amount"] as? String
             let acknowledged = history.filter { $0.outcome == .acknowledged }
+            let winners = acknowledged.filter { $0.value == final }
             for operation in acknowledged {
                 if operation.value == final { continue }
-                if acknowledged.contains(where: { $0.start > operation.end }) {
+                // Two writers that write under the lock (a CLI command, the Get Bananas server)
+                // read the file after taking it: the later one overwrote the other's value
+                // knowingly, however long it waited for the lock.
+                let bothLocked = operation.writesUnderLock && winners.contains { $0.writesUnderLock }
+                if bothLocked || acknowledged.contains(where: { $0.start > operation.end }) {
                     verdict.overwrittenByNewer += 1
                 } else if conflicts.contains(where: {
                     $0["name"] as? String == name && $0["field"] as? String == "amount" && $0["lost"] as? String == operation.value
