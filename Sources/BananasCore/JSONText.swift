@@ -45,10 +45,37 @@ public enum JSONText {
 
     /// Appends a string literal (quoted and escaped) as `serialize` writes it.
     public static func appendString(_ text: String, to out: inout [UInt8]) {
-        var writer = Writer(rank: [:])
-        swap(&writer.out, &out)
-        writer.writeString(text)
-        swap(&writer.out, &out)
+        writeString(text, into: &out)
+    }
+
+    static func writeString(_ text: String, into out: inout [UInt8]) {
+        var text = text
+        text.withUTF8 { bytes in
+            out.append(UInt8(ascii: "\""))
+            // Most strings need no escapes: copy them whole.
+            var plain = true
+            for byte in bytes where byte < 0x20 || byte == 0x7F || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+                plain = false
+                break
+            }
+            if plain {
+                out.append(contentsOf: bytes)
+            } else {
+                // Multi-byte UTF-8 sequences never contain bytes below 0x80, so bytes can be copied.
+                for byte in bytes {
+                    switch byte {
+                    case UInt8(ascii: "\""): out.append(contentsOf: [0x5C, 0x22])
+                    case UInt8(ascii: "\\"): out.append(contentsOf: [0x5C, 0x5C])
+                    case 0x0A: out.append(contentsOf: [0x5C, UInt8(ascii: "n")])
+                    case 0x0D: out.append(contentsOf: [0x5C, UInt8(ascii: "r")])
+                    case 0x09: out.append(contentsOf: [0x5C, UInt8(ascii: "t")])
+                    case 0x00..<0x20, 0x7F: out.append(contentsOf: ("\\u00" + hex(UInt64(byte), digits: 2)).utf8)
+                    default: out.append(byte)
+                    }
+                }
+            }
+            out.append(UInt8(ascii: "\""))
+        }
     }
 
     /// The rank table `serialize` builds from a key order.
@@ -61,6 +88,50 @@ public enum JSONText {
         var writer = Writer(rank: [:], pretty: false)
         writer.write(value, indent: 0)
         return String(decoding: writer.out, as: UTF8.self)
+    }
+}
+
+/// The reader's position in a document, for readers that walk a large document themselves
+/// (the list decoder reads items straight into values). Every method behaves, and fails, as
+/// the whole-document reader does at the same place.
+public struct JSONCursor {
+    private var parser: Parser
+
+    public init(_ bytes: [UInt8]) { parser = Parser(bytes: bytes) }
+
+    public var index: Int {
+        get { parser.index }
+        set { parser.index = newValue }
+    }
+    /// The byte at the position, nil at the end.
+    public var current: UInt8? { parser.index < parser.bytes.count ? parser.bytes[parser.index] : nil }
+    public var bytes: [UInt8] { parser.bytes }
+
+    public mutating func skipWhitespace() { parser.skipWhitespace() }
+    /// Steps over `byte` if it is the current one.
+    public mutating func take(_ byte: UInt8) -> Bool {
+        guard current == byte else { return false }
+        parser.index += 1
+        return true
+    }
+    /// Any value, from the current byte.
+    public mutating func value() throws(JSONSyntaxError) -> JSONValue { try parser.parseValue() }
+    /// A string, from its opening quote.
+    public mutating func string() throws(JSONSyntaxError) -> String { try parser.parseString() }
+    /// A number's literal text, from its first byte.
+    public mutating func numberLiteral() throws(JSONSyntaxError) -> String {
+        guard case .number(let literal) = try parser.parseNumber() else { return "" }
+        return literal
+    }
+    /// One level deeper (an object or array the caller walks itself); fails past the limit.
+    public mutating func enter() throws(JSONSyntaxError) { try parser.enter() }
+    public mutating func leave() { parser.depth -= 1 }
+    public func error(_ message: String) -> JSONSyntaxError { parser.error(message) }
+    public func describe(_ byte: UInt8) -> String { parser.describe(byte) }
+    /// Checks that nothing but whitespace follows the document's value.
+    public mutating func end() throws(JSONSyntaxError) {
+        parser.skipWhitespace()
+        if let byte = current { throw error("unexpected \(describe(byte)) after the end of the JSON value") }
     }
 }
 
@@ -203,14 +274,22 @@ private struct Parser {
     mutating func parseString() throws(JSONSyntaxError) -> String {
         // Most strings have no escapes: one validated copy of their bytes.
         var end = index + 1
+        var ascii = true
         while end < bytes.count {
             let byte = bytes[end]
             if byte == UInt8(ascii: "\"") {
-                guard let plain = String(validating: bytes[(index + 1)..<end], as: UTF8.self) else { break }
+                let start = index + 1
+                // ASCII needs no validation (and `String(validating:)` looks up generic
+                // metadata at every call: a third of a decode).
+                let plain = ascii
+                    ? bytes.withUnsafeBufferPointer { String(decoding: UnsafeBufferPointer(rebasing: $0[start..<end]), as: UTF8.self) }
+                    : String(validating: bytes[start..<end], as: UTF8.self)
+                guard let plain else { break }
                 index = end + 1
                 return plain
             }
             if byte == UInt8(ascii: "\\") || byte < 0x20 { break }
+            if byte >= 0x80 { ascii = false }
             end += 1
         }
         return try parseStringSlowly()
@@ -355,25 +434,6 @@ private struct Writer {
     }
 
     mutating func writeString(_ s: String) {
-        out.append(UInt8(ascii: "\""))
-        // Most strings need no escapes: copy them whole.
-        if s.utf8.allSatisfy({ $0 >= 0x20 && $0 != 0x7F && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }) {
-            out.append(contentsOf: s.utf8)
-            out.append(UInt8(ascii: "\""))
-            return
-        }
-        // Multi-byte UTF-8 sequences never contain bytes below 0x80, so bytes can be copied.
-        for byte in s.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): out.append(contentsOf: [0x5C, 0x22])
-            case UInt8(ascii: "\\"): out.append(contentsOf: [0x5C, 0x5C])
-            case 0x0A: out.append(contentsOf: [0x5C, UInt8(ascii: "n")])
-            case 0x0D: out.append(contentsOf: [0x5C, UInt8(ascii: "r")])
-            case 0x09: out.append(contentsOf: [0x5C, UInt8(ascii: "t")])
-            case 0x00..<0x20, 0x7F: out.append(contentsOf: ("\\u00" + hex(UInt64(byte), digits: 2)).utf8)
-            default: out.append(byte)
-            }
-        }
-        out.append(UInt8(ascii: "\""))
+        JSONText.writeString(s, into: &out)
     }
 }

@@ -27,28 +27,39 @@ public struct Stamp: Hashable, Comparable, Sendable, CustomStringConvertible {
 
     /// The encoded form, e.g. `0001763720130123-000007-3f9a1c2e`.
     public var encoded: String {
-        // Built as bytes: a file holds six stamps per item, written at every flush.
-        var bytes = [UInt8](repeating: UInt8(ascii: "0"), count: Stamp.millisDigits + Stamp.counterDigits + 2)
-        func put(_ value: Int64, endingAt end: Int, digits: Int) -> Bool {
-            var rest = value, at = end
-            while rest > 0 {
-                guard at > end - digits else { return false }
-                bytes[at] = UInt8(ascii: "0") + UInt8(rest % 10)
-                rest /= 10
-                at -= 1
-            }
-            return true
-        }
-        guard millis >= 0, counter >= 0,
-              put(millis, endingAt: Stamp.millisDigits - 1, digits: Stamp.millisDigits),
-              put(Int64(counter), endingAt: Stamp.millisDigits + Stamp.counterDigits, digits: Stamp.counterDigits)
-        else {
-            return zeroPadded(millis, Stamp.millisDigits) + "-" + zeroPadded(Int64(counter), Stamp.counterDigits) + "-" + replica
-        }
-        bytes[Stamp.millisDigits] = UInt8(ascii: "-")
-        bytes[Stamp.millisDigits + Stamp.counterDigits + 1] = UInt8(ascii: "-")
-        bytes.append(contentsOf: replica.utf8)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(Stamp.millisDigits + Stamp.counterDigits + 2 + replica.utf8.count)
+        appendEncoded(to: &bytes)
         return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends the encoded form's UTF-8 bytes (a file holds six stamps per item, written at
+    /// every flush: no strings on the way).
+    public func appendEncoded(to out: inout [UInt8]) {
+        guard millis >= 0, millis < 10_000_000_000_000_000, counter >= 0, counter <= Stamp.maxCounter else {
+            // Out of range (never made by a clock): as text, as before.
+            out.append(contentsOf: (zeroPadded(millis, Stamp.millisDigits) + "-" + zeroPadded(Int64(counter), Stamp.counterDigits) + "-").utf8)
+            var replica = replica
+            replica.withUTF8 { out.append(contentsOf: $0) }
+            return
+        }
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Stamp.millisDigits + Stamp.counterDigits + 2) { digits in
+            var rest = millis
+            for at in stride(from: Stamp.millisDigits - 1, through: 0, by: -1) {
+                digits[at] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest % 10)
+                rest /= 10
+            }
+            digits[Stamp.millisDigits] = UInt8(ascii: "-")
+            var counterRest = counter
+            for at in stride(from: Stamp.millisDigits + Stamp.counterDigits, through: Stamp.millisDigits + 1, by: -1) {
+                digits[at] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: counterRest % 10)
+                counterRest /= 10
+            }
+            digits[Stamp.millisDigits + Stamp.counterDigits + 1] = UInt8(ascii: "-")
+            out.append(contentsOf: UnsafeBufferPointer(digits))
+        }
+        var replica = replica
+        replica.withUTF8 { out.append(contentsOf: $0) }
     }
 
     public var description: String { encoded }
@@ -95,8 +106,10 @@ public struct Stamp: Hashable, Comparable, Sendable, CustomStringConvertible {
 /// Replica ids: 1 to 32 lowercase ASCII letters or digits.
 public enum ReplicaID {
     public static func isValid(_ text: String) -> Bool {
-        !text.isEmpty && text.utf8.count <= 32
-            && text.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x7A) }
+        var text = text
+        return text.withUTF8 { bytes in
+            !bytes.isEmpty && bytes.count <= 32 && !bytes.contains { !(($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x7A)) }
+        }
     }
 
     /// A fresh random replica id (12 lowercase hex digits).

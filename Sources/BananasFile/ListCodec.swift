@@ -41,8 +41,19 @@ public enum ListCodec {
     // MARK: Decoding
 
     public static func decode(_ bytes: [UInt8]) throws(DecodeError) -> DecodedList {
+        try decode(bytes, readingItemsDirectly: true)
+    }
+
+    /// `readingItemsDirectly: false` takes the general path for every row (the tests compare
+    /// the two).
+    static func decode(_ bytes: [UInt8], readingItemsDirectly: Bool) throws(DecodeError) -> DecodedList {
         let root: JSONValue
-        do { root = try JSONText.parse(bytes) } catch { throw .syntax(error) }
+        let directItems: [RawRow]?
+        do {
+            (root, directItems) = readingItemsDirectly ? try readDocument(bytes) : (try JSONText.parse(bytes), nil)
+        } catch {
+            throw .syntax(error)
+        }
         guard case .object(let top) = root else {
             throw .structure("the top level is \(root.typeDescription), not an object")
         }
@@ -67,9 +78,11 @@ public enum ListCodec {
         var problems: [String] = []
         var unreadable: [JSONValue] = []
         var rows: [Item] = []
-        if let value = top["items"] {
+        if let directItems {
+            rows = decodeRows(directItems, path: "items", problems: &problems, unreadable: &unreadable)
+        } else if let value = top["items"] {
             guard case .array(let array) = value else { throw .structure("items is \(value.typeDescription), not an array") }
-            rows = decodeRows(array, path: "items", problems: &problems, unreadable: &unreadable)
+            rows = decodeRows(array.map(RawRow.value), path: "items", problems: &problems, unreadable: &unreadable)
         }
 
         var sectionsStamp = Stamp.zero
@@ -89,7 +102,7 @@ public enum ListCodec {
             if case .array(let hidden)? = sync["deletedRows"] {
                 var ignored: [String] = []
                 var ignoredRows: [JSONValue] = []
-                let hiddenRows = decodeRows(hidden, path: "sync.deletedRows", problems: &ignored, unreadable: &ignoredRows)
+                let hiddenRows = decodeRows(hidden.map(RawRow.value), path: "sync.deletedRows", problems: &ignored, unreadable: &ignoredRows)
                 let visibleIDs = Set(rows.map(\.id))
                 rows += hiddenRows.filter { !visibleIDs.contains($0.id) }
             }
@@ -109,13 +122,36 @@ public enum ListCodec {
         ItemID.isUUID(id) ? id.uppercased() : id
     }
 
-    static func decodeRows(_ array: [JSONValue], path: String, problems: inout [String], unreadable: inout [JSONValue]) -> [Item] {
+    /// A row as the reader found it: already an item (read directly), or a JSON value.
+    enum RawRow {
+        case item(Item)
+        case value(JSONValue)
+    }
+
+    static func decodeRows(_ array: [RawRow], path: String, problems: inout [String], unreadable: inout [JSONValue]) -> [Item] {
         var rows: [Item] = []
+        rows.reserveCapacity(array.count)
         var seenIDs = Set<String>()
         var seenSeeds: [String: Int] = [:]
         var previousOrder: Double = 0
-        for (index, value) in array.enumerated() {
+        for (index, raw) in array.enumerated() {
             let location = "\(path)[\(index)]"
+            let value: JSONValue
+            switch raw {
+            case .item(var item):
+                // Read directly: it has an id and a sortOrder.
+                if seenIDs.contains(item.id) {
+                    let original = item.id
+                    item.id = ItemID.derived(from: original + "#duplicate#\(index)")
+                    problems.append("\(location) repeats the id \(original); it is shown with the new id \(item.id)")
+                }
+                seenIDs.insert(item.id)
+                previousOrder = item.sortOrder
+                rows.append(item)
+                continue
+            case .value(let other):
+                value = other
+            }
             guard case .object(let object) = value else {
                 problems.append("\(location) is \(value.typeDescription), not an item; kept in the file but not shown")
                 unreadable.append(value)
@@ -148,6 +184,153 @@ public enum ListCodec {
             }
         }
         return rows
+    }
+
+    // MARK: Reading items directly
+
+    /// The document, with the `items` array read straight into items where a row has the
+    /// shape bananas writes (known keys, each once, of the expected types); any other row is
+    /// read as a JSON value and decoded as before. Same results and same errors as
+    /// `JSONText.parse` followed by the general decoder, without a dictionary per item.
+    static func readDocument(_ bytes: [UInt8]) throws(JSONSyntaxError) -> (JSONValue, [RawRow]?) {
+        var cursor = JSONCursor(bytes)
+        cursor.skipWhitespace()
+        guard cursor.current == UInt8(ascii: "{") else { return (try JSONText.parse(bytes), nil) }
+        try cursor.enter()
+        cursor.index += 1
+        var object: [String: JSONValue] = [:]
+        var items: [RawRow]?
+        cursor.skipWhitespace()
+        if cursor.take(UInt8(ascii: "}")) {
+            cursor.leave()
+            try cursor.end()
+            return (.object(object), nil)
+        }
+        while true {
+            cursor.skipWhitespace()
+            guard let first = cursor.current else { throw cursor.error("the file ends inside an object (truncated?)") }
+            guard first == UInt8(ascii: "\"") else { throw cursor.error("expected a key in quotes, found \(cursor.describe(first))") }
+            let key = try cursor.string()
+            cursor.skipWhitespace()
+            guard cursor.current == UInt8(ascii: ":") else {
+                throw cursor.error(cursor.current != nil ? "expected ':' after key \"\(key)\"" : "the file ends inside an object (truncated?)")
+            }
+            cursor.index += 1
+            cursor.skipWhitespace()
+            if key == "items", cursor.current == UInt8(ascii: "[") {
+                items = try readItems(&cursor)
+                object[key] = .array([])
+            } else {
+                object[key] = try cursor.value()  // a repeated key: the last one wins
+                if key == "items" { items = nil }
+            }
+            cursor.skipWhitespace()
+            guard let next = cursor.current else { throw cursor.error("the file ends inside an object (truncated?)") }
+            if next == UInt8(ascii: ",") { cursor.index += 1; continue }
+            if next == UInt8(ascii: "}") { cursor.index += 1; cursor.leave(); break }
+            throw cursor.error("expected ',' or '}' in an object, found \(cursor.describe(next))")
+        }
+        try cursor.end()
+        return (.object(object), items)
+    }
+
+    static func readItems(_ cursor: inout JSONCursor) throws(JSONSyntaxError) -> [RawRow] {
+        try cursor.enter()
+        cursor.index += 1
+        var rows: [RawRow] = []
+        cursor.skipWhitespace()
+        if cursor.take(UInt8(ascii: "]")) {
+            cursor.leave()
+            return rows
+        }
+        while true {
+            cursor.skipWhitespace()
+            let start = cursor.index
+            if let item = readPlainItem(&cursor) {
+                rows.append(.item(item))
+            } else {
+                cursor.index = start
+                rows.append(.value(try cursor.value()))
+            }
+            cursor.skipWhitespace()
+            guard let next = cursor.current else { throw cursor.error("the file ends inside an array (truncated?)") }
+            if next == UInt8(ascii: ",") { cursor.index += 1; continue }
+            if next == UInt8(ascii: "]") { cursor.index += 1; cursor.leave(); return rows }
+            throw cursor.error("expected ',' or ']' in an array, found \(cursor.describe(next))")
+        }
+    }
+
+    /// One row in the shape bananas writes, or nil (the caller then reads it the general way,
+    /// which also finds any error in it).
+    static func readPlainItem(_ cursor: inout JSONCursor) -> Item? {
+        guard cursor.take(UInt8(ascii: "{")) else { return nil }
+        var id: String?, name: String?, sortOrder: Double?, lastModified: String?
+        var amount = "", section = "", checked = false, optional = false
+        var stamps = ItemStamps()
+        var seen: UInt16 = 0  // a bit per key in `itemKeyBits`
+        func text() -> String? {
+            guard cursor.current == UInt8(ascii: "\"") else { return nil }
+            return try? cursor.string()
+        }
+        func flag() -> Bool? {
+            if case .bool(let value)? = try? cursor.value() { return value }
+            return nil
+        }
+        while true {
+            cursor.skipWhitespace()
+            guard let key = text(), let bit = itemKeyBits[key], seen & bit == 0 else { return nil }
+            seen |= bit
+            cursor.skipWhitespace()
+            guard cursor.take(UInt8(ascii: ":")) else { return nil }
+            cursor.skipWhitespace()
+            switch key {
+            case "id":
+                guard let value = text(), !value.isEmpty else { return nil }
+                id = normalizedID(value)
+            case "name": guard let value = text() else { return nil }; name = value
+            case "amount": guard let value = text() else { return nil }; amount = value
+            case "section": guard let value = text() else { return nil }; section = value
+            case "lastModified": guard let value = text() else { return nil }; lastModified = value
+            case "checked": guard let value = flag() else { return nil }; checked = value
+            case "optional": guard let value = flag() else { return nil }; optional = value
+            case "sortOrder":
+                guard let byte = cursor.current, byte == UInt8(ascii: "-") || (byte >= 0x30 && byte <= 0x39),
+                      let literal = try? cursor.numberLiteral(), let value = Double(literal), value.isFinite else { return nil }
+                sortOrder = value
+            case "stamps": guard readPlainStamps(&cursor, into: &stamps) else { return nil }
+            default: return nil
+            }
+            cursor.skipWhitespace()
+            if cursor.take(UInt8(ascii: ",")) { continue }
+            if cursor.take(UInt8(ascii: "}")) { break }
+            return nil
+        }
+        guard let id, let name, let sortOrder, !name.trimmingWhitespace().isEmpty else { return nil }
+        return Item(id: id, name: name, amount: amount, section: section, checked: checked, optional: optional,
+                    sortOrder: sortOrder, lastModified: lastModified, stamps: stamps)
+    }
+
+    /// A `stamps` object of field names and stamp strings, each field once. A string that is
+    /// no stamp leaves the field unstamped, as the general decoder does.
+    static func readPlainStamps(_ cursor: inout JSONCursor, into stamps: inout ItemStamps) -> Bool {
+        guard cursor.take(UInt8(ascii: "{")) else { return false }
+        cursor.skipWhitespace()
+        if cursor.take(UInt8(ascii: "}")) { return true }
+        var seen: UInt16 = 0
+        while true {
+            cursor.skipWhitespace()
+            guard cursor.current == UInt8(ascii: "\""), let key = try? cursor.string(), let field = ItemField(rawValue: key),
+                  let bit = itemKeyBits[key], seen & bit == 0 else { return false }
+            seen |= bit
+            cursor.skipWhitespace()
+            guard cursor.take(UInt8(ascii: ":")) else { return false }
+            cursor.skipWhitespace()
+            guard cursor.current == UInt8(ascii: "\""), let text = try? cursor.string() else { return false }
+            if let stamp = Stamp(encoded: text) { stamps[field] = stamp }
+            cursor.skipWhitespace()
+            if cursor.take(UInt8(ascii: ",")) { continue }
+            return cursor.take(UInt8(ascii: "}"))
+        }
     }
 
     enum ItemResult {
@@ -266,6 +449,9 @@ public enum ListCodec {
     }
 
     static let keyRank = JSONText.keyRanks(keyOrder)
+    /// A bit per item key, to tell a repeated key without a set per row.
+    static let itemKeyBits: [String: UInt16] = Dictionary(uniqueKeysWithValues: itemKeys.sorted().enumerated().map { ($1, UInt16(1) << $0) })
+    static let trueBytes = Array("true".utf8), falseBytes = Array("false".utf8)
     /// The stamp fields in the order the writer sorts their keys.
     static let stampOrder = ItemField.allCases.sorted { (keyRank[$0.rawValue] ?? Int.max, $0.rawValue) < (keyRank[$1.rawValue] ?? Int.max, $1.rawValue) }
 
@@ -303,6 +489,18 @@ public enum ListCodec {
         out.append(UInt8(ascii: "]"))
     }
 
+    /// A stamp as a JSON string: its bytes straight in when they need no escaping (always, for
+    /// a stamp that was read or made by a clock).
+    static func appendStamp(_ stamp: Stamp, to out: inout [UInt8]) {
+        guard ReplicaID.isValid(stamp.replica) else {
+            JSONText.appendString(stamp.encoded, to: &out)
+            return
+        }
+        out.append(UInt8(ascii: "\""))
+        stamp.appendEncoded(to: &out)
+        out.append(UInt8(ascii: "\""))
+    }
+
     /// An item without unknown keys, as the general writer would write `encodeItem(item)`.
     static func appendPlainItem(_ item: Item, to out: inout [UInt8]) {
         func key(_ name: StaticString, first: Bool = false) {
@@ -310,9 +508,11 @@ public enum ListCodec {
             newline(&out, 3)
             out.append(UInt8(ascii: "\""))
             out.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
-            out.append(contentsOf: "\": ".utf8)
+            out.append(UInt8(ascii: "\""))
+            out.append(UInt8(ascii: ":"))
+            out.append(UInt8(ascii: " "))
         }
-        func flag(_ value: Bool) { out.append(contentsOf: (value ? "true" : "false").utf8) }
+        func flag(_ value: Bool) { out.append(contentsOf: value ? trueBytes : falseBytes) }
         out.append(UInt8(ascii: "{"))
         key("id", first: true)
         JSONText.appendString(item.id, to: &out)
@@ -343,8 +543,9 @@ public enum ListCodec {
             openedStamps = true
             newline(&out, 4)
             JSONText.appendString(field.rawValue, to: &out)
-            out.append(contentsOf: ": ".utf8)
-            JSONText.appendString(item.stamps[field].encoded, to: &out)
+            out.append(UInt8(ascii: ":"))
+            out.append(UInt8(ascii: " "))
+            appendStamp(item.stamps[field], to: &out)
         }
         if openedStamps {
             newline(&out, 3)

@@ -311,14 +311,14 @@ class Bench:
                     result = await session.call_tool("get_shopping_list", {})
                     if k >= 2:
                         get.append((time.perf_counter() - start) * 1000)
-                    assert not result.isError, result
+                    assert not result.is_error, result
                 for k in range(self.runs(20, 6, size) + 2):
                     items = [{"name": f"Batch {k} item {n}", "section": "Pantry"} for n in range(100)]
                     start = time.perf_counter()
                     result = await session.call_tool("add_items", {"items": items})
                     if k >= 2:
                         add.append((time.perf_counter() - start) * 1000)
-                    assert not result.isError, result
+                    assert not result.is_error, result
                     # Take them away again (untimed), so every run starts from the same list.
                     ids = [r["id"] for r in result.structured_content["results"]]
                     await session.call_tool("remove_items", {"items": [{"item": i} for i in ids]})

@@ -83,9 +83,12 @@ class Pane:
             pass
 
     def cpu_seconds(self):
-        """CPU time the process has used so far (scheduler nanoseconds: finer than clock ticks)."""
-        with open(f"/proc/{self.process.pid}/schedstat") as f:
-            return int(f.read().split()[0]) / 1e9
+        """CPU time (user + system) of all the process's threads so far, ended ones included,
+        from /proc/PID/stat (clock ticks: 10 ms steps at 100 Hz)."""
+        with open(f"/proc/{self.process.pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        ticks = int(fields[11]) + int(fields[12])  # utime, stime (fields 14 and 15 of stat)
+        return ticks / os.sysconf("SC_CLK_TCK")
 
     def memory_kib(self):
         """(peak resident, resident) in KiB."""
