@@ -74,7 +74,7 @@ final class MCPProcess: @unchecked Sendable {
     private func send(_ object: [String: Any]) {
         var data = try! JSONSerialization.data(withJSONObject: object)
         data.append(0x0A)
-        input.fileHandleForWriting.write(data)
+        try? input.fileHandleForWriting.write(contentsOf: data)  // a dead server: a timeout, not a crash
     }
 
     func notify(_ method: String) { send(["jsonrpc": "2.0", "method": method]) }

@@ -72,7 +72,8 @@ final class SessionProcess: @unchecked Sendable {
     @discardableResult
     func send(_ parts: String..., timeout: Double = 10) throws -> [String: Any] {
         let mark = received.count
-        input.fileHandleForWriting.write(Data((parts.joined(separator: "\t") + "\n").utf8))
+        // A session that died is a timeout below, not a crash of the whole test run.
+        try? input.fileHandleForWriting.write(contentsOf: Data((parts.joined(separator: "\t") + "\n").utf8))
         // Answers are the lines that are not events.
         return try wait(for: parts[0], after: mark, timeout: timeout) { $0["event"] == nil }
     }

@@ -7,9 +7,14 @@ struct CLI {
     var listPath: String { folder + "/BananaList.json" }
 
     init() {
+        _ = CLI.brokenPipesAreErrors
         folder = NSTemporaryDirectory() + "bananas-cli-" + UUID().uuidString
         try! FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
     }
+
+    /// Writing to a child that died (kill -9) must fail that write, not kill the test run
+    /// with SIGPIPE. A handler, unlike SIG_IGN, is reset for the programs the tests start.
+    static let brokenPipesAreErrors: Void = { signal(SIGPIPE) { _ in } }()
 
     /// HOME for the run, outside the list's folder (state and config go there).
     var home: String { folder + ".home" }
