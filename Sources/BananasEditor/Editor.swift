@@ -27,8 +27,9 @@ public final class Editor {
         subscription = store.subscribe { [weak self] change in
             guard let self else { return }
             if change == .status {
-                // Only the status bar changed: no need to rebuild the rows.
-                self.onNeedsDisplay?()
+                // Only the status bar changed: no need to rebuild the rows, nor to draw at all
+                // when its text is what is shown (the store reports the sync age every second).
+                if self.statusTextChanged() { self.onNeedsDisplay?() }
                 return
             }
             // Another writer's change: the selection is kept by identity, so the cursor stays
@@ -81,13 +82,28 @@ public final class Editor {
         return keepGoing
     }
 
-    /// Once a second: expires old messages. Returns true when the screen should be drawn
-    /// (always, since the status bar shows how long ago the last sync was).
-    public func tick(now: Int64 = Clock.nowMillis()) {
+    /// Once a second: expires old messages. Returns true when the screen should be drawn: a
+    /// message went, or the status bar's text moved on (`synced 4s ago` → `5s ago`). An idle
+    /// editor draws nothing else (after the first minute, once a minute).
+    @discardableResult
+    public func tick(now: Int64 = Clock.nowMillis()) -> Bool {
+        var changed = false
         if let shown = messageShownAt, now - shown >= Editor.messageLifetimeMillis, case .normal = state.mode {
             state.message = nil
             messageShownAt = nil
+            changed = true
         }
+        return statusTextChanged(now: now) || changed
+    }
+
+    /// The status bar text last checked here; an overlay (conflict review, help) always redraws.
+    private var checkedStatusText: String?
+
+    private func statusTextChanged(now: Int64 = Clock.nowMillis()) -> Bool {
+        let text = store.status.summary(now: now)
+        defer { checkedStatusText = text }
+        guard case .normal = state.mode else { return true }
+        return text != checkedStatusText
     }
 
     private func perform(_ action: EditorAction) -> Bool {

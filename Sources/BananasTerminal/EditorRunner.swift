@@ -51,8 +51,7 @@ public final class EditorRunner {
         tick.schedule(deadline: .now() + .seconds(1), repeating: .seconds(1), leeway: .milliseconds(200))
         tick.setEventHandler { [weak self] in
             MainActor.assumeIsolated {
-                self?.editor.tick()
-                self?.setNeedsDisplay()
+                if self?.editor.tick() == true { self?.setNeedsDisplay() }
             }
         }
         tick.resume()

@@ -119,7 +119,17 @@ class Bench:
                 pane.send(key)
                 time.sleep(0.02)
             panes[size] = (pane, folder)
-        time.sleep(2)  # let anything those keys started settle
+        # Let what those keys started finish (two flushes of the whole file: seconds at
+        # 100,000 items): wait until the editors together used under 20 ms of CPU in a second
+        # (at most 60 s).
+        deadline = time.time() + 60
+        last = {size: pane.cpu_seconds() for size, (pane, _) in panes.items()}
+        while time.time() < deadline:
+            time.sleep(1)
+            now = {size: pane.cpu_seconds() for size, (pane, _) in panes.items()}
+            if sum(now.values()) - sum(last.values()) < 0.02:
+                break
+            last = now
         before = {}
         for size, (pane, folder) in panes.items():
             st = os.stat(folder + "/BananaList.json")
