@@ -24,7 +24,10 @@ final class SyncEngine: @unchecked Sendable {
     private var lastSeenWritable = true
     /// The absorbed list for `lastSeenHash`: a stampless file read twice is stamped once,
     /// so its foreign edits do not get newer stamps at every read and beat later local edits.
-    private var absorbed: (hash: UInt64, list: ShoppingList)?
+    ///
+    /// `baseMark` is the newest hash in the base's written hashes when that file was read: the
+    /// same mark later means no bananas write came between, so that file is newer than the base.
+    private var absorbed: (hash: UInt64, list: ShoppingList, baseMark: UInt64?)?
     /// Stamps foreign writers' changes. Its own replica id: the store's clock is separate.
     private var clock = StampClock(replica: ReplicaID.random())
     private var watcher: FolderWatcher?
@@ -83,13 +86,23 @@ final class SyncEngine: @unchecked Sendable {
         }
         lastSeenHash = hash
         lastSeenWritable = snapshot.isWritable
-        return .state(FileState(list: absorb(snapshot, base: base, hash: hash), snapshot: snapshot))
+        return .state(FileState(list: absorb(snapshot, base: base, hash: hash, baseMark: glance?.writtenHashes.last), snapshot: snapshot))
     }
 
-    private func absorb(_ snapshot: ListFile.Snapshot, base: BaseStore.Base?, hash: UInt64) -> ShoppingList {
+    private func absorb(_ snapshot: ListFile.Snapshot, base: BaseStore.Base?, hash: UInt64, baseMark: UInt64?) -> ShoppingList {
         if let absorbed, absorbed.hash == hash { return absorbed.list }
+        var base = base
+        // A stampless writer (the Get Bananas server) may remove a row it added a moment ago,
+        // before any bananas write put that row in the base. Against the base the row would
+        // not look removed, and this instance, which took it in, would write it back. When no
+        // bananas write came between, the file as this engine last read it is newer than the
+        // base (a path's versions are read in order): compare with that instead.
+        if let known = base, let previous = absorbed, previous.baseMark == baseMark, snapshot.exists,
+           !known.writtenHashes.contains(hash) {
+            base = BaseStore.Base(list: previous.list, writtenHashes: known.writtenHashes)
+        }
         let list = file.absorbing(snapshot, base: base, clock: &clock, now: Clock.nowMillis())
-        absorbed = (hash, list)
+        absorbed = (hash, list, baseMark)
         return list
     }
 
@@ -103,14 +116,16 @@ final class SyncEngine: @unchecked Sendable {
     ) throws -> FlushOutcome {
         let result = try file.update(
             lockTimeoutMillis: lockTimeoutMillis,
-            absorb: { snapshot, base in self.absorb(snapshot, base: base, hash: Hash.fnv1a(snapshot.bytes ?? [])) }
+            absorb: { snapshot, base in
+                self.absorb(snapshot, base: base, hash: Hash.fnv1a(snapshot.bytes ?? []), baseMark: base?.writtenHashes.last)
+            }
         ) { list, _ in
             list.merge(local)
             try prepare(&list)
         }
         let hash = Hash.fnv1a(result.snapshot.bytes ?? [])
         lastSeenHash = hash
-        if result.wrote { absorbed = (hash, result.list) }
+        if result.wrote { absorbed = (hash, result.list, file.base == nil ? nil : hash) }  // its hash is the base's newest now
         return FlushOutcome(fileState: result.fileState, written: result.list, wrote: result.wrote)
     }
 
@@ -155,7 +170,7 @@ final class SyncEngine: @unchecked Sendable {
         do {
             let result = try file.update(
                 lockTimeoutMillis: lockTimeoutMillis,
-                absorb: { snapshot, base in self.absorb(snapshot, base: base, hash: Hash.fnv1a(snapshot.bytes ?? [])) },
+                absorb: { snapshot, base in self.absorb(snapshot, base: base, hash: Hash.fnv1a(snapshot.bytes ?? []), baseMark: base?.writtenHashes.last) },
                 settled: { _ in
                     // The merged file is on disk (fsynced): only now may the copies go.
                     for (copy, bytes) in merged where copy.retire(merged: bytes, archive: self.file.state) {
@@ -184,7 +199,7 @@ final class SyncEngine: @unchecked Sendable {
                 }
             }
             let hash = Hash.fnv1a(result.snapshot.bytes ?? [])
-            if result.wrote { absorbed = (hash, result.list) }
+            if result.wrote { absorbed = (hash, result.list, file.base == nil ? nil : hash) }
             // Written here, or by another process that merged the copies first: either way a
             // state the store has not seen (and the next read would take for one it has).
             if result.wrote || hash != lastSeenHash {

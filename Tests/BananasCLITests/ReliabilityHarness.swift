@@ -25,7 +25,7 @@ enum Reliability {
 
     /// Whether the Get Bananas writers remove rows too (an open bug: under load a removed row
     /// can come back; docs/reliability.md).
-    static var stamplessRemoves: Bool { environment["BANANAS_RELIABILITY_STAMPLESS_REMOVES"] == "1" }
+    static var stamplessRemoves: Bool { environment["BANANAS_RELIABILITY_STAMPLESS_REMOVES"] != "0" }
 
     /// The Get Bananas protocol writer, next to this file's folder.
     static let nodeWriter = URL(fileURLWithPath: #filePath).deletingLastPathComponent()

@@ -215,4 +215,28 @@ struct FileUnderfootTests {
         #expect(store.status.state == .synced)
         store.close()
     }
+
+    @Test("a stampless writer (the Get Bananas server) adds a row and removes it before any bananas write: it stays removed")
+    func stamplessAddThenRemove() async throws {
+        let box = Sandbox()
+        let store = ListStore(file: box.file(), mode: .live)
+        defer { store.close() }
+        try store.perform(.insert(item("Milk")), label: "add")
+        #expect(await store.waitUntilFlushed())
+        let milk = try #require(store.list.named("Milk")).id
+        func versionOne(_ rows: [(id: String, name: String)]) -> String {
+            let items = rows.map {
+                #"{"id": "\#($0.id)", "name": "\#($0.name)", "amount": "", "section": "", "checked": false, "optional": false}"#
+            }
+            return #"{"sections": [], "items": ["# + items.joined(separator: ", ") + "]}"
+        }
+        let tea = "7E57AAAA-0000-4000-8000-000000000001"
+        box.write(versionOne([(milk, "Milk"), (tea, "Tea")]))
+        #expect(await eventually { store.list.named("Tea") != nil })
+        box.write(versionOne([(milk, "Milk")]))  // the same writer removes it again
+        #expect(await eventually { store.list.named("Tea") == nil }, "the remove is taken")
+        try await Task.sleep(nanoseconds: 500_000_000)
+        #expect(try box.decoded().named("Tea") == nil, "and not written back")
+        #expect(store.list.named("Milk") != nil)
+    }
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Reproduces an open bug (docs/reliability.md, "Open: stampless removes under load"): a row
-the Get Bananas server adds and then removes can come back while bananas instances are busy.
+"""Reproduced a bug, now fixed (docs/reliability.md, "Fixed: stampless removes under load"): a row
+the Get Bananas server adds and then removes could come back while bananas instances were busy. Kept as a check.
 
     python3 Tests/Reliability/stampless-removes.py BANANAS_BINARY [BUSY_SESSIONS] [ROWS] [PAUSE] [--check]
 
