@@ -265,7 +265,7 @@ final class NodeWriter: @unchecked Sendable {
         lock.unlock()
         var line = try JSONSerialization.data(withJSONObject: command)
         line.append(0x0A)
-        input.fileHandleForWriting.write(line)
+        try? input.fileHandleForWriting.write(contentsOf: line)  // a writer killed meanwhile: the answer times out
         return try next(after: mark, timeout: timeout)
     }
 
