@@ -52,37 +52,131 @@ public enum FieldValue: Hashable, Sendable, CustomStringConvertible {
 }
 
 /// One row of the shopping list.
+///
+/// A value with its fields in one shared, copy-on-write box: copying an item (into a
+/// dictionary, a merged list, a sorted array) is one retain, and two copies of the same
+/// unchanged row compare equal at once. Merging, encoding and rendering a 10,000-item list
+/// compare and copy every row (docs/performance.md).
 public struct Item: Hashable, Sendable, Identifiable {
+    private final class Storage: @unchecked Sendable {  // mutated only while uniquely referenced
+        var id: String
+        var name: String
+        var amount: String
+        var section: String
+        var checked: Bool
+        var optional: Bool
+        var sortOrder: Double
+        var lastModified: String?
+        var stamps: ItemStamps
+        var extra: [String: JSONValue]
+
+        init(id: String, name: String, amount: String, section: String, checked: Bool, optional: Bool,
+             sortOrder: Double, lastModified: String?, stamps: ItemStamps, extra: [String: JSONValue]) {
+            self.id = id
+            self.name = name
+            self.amount = amount
+            self.section = section
+            self.checked = checked
+            self.optional = optional
+            self.sortOrder = sortOrder
+            self.lastModified = lastModified
+            self.stamps = stamps
+            self.extra = extra
+        }
+
+        func copy() -> Storage {
+            Storage(id: id, name: name, amount: amount, section: section, checked: checked, optional: optional,
+                    sortOrder: sortOrder, lastModified: lastModified, stamps: stamps, extra: extra)
+        }
+    }
+
+    private var storage: Storage
+
+    private mutating func unique() -> Storage {
+        if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+        return storage
+    }
+
     /// A UUID in upper case (Get Bananas writes them that way); never changes.
-    public var id: String
-    public var name: String
-    public var amount: String
-    public var section: String
-    public var checked: Bool
-    public var optional: Bool
+    public var id: String {
+        get { storage.id }
+        set { unique().id = newValue }
+        _modify { yield &unique().id }
+    }
+    public var name: String {
+        get { storage.name }
+        set { unique().name = newValue }
+        _modify { yield &unique().name }
+    }
+    public var amount: String {
+        get { storage.amount }
+        set { unique().amount = newValue }
+        _modify { yield &unique().amount }
+    }
+    public var section: String {
+        get { storage.section }
+        set { unique().section = newValue }
+        _modify { yield &unique().section }
+    }
+    public var checked: Bool {
+        get { storage.checked }
+        set { unique().checked = newValue }
+        _modify { yield &unique().checked }
+    }
+    public var optional: Bool {
+        get { storage.optional }
+        set { unique().optional = newValue }
+        _modify { yield &unique().optional }
+    }
     /// Position among the items of the list; ties sort by id.
-    public var sortOrder: Double
+    public var sortOrder: Double {
+        get { storage.sortOrder }
+        set { unique().sortOrder = newValue }
+        _modify { yield &unique().sortOrder }
+    }
     /// When the row last changed, as the ISO 8601 text written in the file.
-    public var lastModified: String?
-    public var stamps: ItemStamps
+    public var lastModified: String? {
+        get { storage.lastModified }
+        set { unique().lastModified = newValue }
+        _modify { yield &unique().lastModified }
+    }
+    public var stamps: ItemStamps {
+        get { storage.stamps }
+        set { unique().stamps = newValue }
+        _modify { yield &unique().stamps }
+    }
     /// Keys of this row we do not understand, kept so a rewrite never drops them.
-    public var extra: [String: JSONValue]
+    public var extra: [String: JSONValue] {
+        get { storage.extra }
+        set { unique().extra = newValue }
+        _modify { yield &unique().extra }
+    }
 
     public init(
         id: String, name: String, amount: String = "", section: String = "",
         checked: Bool = false, optional: Bool = false, sortOrder: Double = 0,
         lastModified: String? = nil, stamps: ItemStamps = ItemStamps(), extra: [String: JSONValue] = [:]
     ) {
-        self.id = id
-        self.name = name
-        self.amount = amount
-        self.section = section
-        self.checked = checked
-        self.optional = optional
-        self.sortOrder = sortOrder
-        self.lastModified = lastModified
-        self.stamps = stamps
-        self.extra = extra
+        storage = Storage(id: id, name: name, amount: amount, section: section, checked: checked, optional: optional,
+                          sortOrder: sortOrder, lastModified: lastModified, stamps: stamps, extra: extra)
+    }
+
+    /// True when both are the same unchanged copy (no field compared).
+    public func isSameCopy(as other: Item) -> Bool { storage === other.storage }
+
+    public static func == (a: Item, b: Item) -> Bool {
+        if a.storage === b.storage { return true }
+        let x = a.storage, y = b.storage
+        return x.id == y.id && x.name == y.name && x.amount == y.amount && x.section == y.section
+            && x.checked == y.checked && x.optional == y.optional && x.sortOrder == y.sortOrder
+            && x.lastModified == y.lastModified && x.stamps == y.stamps && x.extra == y.extra
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        let x = storage
+        hasher.combine(x.id); hasher.combine(x.name); hasher.combine(x.amount); hasher.combine(x.section)
+        hasher.combine(x.checked); hasher.combine(x.optional); hasher.combine(x.sortOrder)
+        hasher.combine(x.lastModified); hasher.combine(x.stamps); hasher.combine(x.extra)
     }
 
     public subscript(field: ItemField) -> FieldValue {

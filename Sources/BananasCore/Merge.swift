@@ -16,7 +16,10 @@ extension ShoppingList {
         }
         for (id, theirs) in other.rows {
             if let ours = rows[id] {
-                rows[id] = Self.mergeRow(ours, theirs)
+                // Most rows are the same copy on both sides: nothing to merge, nothing to store.
+                if ours == theirs { continue }
+                let merged = Self.mergeRow(ours, theirs)
+                if merged != ours { rows[id] = merged }
             } else {
                 rows[id] = theirs
             }

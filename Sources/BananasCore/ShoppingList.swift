@@ -32,6 +32,15 @@ public struct ShoppingList: Hashable, Sendable {
         self.unreadableRows = unreadableRows
     }
 
+    /// Removes the rows with `ids`, then adds `items` (a reader that decoded again only the
+    /// rows whose bytes changed). False, with the list half changed, when an item's id is
+    /// taken: the caller then decodes the whole file.
+    public mutating func replaceRows(_ ids: ArraySlice<String>, with items: [Item]) -> Bool {
+        for id in ids { rows.removeValue(forKey: id) }
+        for item in items where rows.updateValue(item, forKey: item.id) != nil { return false }
+        return true
+    }
+
     /// A row is visible when it has no tombstone, or one of its fields was stamped after the
     /// delete (an edit concurrent with a delete keeps the row).
     public func isVisible(_ id: String) -> Bool {

@@ -97,7 +97,7 @@ enum AtomicWrite {
         guard calls.writeAll(fd, bytes) else { throw fail(errno, "write") }
         guard !durable || calls.sync(fd) else { throw fail(errno, "write") }
         guard let readBack = calls.readBack(fd, sizeHint: bytes.count) else { throw fail(errno, "read back") }
-        guard readBack == bytes, verify(readBack) else { throw fail(EIO, "verify the new contents of") }
+        guard Bytes.equal(readBack, bytes), verify(readBack) else { throw fail(EIO, "verify the new contents of") }
         calls.close(fd)
         closed = true
         guard calls.rename(temp, path) else { throw fail(errno, "replace") }

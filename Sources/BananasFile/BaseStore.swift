@@ -35,7 +35,7 @@ public struct BaseStore: Sendable {
 
     public struct Base: Sendable {
         public var list: ShoppingList
-        /// Hashes (FNV-1a) of the file contents bananas wrote, newest last.
+        /// Hashes (`Hash.content`) of the file contents bananas wrote, newest last.
         public var writtenHashes: [UInt64]
 
         public init(list: ShoppingList, writtenHashes: [UInt64]) {
@@ -88,7 +88,7 @@ public struct BaseStore: Sendable {
         AtomicWrite.removeAbandonedTemps(beside: path)
         AtomicWrite.removeAbandonedTemps(beside: hashesPath)
         var hashes = glance().writtenHashes
-        hashes.append(Hash.fnv1a(bytes))
+        hashes.append(Hash.content(bytes))
         let kept = hashes.suffix(BaseStore.hashesKept)
         // Not fsynced: a base lost to a power cut only means the next stampless write is taken
         // as it is (nothing lost), and a flush is faster without more fsyncs. The base first,

@@ -47,10 +47,15 @@ public enum ListCodec {
     /// `readingItemsDirectly: false` takes the general path for every row (the tests compare
     /// the two).
     static func decode(_ bytes: [UInt8], readingItemsDirectly: Bool) throws(DecodeError) -> DecodedList {
+        var layout = LayoutRecorder()
+        return try decode(bytes, readingItemsDirectly: readingItemsDirectly, layout: &layout)
+    }
+
+    static func decode(_ bytes: [UInt8], readingItemsDirectly: Bool, layout: inout LayoutRecorder) throws(DecodeError) -> DecodedList {
         let root: JSONValue
         let directItems: [RawRow]?
         do {
-            (root, directItems) = readingItemsDirectly ? try readDocument(bytes) : (try JSONText.parse(bytes), nil)
+            (root, directItems) = readingItemsDirectly ? try readDocument(bytes, layout: &layout) : (try JSONText.parse(bytes), nil)
         } catch {
             throw .syntax(error)
         }
@@ -192,7 +197,7 @@ public enum ListCodec {
     /// shape bananas writes (known keys, each once, of the expected types); any other row is
     /// read as a JSON value and decoded as before. Same results and same errors as
     /// `JSONText.parse` followed by the general decoder, without a dictionary per item.
-    static func readDocument(_ bytes: [UInt8]) throws(JSONSyntaxError) -> (JSONValue, [RawRow]?) {
+    static func readDocument(_ bytes: [UInt8], layout: inout LayoutRecorder) throws(JSONSyntaxError) -> (JSONValue, [RawRow]?) {
         var cursor = JSONCursor(bytes)
         cursor.skipWhitespace()
         guard cursor.current == UInt8(ascii: "{") else { return (try JSONText.parse(bytes), nil) }
@@ -218,11 +223,15 @@ public enum ListCodec {
             cursor.index += 1
             cursor.skipWhitespace()
             if key == "items", cursor.current == UInt8(ascii: "[") {
-                items = try readItems(&cursor)
+                if items != nil { layout.usable = false }  // a repeated key: the last one wins
+                layout.ids.removeAll()
+                layout.orders.removeAll()
+                layout.ranges.removeAll()
+                items = try readItems(&cursor, layout: &layout)
                 object[key] = .array([])
             } else {
                 object[key] = try cursor.value()  // a repeated key: the last one wins
-                if key == "items" { items = nil }
+                if key == "items" { items = nil; layout.usable = false }
             }
             cursor.skipWhitespace()
             guard let next = cursor.current else { throw cursor.error("the file ends inside an object (truncated?)") }
@@ -234,12 +243,15 @@ public enum ListCodec {
         return (.object(object), items)
     }
 
-    static func readItems(_ cursor: inout JSONCursor) throws(JSONSyntaxError) -> [RawRow] {
+    static func readItems(_ cursor: inout JSONCursor, layout: inout LayoutRecorder) throws(JSONSyntaxError) -> [RawRow] {
         try cursor.enter()
         cursor.index += 1
+        layout.itemsStart = cursor.index
         var rows: [RawRow] = []
         cursor.skipWhitespace()
-        if cursor.take(UInt8(ascii: "]")) {
+        if cursor.current == UInt8(ascii: "]") {
+            layout.itemsEnd = cursor.index
+            cursor.index += 1
             cursor.leave()
             return rows
         }
@@ -248,14 +260,16 @@ public enum ListCodec {
             let start = cursor.index
             if let item = readPlainItem(&cursor) {
                 rows.append(.item(item))
+                layout.row(item, start..<cursor.index)
             } else {
                 cursor.index = start
                 rows.append(.value(try cursor.value()))
+                layout.usable = false
             }
             cursor.skipWhitespace()
             guard let next = cursor.current else { throw cursor.error("the file ends inside an array (truncated?)") }
             if next == UInt8(ascii: ",") { cursor.index += 1; continue }
-            if next == UInt8(ascii: "]") { cursor.index += 1; cursor.leave(); return rows }
+            if next == UInt8(ascii: "]") { layout.itemsEnd = cursor.index; cursor.index += 1; cursor.leave(); return rows }
             throw cursor.error("expected ',' or ']' in an array, found \(cursor.describe(next))")
         }
     }
@@ -399,6 +413,11 @@ public enum ListCodec {
     /// items (nearly all of a file) are written straight from the values, not through a tree
     /// of JSON values: several times faster, and a flush writes the whole file every time.
     public static func encode(_ list: ShoppingList) -> [UInt8] {
+        var layout = LayoutRecorder()
+        return encode(list, layout: &layout)
+    }
+
+    static func encode(_ list: ShoppingList, layout: inout LayoutRecorder) -> [UInt8] {
         var top = topLevel(list)
         let items = list.items
         var out: [UInt8] = []
@@ -414,7 +433,7 @@ public enum ListCodec {
             JSONText.appendString(entry.key, to: &out)
             out.append(contentsOf: ": ".utf8)
             if entry.key == "items" {
-                appendItems(items, unreadable: list.unreadableRows, to: &out)
+                appendItems(items, unreadable: list.unreadableRows, to: &out, layout: &layout)
             } else {
                 JSONText.append(top[entry.key]!, to: &out, indent: 1, rank: keyRank)
             }
@@ -461,31 +480,42 @@ public enum ListCodec {
     }
 
     /// The `items` array, at the top level's first indent.
-    static func appendItems(_ items: [Item], unreadable: [JSONValue], to out: inout [UInt8]) {
+    static func appendItems(_ items: [Item], unreadable: [JSONValue], to out: inout [UInt8], layout: inout LayoutRecorder) {
+        layout.ids.reserveCapacity(items.count)
+        layout.orders.reserveCapacity(items.count)
+        layout.ranges.reserveCapacity(items.count)
         guard !items.isEmpty || !unreadable.isEmpty else {
-            out.append(contentsOf: "[]".utf8)
+            out.append(UInt8(ascii: "["))
+            layout.itemsStart = out.count
+            layout.itemsEnd = out.count
+            out.append(UInt8(ascii: "]"))
             return
         }
         out.append(UInt8(ascii: "["))
+        layout.itemsStart = out.count
         var first = true
         for item in items {
             if !first { out.append(UInt8(ascii: ",")) }
             first = false
             newline(&out, 2)
+            let start = out.count
             if item.extra.isEmpty {
                 appendPlainItem(item, to: &out)
             } else {
                 // Unknown keys sort among ours: the general writer keeps the order exact.
                 JSONText.append(encodeItem(item), to: &out, indent: 2, rank: keyRank)
             }
+            layout.row(item, start..<out.count)
         }
         for row in unreadable {
             if !first { out.append(UInt8(ascii: ",")) }
             first = false
             newline(&out, 2)
             JSONText.append(row, to: &out, indent: 2, rank: keyRank)
+            layout.usable = false
         }
         newline(&out, 1)
+        layout.itemsEnd = out.count
         out.append(UInt8(ascii: "]"))
     }
 

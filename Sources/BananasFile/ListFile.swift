@@ -37,6 +37,19 @@ public final class ListFile: Sendable {
         /// The file's bytes; nil when there is no file yet.
         public var bytes: [UInt8]?
         public var decoded: DecodedList
+        /// Where the rows sit in `bytes`, when they all have the plain shape: the next read
+        /// and write splice instead of decoding or encoding the whole file.
+        var layout: ItemLayout?
+
+        public init(bytes: [UInt8]?, decoded: DecodedList) {
+            self.bytes = bytes
+            self.decoded = decoded
+        }
+
+        var known: ListCodec.Known? {
+            guard let bytes, let layout else { return nil }
+            return ListCodec.Known(bytes: bytes, decoded: decoded, layout: layout)
+        }
 
         public var list: ShoppingList { decoded.list }
         public var exists: Bool { bytes != nil }
@@ -58,14 +71,17 @@ public final class ListFile: Sendable {
         // The bytes this process last read or wrote come back at every flush and at every
         // event of its own write: the list decoded then is still right (equal bytes compare
         // in a fraction of a millisecond; a decode of 10,000 items takes tens).
-        if let known = lastSnapshot.withLock({ $0 }), known.bytes == bytes { return known }
-        let decoded: DecodedList
+        let last = lastSnapshot.withLock { $0 }
+        if let last, let known = last.bytes, Bytes.equal(known, bytes) { return last }
+        // Another version: only the rows whose bytes changed are decoded again, when it can.
+        let decoded: DecodedList, layout: ItemLayout?
         do {
-            decoded = try ListCodec.decode(bytes)
+            (decoded, layout) = try ListCodec.decode(bytes, after: last?.known)
         } catch {
             throw .unparseable(path: path, detail: error.description)
         }
-        let snapshot = Snapshot(bytes: bytes, decoded: decoded)
+        var snapshot = Snapshot(bytes: bytes, decoded: decoded)
+        snapshot.layout = layout
         lastSnapshot.withLock { $0 = snapshot }
         return snapshot
     }
@@ -126,7 +142,7 @@ public final class ListFile: Sendable {
         guard snapshot.exists, let known else { return snapshot.list }
         // A file bananas wrote (perhaps older than the base, read without the lock) holds no
         // foreign change.
-        if let bytes = snapshot.bytes, known.writtenHashes.contains(Hash.fnv1a(bytes)) { return snapshot.list }
+        if let bytes = snapshot.bytes, known.writtenHashes.contains(Hash.content(bytes)) { return snapshot.list }
         clock.observe(max(snapshot.list.newestStamp, known.list.newestStamp), now: now)
         return ShoppingList.absorbing(file: snapshot.list, base: known.list, stamp: clock.next(now: now))
     }
@@ -177,8 +193,9 @@ public final class ListFile: Sendable {
         // absorbed list has it from the base) is.
         guard list != absorbed || !list.hasSameVisibleContent(as: snapshot.list) else { return unchanged() }
         list.expireTombstones(before: now - ShoppingList.tombstoneLifetimeMillis)
-        let bytes = ListCodec.encode(list)
-        if bytes == snapshot.bytes { return unchanged() }
+        // Encoding copies the bytes of the rows that did not change from the file as read.
+        let (bytes, layout) = ListCodec.encode(list, after: snapshot.known)
+        if let old = snapshot.bytes, Bytes.equal(old, bytes) { return unchanged() }
         AtomicWrite.removeAbandonedTemps(beside: path, now: now)
         // The read-back must equal the bytes encoded (AtomicWrite checks it): that proves the
         // disk holds them. That our encoder's bytes decode is proven by the round-trip tests
@@ -192,6 +209,7 @@ public final class ListFile: Sendable {
         var after = snapshot
         after.bytes = bytes
         after.decoded = DecodedList(list: list, schemaVersion: ListCodec.currentSchemaVersion, problems: snapshot.decoded.problems)
+        after.layout = after.decoded.problems.isEmpty ? layout : nil
         lastSnapshot.withLock { $0 = after }
         return UpdateResult(value: value, wrote: true, fileState: absorbed, list: list, snapshot: after)
     }

@@ -22,12 +22,66 @@ public struct StateFolder: Sendable, Hashable {
 }
 
 /// 64-bit FNV-1a: cheap, stable across runs and machines. Used to name folders, to check
-/// journal lines, and to recognise the bytes of a file we wrote ourselves.
+/// journal lines and to name conflict-log entries; whole files use `content` (faster).
 public enum Hash {
     public static func fnv1a(_ bytes: [UInt8]) -> UInt64 {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
         return hash
+    }
+
+    /// XXH64 (seed 0) of a file's contents: to recognise bytes bananas wrote itself. Eight
+    /// bytes at a time, four lanes: 6.5 MB in about 1 ms, where FNV-1a took 6.5.
+    public static func content(_ bytes: [UInt8]) -> UInt64 {
+        bytes.withUnsafeBytes { XXH64.hash($0) }
+    }
+}
+
+enum XXH64 {
+    static let p1: UInt64 = 0x9E37_79B1_85EB_CA87, p2: UInt64 = 0xC2B2_AE3D_27D4_EB4F
+    static let p3: UInt64 = 0x1656_67B1_9E37_79F9, p4: UInt64 = 0x85EB_CA77_C2B2_AE63, p5: UInt64 = 0x27D4_EB2F_1656_67C5
+
+    @inline(__always) static func rotl(_ x: UInt64, _ r: UInt64) -> UInt64 { (x << r) | (x >> (64 - r)) }
+    @inline(__always) static func round(_ acc: UInt64, _ input: UInt64) -> UInt64 { rotl(acc &+ input &* p2, 31) &* p1 }
+    @inline(__always) static func merge(_ acc: UInt64, _ val: UInt64) -> UInt64 { (acc ^ round(0, val)) &* p1 &+ p4 }
+
+    static func hash(_ data: UnsafeRawBufferPointer) -> UInt64 {
+        let count = data.count
+        var i = 0
+        var h: UInt64
+        @inline(__always) func word(_ at: Int) -> UInt64 { UInt64(littleEndian: data.loadUnaligned(fromByteOffset: at, as: UInt64.self)) }
+        if count >= 32 {
+            var v1 = p1 &+ p2, v2 = p2, v3: UInt64 = 0, v4 = 0 &- p1
+            while i + 32 <= count {
+                v1 = round(v1, word(i)); v2 = round(v2, word(i + 8))
+                v3 = round(v3, word(i + 16)); v4 = round(v4, word(i + 24))
+                i += 32
+            }
+            h = rotl(v1, 1) &+ rotl(v2, 7) &+ rotl(v3, 12) &+ rotl(v4, 18)
+            h = merge(h, v1); h = merge(h, v2); h = merge(h, v3); h = merge(h, v4)
+        } else {
+            h = p5
+        }
+        h = h &+ UInt64(count)
+        while i + 8 <= count {
+            h ^= round(0, word(i))
+            h = rotl(h, 27) &* p1 &+ p4
+            i += 8
+        }
+        if i + 4 <= count {
+            h ^= UInt64(UInt32(littleEndian: data.loadUnaligned(fromByteOffset: i, as: UInt32.self))) &* p1
+            h = rotl(h, 23) &* p2 &+ p3
+            i += 4
+        }
+        while i < count {
+            h ^= UInt64(data[i]) &* p5
+            h = rotl(h, 11) &* p1
+            i += 1
+        }
+        h ^= h >> 33; h = h &* p2
+        h ^= h >> 29; h = h &* p3
+        h ^= h >> 32
+        return h
     }
 }
 

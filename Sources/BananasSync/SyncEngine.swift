@@ -62,7 +62,7 @@ final class SyncEngine: @unchecked Sendable {
         let hash: UInt64
         do {
             let bytes = try file.readBytes()
-            hash = Hash.fnv1a(bytes ?? [])
+            hash = Hash.content(bytes ?? [])
             if hash == lastSeenHash, lastSeenWritable { return .unchanged }
             snapshot = try file.snapshot(of: bytes)
         } catch {
@@ -117,13 +117,13 @@ final class SyncEngine: @unchecked Sendable {
         let result = try file.update(
             lockTimeoutMillis: lockTimeoutMillis,
             absorb: { snapshot, base in
-                self.absorb(snapshot, base: base, hash: Hash.fnv1a(snapshot.bytes ?? []), baseMark: base?.writtenHashes.last)
+                self.absorb(snapshot, base: base, hash: Hash.content(snapshot.bytes ?? []), baseMark: base?.writtenHashes.last)
             }
         ) { list, _ in
             list.merge(local)
             try prepare(&list)
         }
-        let hash = Hash.fnv1a(result.snapshot.bytes ?? [])
+        let hash = Hash.content(result.snapshot.bytes ?? [])
         lastSeenHash = hash
         if result.wrote { absorbed = (hash, result.list, file.base == nil ? nil : hash) }  // its hash is the base's newest now
         return FlushOutcome(fileState: result.fileState, written: result.list, wrote: result.wrote)
@@ -170,7 +170,7 @@ final class SyncEngine: @unchecked Sendable {
         do {
             let result = try file.update(
                 lockTimeoutMillis: lockTimeoutMillis,
-                absorb: { snapshot, base in self.absorb(snapshot, base: base, hash: Hash.fnv1a(snapshot.bytes ?? []), baseMark: base?.writtenHashes.last) },
+                absorb: { snapshot, base in self.absorb(snapshot, base: base, hash: Hash.content(snapshot.bytes ?? []), baseMark: base?.writtenHashes.last) },
                 settled: { _ in
                     // The merged file is on disk (fsynced): only now may the copies go.
                     for (copy, bytes) in merged where copy.retire(merged: bytes, archive: self.file.state) {
@@ -189,7 +189,7 @@ final class SyncEngine: @unchecked Sendable {
                         let now = Clock.nowMillis()
                         clock.observe(max(list.newestStamp, snapshot.list.newestStamp), now: now)
                         // Bytes bananas wrote here carry every change as stamps: nothing to absorb.
-                        let known = base.flatMap { $0.writtenHashes.contains(Hash.fnv1a(bytes)) ? nil : $0.list }
+                        let known = base.flatMap { $0.writtenHashes.contains(Hash.content(bytes)) ? nil : $0.list }
                         let (next, found) = ShoppingList.mergingConflictCopy(
                             snapshot.list, into: list, base: known, stamp: clock.next(now: now))
                         list = next
@@ -198,7 +198,7 @@ final class SyncEngine: @unchecked Sendable {
                     }
                 }
             }
-            let hash = Hash.fnv1a(result.snapshot.bytes ?? [])
+            let hash = Hash.content(result.snapshot.bytes ?? [])
             if result.wrote { absorbed = (hash, result.list, file.base == nil ? nil : hash) }
             // Written here, or by another process that merged the copies first: either way a
             // state the store has not seen (and the next read would take for one it has).
