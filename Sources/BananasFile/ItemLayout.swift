@@ -24,6 +24,10 @@ public struct ItemLayout: Sendable {
     /// True when the rows are the list's visible items in list order (sortOrder, then id):
     /// what `ListCodec.encode` writes, so a re-encode may splice.
     var isListOrder: Bool
+    /// True when the bytes are exactly what the encoder writes for the decoded list (it wrote
+    /// them, or every row re-read since was checked): only then may a write copy them. A
+    /// file from another writer (other spacing, key order, a repeated section) is not.
+    var isCanonical: Bool
 
     /// Whether `ids` are exactly `list`'s visible items, in list order.
     static func isListOrder(ids: [String], orders: [Double], of list: ShoppingList) -> Bool {
@@ -153,6 +157,24 @@ extension ListCodec {
         }
         next.itemsEnd += delta
         next.isListOrder = ItemLayout.isListOrder(ids: next.ids, orders: next.orders, of: list)
+        if layout.isCanonical {
+            // The re-read stretch as the encoder would write it (see `appendItems`).
+            var expected: [UInt8] = []
+            var first = kept == 0
+            for item in middle {
+                if !first { expected.append(UInt8(ascii: ",")) }
+                first = false
+                newline(&expected, 2)
+                appendPlainItem(item, to: &expected)
+            }
+            if tail < layout.ranges.count {
+                if !first { expected.append(UInt8(ascii: ",")) }
+                newline(&expected, 2)
+            } else if !first {
+                newline(&expected, 1)
+            }
+            next.isCanonical = bytes[start..<end].elementsEqual(expected)
+        }
         var decoded = known.decoded
         decoded.list = list
         return (decoded, next)
@@ -170,7 +192,7 @@ extension ListCodec {
 
     static func encodeSplicing(_ list: ShoppingList, after known: Known) -> ([UInt8], ItemLayout)? {
         let old = known.decoded.list, layout = known.layout
-        guard layout.isListOrder, known.decoded.schemaVersion == currentSchemaVersion,
+        guard layout.isListOrder, layout.isCanonical, known.decoded.schemaVersion == currentSchemaVersion,
               list.rows.count == old.rows.count, list.unreadableRows.isEmpty, old.unreadableRows.isEmpty,
               list.sections == old.sections, list.sectionsStamp == old.sectionsStamp,
               list.tombstones == old.tombstones, list.extra == old.extra, list.syncExtra == old.syncExtra
@@ -219,6 +241,8 @@ struct LayoutRecorder {
     var ids: [String] = []
     var orders: [Double] = []
     var ranges: [Range<Int>] = []
+    /// Rows from `sync.deletedRows` (hidden by a delete) that joined the list.
+    var hiddenRows = 0
     /// False once a row without the plain shape (or a second `items`) was seen.
     var usable = true
 
@@ -229,16 +253,15 @@ struct LayoutRecorder {
     }
 
     func finish(for decoded: DecodedList) -> ItemLayout? {
-        // Rows from `sync.deletedRows` join the list by rules of their own: no layout then.
         guard usable, itemsStart >= 0, itemsEnd >= itemsStart, decoded.problems.isEmpty,
-              decoded.list.unreadableRows.isEmpty, ids.count == decoded.list.rows.count else { return nil }
+              decoded.list.unreadableRows.isEmpty, ids.count + hiddenRows == decoded.list.rows.count else { return nil }
         return ItemLayout(itemsStart: itemsStart, itemsEnd: itemsEnd, ids: ids, orders: orders, ranges: ranges,
-                          isListOrder: ItemLayout.isListOrder(ids: ids, orders: orders, of: decoded.list))
+                          isListOrder: ItemLayout.isListOrder(ids: ids, orders: orders, of: decoded.list), isCanonical: false)
     }
 
     func finishEncoded(_ list: ShoppingList) -> ItemLayout? {
         guard usable, itemsStart >= 0, itemsEnd >= itemsStart, list.unreadableRows.isEmpty else { return nil }
         // The encoder writes the visible items in list order (hidden rows go under `sync`).
-        return ItemLayout(itemsStart: itemsStart, itemsEnd: itemsEnd, ids: ids, orders: orders, ranges: ranges, isListOrder: true)
+        return ItemLayout(itemsStart: itemsStart, itemsEnd: itemsEnd, ids: ids, orders: orders, ranges: ranges, isListOrder: true, isCanonical: true)
     }
 }

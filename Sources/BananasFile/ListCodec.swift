@@ -109,7 +109,12 @@ public enum ListCodec {
                 var ignoredRows: [JSONValue] = []
                 let hiddenRows = decodeRows(hidden.map(RawRow.value), path: "sync.deletedRows", problems: &ignored, unreadable: &ignoredRows)
                 let visibleIDs = Set(rows.map(\.id))
-                rows += hiddenRows.filter { !visibleIDs.contains($0.id) }
+                let joining = hiddenRows.filter { !visibleIDs.contains($0.id) }
+                rows += joining
+                layout.hiddenRows = joining.count
+                // A row both visible and hidden: the visible one hid the other, which a reader
+                // re-reading only changed rows would not know to bring back.
+                if joining.count != hiddenRows.count || !ignoredRows.isEmpty { layout.usable = false }
             }
         }
 
