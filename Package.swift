@@ -11,13 +11,16 @@ import PackageDescription
 //   CCurses      – the few C shims Swift cannot call directly (macros, globals, signals).
 //   BananasThemes – theme files (YAML, via Yams): parsing, inheritance, where themes live.
 //   BananasTerminal – paints a cell grid with ncurses and turns key presses into input events.
-//   BananasCLI   – the command-line surface (swift-argument-parser).
+//   BananasCLI   – the command-line surface (swift-argument-parser). No MCP: it starts fast.
 //   bananas      – the executable: a thin main that runs BananasCLI.
+//   bananas-mcp  – the MCP server's executable (BananasMCP, swift-log); `bananas mcp` execs it,
+//                  so it is installed next to `bananas`.
 let package = Package(
     name: "bananas",
     platforms: [.macOS(.v14)],
     products: [
         .executable(name: "bananas", targets: ["bananas"]),
+        .executable(name: "bananas-mcp", targets: ["bananas-mcp"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -50,12 +53,19 @@ let package = Package(
         .target(
             name: "BananasCLI",
             dependencies: [
-                "BananasCore", "BananasFile", "BananasSync", "BananasMCP", "BananasEditor", "BananasTerminal", "BananasThemes",
-                .product(name: "Logging", package: "swift-log"),
+                "BananasCore", "BananasFile", "BananasSync", "BananasEditor", "BananasTerminal", "BananasThemes",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .executableTarget(name: "bananas", dependencies: ["BananasCLI"]),
+        .executableTarget(
+            name: "bananas-mcp",
+            dependencies: [
+                "BananasFile", "BananasSync", "BananasMCP",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
         // Shared by the test targets only (a temp list sandbox, waiting on the main actor).
         .target(name: "BananasTestSupport", dependencies: ["BananasCore", "BananasFile"]),
         .executableTarget(name: "bananas-bench", dependencies: ["BananasCore", "BananasFile", "BananasEditor", "BananasSync"]),
@@ -73,7 +83,8 @@ let package = Package(
             name: "BananasMCPTests",
             dependencies: ["BananasMCP", "BananasSync", "BananasFile", "BananasTestSupport", .product(name: "MCP", package: "swift-sdk")]
         ),
-        // Depends on the executable so `swift test` builds the real binary it drives.
-        .testTarget(name: "BananasCLITests", dependencies: ["bananas", "BananasFile", "CPlatform"]),
+        // Depends on the executables so `swift test` builds the real binaries it drives
+        // (`bananas mcp` execs `bananas-mcp`).
+        .testTarget(name: "BananasCLITests", dependencies: ["bananas", "bananas-mcp", "BananasFile", "CPlatform"]),
     ]
 )

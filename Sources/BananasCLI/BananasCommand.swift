@@ -46,7 +46,8 @@ public struct BananasCommand: ParsableCommand {
 
     /// `bananas --file X add milk` works like `bananas add milk --file X`: a leading
     /// `--file` is handed to the subcommand through BANANAS_FILE (a subcommand's own
-    /// `--file` still wins).
+    /// `--file` still wins). `bananas mcp …` execs the sibling binary `bananas-mcp` with the
+    /// rest of the arguments (MCPCommand.swift).
     public static func mainAcceptingLeadingFileOption() {
         var arguments = Array(CommandLine.arguments.dropFirst())
         while let first = arguments.first, first == "--file" || first.hasPrefix("--file=") {
@@ -60,6 +61,10 @@ public struct BananasCommand: ParsableCommand {
                 arguments.removeFirst()
             }
             setenv("BANANAS_FILE", value.isEmpty ? "" : Locations.absolute(value), 1)
+        }
+        // The MCP server is its own binary; its arguments are its own (`--help` too).
+        if arguments.first == "mcp" {
+            MCPServerBinary.exec(Array(arguments.dropFirst()))
         }
         main(arguments)
     }

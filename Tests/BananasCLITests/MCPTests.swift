@@ -271,9 +271,72 @@ struct MCPTests {
         _ = try quiet.call("get_shopping_list")
         #expect(quiet.finish() == 0)
         let quietLog = quiet.stderr
-        #expect(quietLog.contains("warning bananas.mcp: [BananasCLI] BANANAS_LOG_LEVEL=chatty is not a level"), "\(quietLog)")
+        #expect(quietLog.contains("warning bananas.mcp: [bananas_mcp] BANANAS_LOG_LEVEL=chatty is not a level"), "\(quietLog)")
         #expect(quietLog.contains("tool get_shopping_list: 2 items") && !quietLog.contains(" debug "), "\(quietLog)")
         #expect(quiet.stdoutLines.allSatisfy { (try? JSONSerialization.jsonObject(with: $0)) != nil })
+    }
+
+    @Test("`bananas mcp` execs `bananas-mcp` from its own folder: same process, arguments passed through")
+    func execsTheSibling() throws {
+        let cli = CLI()
+        defer { cli.cleanUp() }
+        _ = cli("add", "Milk")
+        let server = try MCPProcess(cli)
+        let exe = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(server.process.processIdentifier)/exe")
+        #expect(exe == URL(fileURLWithPath: CLI.binary).deletingLastPathComponent().appendingPathComponent("bananas-mcp").path,
+                "the process `bananas mcp` started is now bananas-mcp (execv, no child): \(exe)")
+        #expect(try server.call("get_shopping_list").structured["items"].map { ($0 as! [[String: Any]]).count } == 1)
+        #expect(server.finish() == 0)
+
+        // A leading --file (through BANANAS_FILE) and the server's own arguments reach it.
+        let other = cli.folder + "/Other.json"
+        let help = cli.run(["mcp", "--help"])
+        #expect(help.status == 0 && help.stdout.contains("USAGE: bananas mcp [--file <path>]"), "\(help)")
+        let bad = cli.run(["mcp", "--no-such-option"])
+        #expect(bad.status == 64 && bad.stderr.contains("--no-such-option"), "\(bad)")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: CLI.binary)
+        process.arguments = ["--file", other, "mcp"]
+        process.environment = cli.environment(["BANANAS_LOG_LEVEL": "info"])
+        let input = Pipe(), errors = Pipe()
+        process.standardInput = input
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = errors
+        try process.run()
+        try input.fileHandleForWriting.close()
+        let log = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0 && log.contains("serving \(other) over stdio"), "\(log)")
+    }
+
+    @Test("without `bananas-mcp` beside it, `bananas mcp` says so and exits 1; other commands work")
+    func missingSibling() throws {
+        let cli = CLI()
+        defer { cli.cleanUp() }
+        let alone = cli.folder + "/alone"
+        try FileManager.default.createDirectory(atPath: alone, withIntermediateDirectories: true)
+        let copy = alone + "/bananas"
+        if link(CLI.binary, copy) != 0 { try FileManager.default.copyItem(atPath: CLI.binary, toPath: copy) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: copy)
+        process.arguments = ["mcp"]
+        process.environment = cli.environment()
+        let errors = Pipe()
+        process.standardInput = Pipe()
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = errors
+        try process.run()
+        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 1, "\(message)")
+        #expect(message == "bananas: the MCP server binary bananas-mcp is missing: it must be installed next to bananas (\(alone)/bananas-mcp); see the README, \"Install for daily use\"\n")
+        let process2 = Process()
+        process2.executableURL = URL(fileURLWithPath: copy)
+        process2.arguments = ["add", "Milk", "--file", cli.listPath]
+        process2.environment = cli.environment()
+        try process2.run()
+        process2.waitUntilExit()
+        #expect(process2.terminationStatus == 0)
     }
 
     @Test("the official Python MCP client runs an agent's session (it checks structuredContent against outputSchema)")

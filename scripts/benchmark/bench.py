@@ -299,6 +299,9 @@ class Bench:
 
     def mcp(self):
         say("== MCP: get_shopping_list and a 100-item add_items, from the Python client")
+        # `bananas mcp` execs the server binary installed next to it.
+        if not os.path.exists(os.path.join(os.path.dirname(self.bin), "bananas-mcp")):
+            sys.exit(f"bananas-mcp is missing next to {self.bin} (scripts/benchmark/run builds it)")
         out = {}
         for size in self.args.sizes:
             folder = self.seeded(size, "mcp")
