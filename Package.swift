@@ -9,7 +9,8 @@ import PackageDescription
 //   BananasEditor – the full-screen editor: state, key table, pure render into a cell grid.
 //   CNcursesw    – the system ncursesw library (wide characters).
 //   CCurses      – the few C shims Swift cannot call directly (macros, globals, signals).
-//   BananasThemes – theme files (YAML, via Yams): parsing, inheritance, where themes live.
+//   CLibYAML     – libyaml's scanner and parser (vendored, MIT; see its License file).
+//   BananasThemes – theme files (YAML, via CLibYAML): parsing, inheritance, where themes live.
 //   BananasTerminal – paints a cell grid with ncurses and turns key presses into input events.
 //   BananasCLI   – the command-line surface (swift-argument-parser). No MCP: it starts fast.
 //   bananas      – the executable: a thin main that runs BananasCLI.
@@ -27,7 +28,6 @@ let package = Package(
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.0"),
         .package(url: "https://github.com/modelcontextprotocol/swift-sdk", from: "0.12.1"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
-        .package(url: "https://github.com/jpsim/Yams", from: "5.0.1"),
     ],
     targets: [
         .target(name: "BananasCore"),
@@ -49,7 +49,8 @@ let package = Package(
         ),
         .target(name: "CCurses", dependencies: ["CNcursesw"]),
         .target(name: "BananasTerminal", dependencies: ["BananasEditor", "CCurses"]),
-        .target(name: "BananasThemes", dependencies: ["BananasEditor", "BananasFile", .product(name: "Yams", package: "Yams")]),
+        .target(name: "CLibYAML", exclude: ["License"], cSettings: [.define("YAML_DECLARE_STATIC")]),
+        .target(name: "BananasThemes", dependencies: ["BananasEditor", "BananasFile", "CLibYAML"]),
         .target(
             name: "BananasCLI",
             dependencies: [

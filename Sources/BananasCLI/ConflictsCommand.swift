@@ -51,7 +51,7 @@ extension ConflictsCommand {
     static func line(_ entry: ConflictLog.Entry) -> String {
         let c = entry.conflict
         var text = "\(entry.id)  \(Output.safe(c.itemName)) · \(c.field.rawValue): kept \(shown(c.kept, c.field)), lost \(shown(c.lost, c.field))"
-        text += "  (" + Timestamp.iso8601(millis: entry.loggedAt).prefix(19).replacingOccurrences(of: "T", with: " ") + ")"
+        text += "  (" + String(Timestamp.iso8601(millis: entry.loggedAt).prefix(19).map { $0 == "T" ? " " : $0 }) + ")"
         if let how = entry.resolution { text += " — " + how }
         return text
     }

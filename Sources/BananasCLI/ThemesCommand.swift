@@ -5,8 +5,8 @@ import Darwin
 #endif
 import ArgumentParser
 import BananasEditor
+import BananasFile
 import BananasThemes
-import Foundation
 
 /// `bananas themes`: every theme, with a one-line preview.
 struct ThemesCommand: ParsableCommand {
@@ -22,7 +22,7 @@ struct ThemesCommand: ParsableCommand {
     @Flag(help: "Print the previews without colour even on a terminal.") var plain = false
 
     func run() throws {
-        let environment = ProcessInfo.processInfo.environment
+        let environment = Environment.current()
         let catalog = ThemeCatalog(environment: environment)
         let colored = !plain && isatty(STDOUT_FILENO) == 1
         let level = colored ? ThemePreview.level(environment: environment) : .none

@@ -1,7 +1,6 @@
 import BananasCore
 import BananasFile
 import BananasSync
-import Foundation
 
 /// The editor: an `EditorState` driven by keys, carried out on a `ListStore`. It knows
 /// nothing of terminals; a backend feeds it keys and paints `render(width:height:)`.
@@ -41,7 +40,7 @@ public final class Editor {
 
     /// `~/…` for paths under the home folder.
     public static func label(for path: String) -> String {
-        if let home = ProcessInfo.processInfo.environment["HOME"], !home.isEmpty, path.hasPrefix(home + "/") {
+        if let home = Environment.value("HOME"), !home.isEmpty, path.hasPrefix(home + "/") {
             return "~" + path.dropFirst(home.count)
         }
         return path

@@ -1,6 +1,5 @@
 import BananasCore
 import BananasFile
-import Foundation
 
 /// Everything the editor shows besides the list itself: where the cursor is, what is
 /// collapsed, filtered or hidden, which prompt or overlay is open. A value: keys change it
@@ -206,7 +205,7 @@ final class RowsCache: @unchecked Sendable {
         var total: Int
     }
 
-    private let lock = NSLock()
+    private let lock = ThreadLock()
     private var list: ShoppingList?
     private var view: View?
     private var built: Built?

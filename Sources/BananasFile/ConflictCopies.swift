@@ -95,7 +95,7 @@ public struct ConflictCopy: Sendable, Hashable {
     private static func isDropbox(_ body: [UInt8]) -> Bool {
         let text = String(decoding: body, as: UTF8.self)
         for marker in ["'s conflicted copy ", "\u{2019}s conflicted copy "] {
-            guard let range = text.range(of: marker), range.lowerBound != text.startIndex else { continue }
+            guard let range = text.firstRange(of: marker), range.lowerBound != text.startIndex else { continue }
             var rest = Array(text[range.upperBound...].utf8)[...]
             guard date(&rest) else { return false }
             if rest.isEmpty { return true }

@@ -3,7 +3,8 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Foundation
+import BananasCore
+import Dispatch
 
 /// The Get Bananas lock: `BananaList.json.lock` beside the file, created with
 /// O_CREAT|O_EXCL|O_NOFOLLOW and holding the holder's PID as text. Its MCP server uses the
@@ -31,7 +32,7 @@ public final class FileLock {
 
     /// Threads of one process queue here first: the lock file records only a PID, so it
     /// cannot tell two threads of the same process apart.
-    private static let inProcess = NSLock()
+    private static let inProcess = ThreadLock()
 
     private init(path: String, descriptor: Int32) {
         self.path = path
@@ -111,7 +112,7 @@ public final class FileLock {
         var holderPID: Int32?
         if fd >= 0 {
             if let bytes = Sys.readAll(fd), bytes.count < 64 {
-                holderPID = Int32(String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+                holderPID = Int32(String(decoding: bytes, as: UTF8.self).trimmingWhitespace())
             }
             close(fd)
         }

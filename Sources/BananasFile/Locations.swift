@@ -1,10 +1,8 @@
-import Foundation
-
 /// Where the list and local state live. See docs/cli.md ("Where the file lives").
 public enum Locations {
     /// `--file`, then `BANANAS_FILE`, then the default; the flag says whether the folder may
     /// be created (only for the default location).
-    public static func listFile(explicit: String?, environment: [String: String] = ProcessInfo.processInfo.environment) -> ListFile {
+    public static func listFile(explicit: String?, environment: [String: String] = Environment.current()) -> ListFile {
         let state = stateDirectory(environment)
         if let explicit, !explicit.isEmpty { return ListFile(path: expandTilde(explicit, environment), stateDirectory: state) }
         if let fromEnvironment = environment["BANANAS_FILE"], !fromEnvironment.isEmpty {
@@ -18,18 +16,18 @@ public enum Locations {
     public static func defaultListPath(_ environment: [String: String]) -> String {
         #if os(macOS)
         let iCloud = home(environment) + "/Library/Mobile Documents/iCloud~com~941apps~Banana-List/Documents/BananaList.json"
-        if FileManager.default.fileExists(atPath: iCloud) { return iCloud }
+        if FileSystem.fileExists(atPath: iCloud) { return iCloud }
         #endif
         return xdg("XDG_DATA_HOME", fallback: "/.local/share", environment) + "/bananas/BananaList.json"
     }
 
     /// `$XDG_STATE_HOME/bananas` (`~/.local/state/bananas`): journals, bases, conflict logs.
-    public static func stateDirectory(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+    public static func stateDirectory(_ environment: [String: String] = Environment.current()) -> String {
         xdg("XDG_STATE_HOME", fallback: "/.local/state", environment) + "/bananas"
     }
 
     /// `$XDG_CONFIG_HOME/bananas` (`~/.config/bananas`): config and user themes.
-    public static func configDirectory(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+    public static func configDirectory(_ environment: [String: String] = Environment.current()) -> String {
         xdg("XDG_CONFIG_HOME", fallback: "/.config", environment) + "/bananas"
     }
 
@@ -39,12 +37,12 @@ public enum Locations {
     }
 
     static func home(_ environment: [String: String]) -> String {
-        environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+        environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? FileSystem.homeDirectoryFromUserDatabase
     }
 
     /// A path made absolute against the working directory.
     public static func absolute(_ path: String) -> String {
-        path.hasPrefix("/") || path.hasPrefix("~") ? path : FileManager.default.currentDirectoryPath + "/" + path
+        path.hasPrefix("/") || path.hasPrefix("~") ? path : FileSystem.currentDirectoryPath + "/" + path
     }
 
     static func expandTilde(_ path: String, _ environment: [String: String]) -> String {

@@ -159,3 +159,90 @@ public enum FileSignature {
         return parts.flatMap { value in withUnsafeBytes(of: value, Array.init) }
     }
 }
+
+/// The process environment, read from `environ` (what Foundation's `ProcessInfo` gives,
+/// without linking Foundation: the CLI starts faster without it).
+public enum Environment {
+    /// Every variable; for a name given twice, the first.
+    public static func current() -> [String: String] {
+        var result: [String: String] = [:]
+        #if canImport(Darwin)
+        var entry = _NSGetEnviron()!.pointee!
+        #else
+        var entry = environ
+        #endif
+        while let pointer = entry.pointee {
+            let text = String(cString: pointer)
+            if let equals = text.firstIndex(of: "="), result[String(text[..<equals])] == nil {
+                result[String(text[..<equals])] = String(text[text.index(after: equals)...])
+            }
+            entry += 1
+        }
+        return result
+    }
+
+    /// One variable, or nil when it is not set.
+    public static func value(_ name: String) -> String? {
+        getenv(name).map { String(cString: $0) }
+    }
+}
+
+/// The few file-system questions the editor's themes ask, with the names `FileManager` uses.
+public enum FileSystem {
+    /// The whole file, or nil when it cannot be read (missing, a folder, no permission).
+    public static func contents(atPath path: String) -> [UInt8]? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0, !Sys.isDirectory(st) else { return nil }
+        return Sys.readAll(fd, sizeHint: Int(st.st_size))
+    }
+
+    public static func fileExists(atPath path: String) -> Bool {
+        var st = stat()
+        return stat(path, &st) == 0
+    }
+
+    /// The names in a folder (without `.` and `..`); nil when it cannot be read.
+    public static func contentsOfDirectory(atPath path: String) -> [String]? {
+        guard let dir = opendir(path) else { return nil }
+        closedir(dir)
+        return Sys.directoryEntries(path)
+    }
+
+    /// The working directory.
+    public static var currentDirectoryPath: String {
+        guard let pointer = getcwd(nil, 0) else { return "." }
+        defer { free(pointer) }
+        return String(cString: pointer)
+    }
+
+    /// The user's home folder from the user database (what `NSHomeDirectory()` falls back to
+    /// when HOME is not set).
+    public static var homeDirectoryFromUserDatabase: String {
+        guard let entry = getpwuid(getuid()), let directory = entry.pointee.pw_dir else { return "/" }
+        return String(cString: directory)
+    }
+}
+
+/// A mutual-exclusion lock over a pthread mutex (what `NSLock` is on Linux), for the few
+/// places threads share state.
+public final class ThreadLock: @unchecked Sendable {
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+
+    public init() {
+        mutex = .allocate(capacity: 1)
+        mutex.initialize(to: pthread_mutex_t())
+        pthread_mutex_init(mutex, nil)
+    }
+
+    deinit {
+        pthread_mutex_destroy(mutex)
+        mutex.deinitialize(count: 1)
+        mutex.deallocate()
+    }
+
+    public func lock() { pthread_mutex_lock(mutex) }
+    public func unlock() { pthread_mutex_unlock(mutex) }
+}

@@ -1,7 +1,5 @@
 import BananasEditor
 import BananasFile
-import Foundation
-import Yams
 
 /// Where themes come from: the shipped ones (Themes/, compiled in) and the user's own in
 /// `$XDG_CONFIG_HOME/bananas/themes/NAME.yaml` (which may override a shipped one).
@@ -9,7 +7,7 @@ public struct ThemeCatalog: Sendable {
     public var userFolder: String
     public static let defaultName = "default"
 
-    public init(environment: [String: String] = ProcessInfo.processInfo.environment) {
+    public init(environment: [String: String] = Environment.current()) {
         userFolder = Locations.configDirectory(environment) + "/themes"
     }
 
@@ -23,7 +21,7 @@ public struct ThemeCatalog: Sendable {
     public func names() -> [(name: String, source: Source)] {
         var result: [String: Source] = [:]
         for name in BuiltInThemes.files.keys { result[name] = .shipped }
-        for entry in (try? FileManager.default.contentsOfDirectory(atPath: userFolder)) ?? [] where entry.hasSuffix(".yaml") {
+        for entry in FileSystem.contentsOfDirectory(atPath: userFolder) ?? [] where entry.hasSuffix(".yaml") {
             result[String(entry.dropLast(5))] = .user
         }
         return result.keys.sorted { a, b in
@@ -35,8 +33,8 @@ public struct ThemeCatalog: Sendable {
     /// `shippedOnly` (a user theme that inherits its own name extends the shipped one).
     func source(named name: String, shippedOnly: Bool = false) throws(ThemeError) -> (text: String, path: String, isUser: Bool) {
         let userPath = userFolder + "/" + name + ".yaml"
-        if !shippedOnly, FileManager.default.fileExists(atPath: userPath) {
-            guard let data = FileManager.default.contents(atPath: userPath), let text = String(data: data, encoding: .utf8) else {
+        if !shippedOnly, FileSystem.fileExists(atPath: userPath) {
+            guard let bytes = FileSystem.contents(atPath: userPath), let text = utf8Text(bytes) else {
                 throw ThemeError(path: userPath, line: nil, key: nil, problem: "cannot be read as UTF-8 text")
             }
             return (text, userPath, true)
@@ -87,7 +85,7 @@ public struct ThemeCatalog: Sendable {
     /// What the user chose, in order: `--theme`, `BANANAS_THEME`, `theme:` in
     /// `$XDG_CONFIG_HOME/bananas/config.yaml`, else the default. Never fails: a problem is
     /// returned as a message (naming the file, line and key) with the default theme.
-    public static func load(flag: String?, environment: [String: String] = ProcessInfo.processInfo.environment) -> (theme: Theme, problem: String?) {
+    public static func load(flag: String?, environment: [String: String] = Environment.current()) -> (theme: Theme, problem: String?) {
         let catalog = ThemeCatalog(environment: environment)
         var problem: String?
         var name = flag ?? environment["BANANAS_THEME"].flatMap { $0.isEmpty ? nil : $0 }
@@ -111,25 +109,29 @@ public struct ThemeCatalog: Sendable {
 public enum Config {
     /// The `theme:` setting, or nil when the file or the key is absent.
     public static func theme(in path: String) throws(ThemeError) -> String? {
-        guard let data = FileManager.default.contents(atPath: path) else { return nil }
-        guard let text = String(data: data, encoding: .utf8) else {
+        guard let bytes = FileSystem.contents(atPath: path) else { return nil }
+        guard let text = utf8Text(bytes) else {
             throw ThemeError(path: path, line: nil, key: nil, problem: "cannot be read as UTF-8 text")
         }
-        let root: Node?
-        do {
-            root = try Yams.compose(yaml: text)
-        } catch let error as YamlError {
-            throw ThemeError(path: path, line: ThemeFile.line(of: error), key: nil, problem: "not valid YAML: \(ThemeFile.problem(of: error))")
+        let root: YAMLNode?
+        do throws(YAMLError) {
+            root = try YAMLNode.compose(text)
         } catch {
-            throw ThemeError(path: path, line: nil, key: nil, problem: "not valid YAML: \(error)")
+            throw ThemeError(path: path, line: error.line, key: nil, problem: "not valid YAML: \(error.problem)")
         }
         guard let mapping = root?.mapping else { return nil }
         for (key, value) in mapping where key.string == "theme" {
             guard let name = value.string, !name.isEmpty else {
-                throw ThemeError(path: path, line: key.mark?.line, key: "theme", problem: "must name a theme")
+                throw ThemeError(path: path, line: key.line, key: "theme", problem: "must name a theme")
             }
             return name
         }
         return nil
     }
+}
+
+/// The bytes as text, or nil when they are not valid UTF-8.
+func utf8Text(_ bytes: [UInt8]) -> String? {
+    let text = String(decoding: bytes, as: UTF8.self)
+    return text.utf8.elementsEqual(bytes) ? text : nil
 }

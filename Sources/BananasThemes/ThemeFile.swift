@@ -1,5 +1,4 @@
 import BananasEditor
-import Yams
 
 /// A theme file as written: a name, what it inherits, a palette, and styles for some roles
 /// (the rest come from the theme it inherits). See docs/themes.md.
@@ -80,34 +79,30 @@ extension ThemeFile {
     /// The theme a file inherits from, read without checking the rest (to load the parent,
     /// whose palette the file may use, first).
     public static func inheritedName(_ text: String) -> String? {
-        guard let node = try? Yams.compose(yaml: text), let mapping = node.mapping else { return nil }
+        guard let node = try? YAMLNode.compose(text), let mapping = node.mapping else { return nil }
         return mapping.first { $0.key.string == "inherits" }?.value.string
     }
 
     public static func parse(_ text: String, path: String, inheritedPalette: [String: TermColor] = [:]) throws(ThemeError) -> ThemeFile {
-        let root: Node
-        do {
-            guard let node = try Yams.compose(yaml: text) else {
-                throw ThemeError(path: path, line: nil, key: nil, problem: "the file is empty")
-            }
-            root = node
-        } catch let error as ThemeError {
-            throw error
-        } catch let error as YamlError {
-            var problem = "not valid YAML: \(Self.problem(of: error))"
-            if text.contains(": #") || text.contains(":#") { problem += " (write colours as \"#rrggbb\" in quotes: an unquoted # starts a comment)" }
-            throw ThemeError(path: path, line: Self.line(of: error), key: nil, problem: problem)
+        let composed: YAMLNode?
+        do throws(YAMLError) {
+            composed = try YAMLNode.compose(text)
         } catch {
-            throw ThemeError(path: path, line: nil, key: nil, problem: "not valid YAML: \(error)")
+            var problem = "not valid YAML: \(error.problem)"
+            if text.contains(": #") || text.contains(":#") { problem += " (write colours as \"#rrggbb\" in quotes: an unquoted # starts a comment)" }
+            throw ThemeError(path: path, line: error.line, key: nil, problem: problem)
+        }
+        guard let root = composed else {
+            throw ThemeError(path: path, line: nil, key: nil, problem: "the file is empty")
         }
         guard let mapping = root.mapping else {
-            throw ThemeError(path: path, line: root.mark?.line, key: nil, problem: "a theme is a mapping of keys (name, inherits, palette, roles)")
+            throw ThemeError(path: path, line: root.line, key: nil, problem: "a theme is a mapping of keys (name, inherits, palette, roles)")
         }
         var file = ThemeFile(name: "", description: nil, inherits: nil, roles: [:], path: path)
         var palette = inheritedPalette
-        var rolesNode: Node?
-        func fail(_ node: Node?, _ key: String, _ problem: String) -> ThemeError {
-            ThemeError(path: path, line: node?.mark?.line, key: key, problem: problem)
+        var rolesNode: YAMLNode?
+        func fail(_ node: YAMLNode?, _ key: String, _ problem: String) -> ThemeError {
+            ThemeError(path: path, line: node?.line, key: key, problem: problem)
         }
         for (keyNode, value) in mapping {
             let key = keyNode.string ?? ""
@@ -147,9 +142,9 @@ extension ThemeFile {
         return file
     }
 
-    static func style(_ node: Node, palette: [String: TermColor], key: String, path: String) throws(ThemeError) -> PartialStyle {
+    static func style(_ node: YAMLNode, palette: [String: TermColor], key: String, path: String) throws(ThemeError) -> PartialStyle {
         guard let mapping = node.mapping else {
-            throw ThemeError(path: path, line: node.mark?.line, key: key, problem: "must be a mapping such as { fg: yellow, bold: true }")
+            throw ThemeError(path: path, line: node.line, key: key, problem: "must be a mapping such as { fg: yellow, bold: true }")
         }
         var style = PartialStyle()
         for (fieldNode, value) in mapping {
@@ -161,7 +156,7 @@ extension ThemeFile {
                 if field == "fg" { style.foreground = .some(resolved) } else { style.background = .some(resolved) }
             case _ where attributes.contains(field):
                 guard let flag = value.bool else {
-                    throw ThemeError(path: path, line: fieldNode.mark?.line, key: fullKey, problem: "must be true or false")
+                    throw ThemeError(path: path, line: fieldNode.line, key: fullKey, problem: "must be true or false")
                 }
                 switch field {
                 case "bold": style.bold = flag
@@ -171,7 +166,7 @@ extension ThemeFile {
                 default: style.reverse = flag
                 }
             default:
-                throw ThemeError(path: path, line: fieldNode.mark?.line, key: fullKey,
+                throw ThemeError(path: path, line: fieldNode.line, key: fullKey,
                                  problem: "unknown; a style has fg, bg, " + attributes.joined(separator: ", "))
             }
         }
@@ -179,35 +174,21 @@ extension ThemeFile {
     }
 
     /// `#rrggbb`, a 256-colour index, an ANSI name (`yellow`, `bright_blue`), or a palette name.
-    static func color(_ node: Node, palette: [String: TermColor], key: String, path: String) throws(ThemeError) -> TermColor {
+    static func color(_ node: YAMLNode, palette: [String: TermColor], key: String, path: String) throws(ThemeError) -> TermColor {
         let problem = "not a colour: use #rrggbb, 0–255, a name such as yellow or bright_blue, or a palette entry"
-        if let scalar = node.scalar, scalar.style == .plain, let index = Int(scalar.string) {
-            guard (0...255).contains(index) else { throw ThemeError(path: path, line: node.mark?.line, key: key, problem: problem) }
+        if node.isPlainScalar, let text = node.string, let index = Int(text) {
+            guard (0...255).contains(index) else { throw ThemeError(path: path, line: node.line, key: key, problem: problem) }
             return index < 16 ? .ansi(index) : .indexed(index)
         }
-        guard let text = node.string?.lowercased(), !text.isEmpty, node.tag.description != "tag:yaml.org,2002:null" else {
+        guard let text = node.string?.lowercased(), !text.isEmpty, !node.isNull else {
             // `fg: #ff0000` unquoted is a YAML comment: the value is empty.
-            throw ThemeError(path: path, line: node.mark?.line, key: key, problem: "no colour given (write \"#rrggbb\" in quotes: an unquoted # starts a comment)")
+            throw ThemeError(path: path, line: node.line, key: key, problem: "no colour given (write \"#rrggbb\" in quotes: an unquoted # starts a comment)")
         }
         if let color = palette[text] { return color }
         if let ansi = ansiNames[text] { return .ansi(ansi) }
         if text.hasPrefix("#"), text.count == 7, let value = UInt32(text.dropFirst(), radix: 16) {
             return .rgb(UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF))
         }
-        throw ThemeError(path: path, line: node.mark?.line, key: key, problem: "\"\(text)\" is " + problem)
-    }
-
-    static func line(of error: YamlError) -> Int? {
-        switch error {
-        case .scanner(_, _, let mark, _), .parser(_, _, let mark, _), .composer(_, _, let mark, _): mark.line
-        default: nil
-        }
-    }
-
-    static func problem(of error: YamlError) -> String {
-        switch error {
-        case .scanner(_, let problem, _, _), .parser(_, let problem, _, _), .composer(_, let problem, _, _): problem
-        default: "\(error)"
-        }
+        throw ThemeError(path: path, line: node.line, key: key, problem: "\"\(text)\" is " + problem)
     }
 }

@@ -5,6 +5,7 @@
 //   bananas-bench seed N PATH                                      write a list of N items
 //   bananas-bench profile flush|merge|decode|key N                 one part alone, for callgrind
 import BananasFile
+import Foundation  // String(format:)
 #if canImport(Glibc)
 import Glibc
 #endif

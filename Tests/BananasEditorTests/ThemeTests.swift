@@ -109,6 +109,35 @@ struct ThemeTests {
         }
     }
 
+    @Test("YAML as libyaml reads it: anchors and aliases, yes/off, quoted numbers, nulls, a second document, control characters")
+    func yamlDetails() throws {
+        let file = try ThemeFile.parse("""
+            # a comment
+            name: "x"
+            palette:
+              warm: &w "#ff8800"
+            roles:
+              amount: { fg: *w, bold: yes, italic: Off }
+              item: { fg: 12 }
+            """, path: "/t/x.yaml")
+        #expect(file.name == "x")
+        let amount = try #require(file.roles["amount"])
+        #expect(amount.foreground == .some(.rgb(0xFF, 0x88, 0x00)) && amount.bold == true && amount.italic == false)
+        #expect(file.roles["item"]?.foreground == .some(.ansi(12)))
+        #expect(throws: ThemeError.self) { try ThemeFile.parse("name: x\nroles:\n  item: { bg: '200' }\n", path: "/t/x.yaml") }
+
+        func problem(_ text: String) -> ThemeError? {
+            do { _ = try ThemeFile.parse(text, path: "/t/x.yaml"); return nil } catch { return error }
+        }
+        #expect(problem("name: x\nroles:\n  item: { fg: ~ }\n")?.description == "/t/x.yaml:3: roles.item.fg: no colour given (write \"#rrggbb\" in quotes: an unquoted # starts a comment)")
+        #expect(problem("name: x\nroles:\n  item: { fg: null }\n")?.line == 3)
+        #expect(problem("name: x\n---\nname: y\n")?.description == "/t/x.yaml:2: not valid YAML: but found another document")
+        #expect(problem("name: x\nroles:\n  item: { fg: *nope }\n")?.description == "/t/x.yaml:3: not valid YAML: found undefined alias")
+        #expect(problem("name: x\n\ndescription: a\u{01}b\n")?.description == "/t/x.yaml:3: not valid YAML: control characters are not allowed")
+        #expect(problem("# nothing but a comment\n")?.description == "/t/x.yaml: the file is empty")
+        #expect(problem("- a\n- b\n")?.description == "/t/x.yaml:1: a theme is a mapping of keys (name, inherits, palette, roles)")
+    }
+
     @Test("problems name the file, the line and the key", arguments: [
         ("name: x\nroles:\n  section_header: { fg: purpleish }\n", 3, "roles.section_header.fg"),
         ("name: x\nroles:\n  sectoin_header: { bold: true }\n", 3, "roles.sectoin_header"),
