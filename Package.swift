@@ -86,6 +86,10 @@ let package = Package(
         ),
         // Depends on the executables so `swift test` builds the real binaries it drives
         // (`bananas mcp` execs `bananas-mcp`).
-        .testTarget(name: "BananasCLITests", dependencies: ["bananas", "bananas-mcp", "BananasFile", "CPlatform"]),
+        .testTarget(
+            name: "BananasCLITests",
+            dependencies: ["bananas", "bananas-mcp", "BananasCLI", "BananasFile", "CPlatform",
+                           .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
     ]
 )

@@ -66,6 +66,9 @@ public struct BananasCommand: ParsableCommand {
         if arguments.first == "mcp" {
             MCPServerBinary.exec(Array(arguments.dropFirst()))
         }
+        // `list`, `add`, `check` and `uncheck` in their plain forms skip the parser's start-up
+        // cost (FastPath.swift); the same command runs either way.
+        if FastPath.run(arguments) { return }
         main(arguments)
     }
 }
@@ -76,7 +79,10 @@ struct FileOptions: ParsableArguments {
     var file: String?
 
     @Option(name: .long, help: .hidden)
-    var lockTimeout: Int64 = 7_000  // past the 5 s after which a dead holder's lock is broken
+    var lockTimeout: Int64 = FileOptions.defaultLockTimeout
+
+    /// Past the 5 s after which a dead holder's lock is broken.
+    static let defaultLockTimeout: Int64 = 7_000
 
     var listFile: ListFile { Locations.listFile(explicit: file) }
 }
