@@ -38,13 +38,15 @@ public final class EditorRunner {
         input.resume()
         sources.append(input)
 
-        // The terminal size, checked often (cheap: one ioctl), so a resize redraws at once
-        // without depending on how SIGWINCH is delivered.
-        let resize = DispatchSource.makeTimerSource(queue: .main)
-        resize.schedule(deadline: .now() + .milliseconds(100), repeating: .milliseconds(100), leeway: .milliseconds(50))
-        resize.setEventHandler { [weak self] in MainActor.assumeIsolated { self?.checkResize() } }
-        resize.resume()
-        sources.append(resize)
+        // A resize redraws at once: SIGWINCH through a dispatch signal source. On Linux,
+        // libdispatch installs its own handler for the signal (replacing ncurses's, which
+        // would only set a flag for the next `wget_wch`) and hands it over through a
+        // signalfd; the size is then read with TIOCGWINSZ and given to `resizeterm`.
+        // No polling.
+        let winch = DispatchSource.makeSignalSource(signal: SIGWINCH, queue: .main)
+        winch.setEventHandler { [weak self] in MainActor.assumeIsolated { self?.checkResize() } }
+        winch.resume()
+        sources.append(winch)
 
         // Once a second: `synced 4s ago` ages, messages expire.
         let tick = DispatchSource.makeTimerSource(queue: .main)
@@ -66,22 +68,27 @@ public final class EditorRunner {
             sources.append(source)
         }
         draw()
+        // A resize between starting curses and the signal source taking over.
+        DispatchQueue.main.async { [weak self] in MainActor.assumeIsolated { self?.checkResize() } }
     }
 
     private func readInput() {
         let keys = terminal.readKeys()
         if keys.isEmpty {
-            // Readable again and again with nothing to read: the terminal went away (EOF
-            // on stdin without a SIGHUP). A lone partial escape sequence reads empty once.
+            // Nothing to read: the terminal may have gone away without a SIGHUP reaching us
+            // (the read source then reports the hang-up once, and is gone). TIOCGWINSZ on
+            // the terminal tells (a lone partial escape sequence reads empty too). Or
+            // readable again and again with nothing to read: EOF on stdin.
             emptyReads += 1
-            if emptyReads > 100 { finish() }
+            if emptyReads > 100 { finish() } else { checkResize() }
             return
         }
         emptyReads = 0
         for input in keys {
             switch input {
             case .resize:
-                _ = terminal.checkSize()
+                // ncurses saw the SIGWINCH itself (and already resized): paint everything.
+                if terminal.checkSize() == .same { terminal.repaintAll() }
             case .key(.function(12)) where crashKeyEnabled:
                 // For the test that proves a crash restores the terminal.
                 fatalError("crash requested with F12 (BANANAS_TEST_CRASH is set)")
