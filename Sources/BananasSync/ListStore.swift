@@ -279,7 +279,6 @@ public final class ListStore {
                     DispatchQueue.main.async { MainActor.assumeIsolated { [weak self] in self?.adopt(box.orphans) } }
                 }
             }
-            if status.state == .synced { notify(.status) }  // the age moved on
         }
     }
 

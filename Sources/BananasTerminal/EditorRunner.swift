@@ -19,6 +19,9 @@ public final class EditorRunner {
     private var sources: [any DispatchSourceProtocol] = []
     private var finished = false
     private var emptyReads = 0
+    private var tickTimer: DispatchSourceTimer?
+    /// When the tick is armed for (nil: not armed).
+    private var tickDeadline: ContinuousClock.Instant?
     private let crashKeyEnabled = getenv("BANANAS_TEST_CRASH") != nil
 
     public init(editor: Editor, theme: Theme) {
@@ -42,22 +45,27 @@ public final class EditorRunner {
         // libdispatch installs its own handler for the signal (replacing ncurses's, which
         // would only set a flag for the next `wget_wch`) and hands it over through a
         // signalfd; the size is then read with TIOCGWINSZ and given to `resizeterm`.
-        // No polling.
+        // No polling: an idle editor sleeps until a key, a signal, a change or its tick.
         let winch = DispatchSource.makeSignalSource(signal: SIGWINCH, queue: .main)
         winch.setEventHandler { [weak self] in MainActor.assumeIsolated { self?.checkResize() } }
         winch.resume()
         sources.append(winch)
 
-        // Once a second: `synced 4s ago` ages, messages expire.
+        // Woken only when the screen would change by itself: a message expires, or the
+        // status bar's age moves on (`synced 4s ago` → `5s ago`, then once a minute, once an
+        // hour). One-shot, armed again after every draw and every tick.
         let tick = DispatchSource.makeTimerSource(queue: .main)
-        tick.schedule(deadline: .now() + .seconds(1), repeating: .seconds(1), leeway: .milliseconds(200))
         tick.setEventHandler { [weak self] in
             MainActor.assumeIsolated {
-                if self?.editor.tick() == true { self?.setNeedsDisplay() }
+                guard let self else { return }
+                self.tickDeadline = nil
+                if self.editor.tick() { self.draw() }
+                self.scheduleTick()
             }
         }
         tick.resume()
         sources.append(tick)
+        tickTimer = tick
 
         // SIGQUIT (Ctrl-\) too: left alone, the Swift runtime would print a backtrace over the screen.
         for signalNumber in [SIGINT, SIGTERM, SIGHUP, SIGQUIT] {
@@ -70,6 +78,27 @@ public final class EditorRunner {
         draw()
         // A resize between starting curses and the signal source taking over.
         DispatchQueue.main.async { [weak self] in MainActor.assumeIsolated { self?.checkResize() } }
+    }
+
+    /// Arms the tick for when `Editor.tick` next has something to do (never, when nothing
+    /// on screen changes by itself).
+    private func scheduleTick() {
+        guard let timer = tickTimer, !finished else { return }
+        guard let delay = editor.millisUntilNextTick() else {
+            if tickDeadline != nil {
+                tickDeadline = nil
+                timer.schedule(wallDeadline: .distantFuture)
+            }
+            return
+        }
+        // A few ms past the moment, so the text has surely moved on when the tick looks.
+        let deadline = ContinuousClock.now + .milliseconds(delay + 5)
+        if let armed = tickDeadline, armed <= deadline, deadline - armed < .milliseconds(20) { return }
+        tickDeadline = deadline
+        // Wall time: a machine asleep meanwhile shows the right age when it wakes. Leeway
+        // lets the kernel batch wake-ups; a minute's boundary may come a second late.
+        let leeway = min(max(delay / 20, 20), 2_000)
+        timer.schedule(wallDeadline: .now() + .milliseconds(Int(delay + 5)), leeway: .milliseconds(Int(leeway)))
     }
 
     private func readInput() {
@@ -126,6 +155,7 @@ public final class EditorRunner {
         let size = terminal.size
         editor.setViewport(height: size.height)
         terminal.draw(editor.render(width: size.width, height: size.height))
+        scheduleTick()
     }
 
     /// Writes what is pending, restores the terminal, and exits.
