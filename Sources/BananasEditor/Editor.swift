@@ -25,9 +25,10 @@ public final class Editor {
         state.settle(state.rows(for: store.list))
         subscription = store.subscribe { [weak self] change in
             guard let self else { return }
+            self.storeChanges += 1
             if change == .status {
                 // Only the status bar changed: no need to rebuild the rows, nor to draw at all
-                // when its text is what is shown (the store reports the sync age every second).
+                // when its text is what is shown (a flush or a merge reports one either way).
                 if self.statusTextChanged() { self.onNeedsDisplay?() }
                 return
             }
@@ -60,9 +61,35 @@ public final class Editor {
     }
 
     public func render(width: Int, height: Int, now: Int64 = Clock.nowMillis()) -> Grid {
-        Screen.render(Frame(state: state, list: store.list, status: store.status, fileLabel: fileLabel, now: now),
-                      width: width, height: height)
+        let frame = Frame(state: state, list: store.list, status: store.status, fileLabel: fileLabel, now: now)
+        // Only the clock moved on (the status bar's `synced 4s ago`, once a second while
+        // idle): the last frame with its status bar drawn again, not the whole list.
+        if var last = lastRender, last.width == width, last.height == height, case .normal = state.mode,
+           width >= Screen.minimumWidth, height >= Screen.minimumHeight,
+           last.storeChanges == storeChanges, last.state == state, last.status == frame.status {
+            Screen.drawStatusBar(&last.grid, frame, state)
+            lastRender = last
+            return last.grid
+        }
+        let grid = Screen.render(frame, width: width, height: height)
+        lastRender = LastRender(grid: grid, width: width, height: height, storeChanges: storeChanges, state: state, status: frame.status)
+        return grid
     }
+
+    /// The last frame rendered and what it was rendered from (all but the time).
+    private struct LastRender {
+        var grid: Grid
+        var width: Int
+        var height: Int
+        /// The store's list is not compared (that can take a pass over 100,000 items): it
+        /// changes only with a notification from the store, which this counts.
+        var storeChanges: Int
+        var state: EditorState
+        var status: SyncStatus
+    }
+    private var lastRender: LastRender?
+    /// Notifications from the store so far (each may come with a new list).
+    private var storeChanges = 0
 
     /// Handles one key. Returns false when the editor should quit.
     @discardableResult
@@ -81,9 +108,9 @@ public final class Editor {
         return keepGoing
     }
 
-    /// Once a second: expires old messages. Returns true when the screen should be drawn: a
-    /// message went, or the status bar's text moved on (`synced 4s ago` → `5s ago`). An idle
-    /// editor draws nothing else (after the first minute, once a minute).
+    /// Expires old messages. Returns true when the screen should be drawn: a message went,
+    /// or the status bar's text moved on (`synced 4s ago` → `5s ago`). The backend calls it
+    /// when `millisUntilNextTick` says, so an idle editor wakes only to draw something new.
     @discardableResult
     public func tick(now: Int64 = Clock.nowMillis()) -> Bool {
         var changed = false
@@ -92,7 +119,23 @@ public final class Editor {
             messageShownAt = nil
             changed = true
         }
-        return statusTextChanged(now: now) || changed
+        // Whatever the mode: only the status bar's text changes with time.
+        let text = store.status.summary(now: now)
+        if text != checkedStatusText { changed = true }
+        checkedStatusText = text
+        return changed
+    }
+
+    /// How long until `tick` has something to do: a message expires, or the status bar's
+    /// age text changes (every second in the first minute, then every minute, then every
+    /// hour). Nil when nothing on screen changes by itself.
+    public func millisUntilNextTick(now: Int64 = Clock.nowMillis()) -> Int64? {
+        var next = store.status.nextSummaryChange(after: now)
+        if let shown = messageShownAt, case .normal = state.mode {
+            let expiry = shown + Editor.messageLifetimeMillis
+            next = min(next ?? expiry, expiry)
+        }
+        return next.map { max(0, $0 - now) }
     }
 
     /// The status bar text last checked here; an overlay (conflict review, help) always redraws.

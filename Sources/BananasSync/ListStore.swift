@@ -61,6 +61,7 @@ public final class ListStore {
     @ObservationIgnored var editCount = 0
     @ObservationIgnored var flushedCount = 0
     @ObservationIgnored var flushScheduled = false
+    @ObservationIgnored var retryScheduled = false
     @ObservationIgnored var flushRunning = false
     /// The pause came from writing (lock, permission, disk): only a flush can end it.
     @ObservationIgnored var pausedByWrite = false
@@ -279,7 +280,6 @@ public final class ListStore {
                     DispatchQueue.main.async { MainActor.assumeIsolated { [weak self] in self?.adopt(box.orphans) } }
                 }
             }
-            if status.state == .synced { notify(.status) }  // the age moved on
         }
     }
 
@@ -365,7 +365,23 @@ public final class ListStore {
             status.pausedBy = error
             pausedByWrite = !error.isContentProblem
             refreshStatus()
-            // The next tick (or a change in the folder) tries again.
+            // A second from now (or at a change in the folder) it tries again.
+            if pausedByWrite { scheduleRetry() }
+        }
+    }
+
+    /// While a write is paused by what time can fix (a held lock, a full disk, permissions),
+    /// a flush is tried again every second: the watcher's quiet polls are seconds apart, and
+    /// a lock's release is no event in the folder.
+    private func scheduleRetry() {
+        guard mode == .live, !retryScheduled, !closed else { return }
+        retryScheduled = true
+        DispatchQueue.main.asyncAfter(deadline: .now() + .seconds(1)) { [weak self] in
+            MainActor.assumeIsolated {
+                guard let self else { return }
+                self.retryScheduled = false
+                if self.pending > 0 || self.fileBehind, self.pausedByWrite { self.scheduleFlush() }
+            }
         }
     }
 

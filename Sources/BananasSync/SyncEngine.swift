@@ -40,6 +40,7 @@ final class SyncEngine: @unchecked Sendable {
     /// Copies last reported as not merged, and whether a merge is owed (the lock was busy).
     private var reportedUnmerged: [UnmergedCopy] = []
     private var copiesWaiting = false
+    private var copyRetryScheduled = false
 
     init(file: ListFile, mergesCopies: Bool = true) {
         self.file = file
@@ -251,9 +252,17 @@ final class SyncEngine: @unchecked Sendable {
     /// became of them: the file if it was written, and the copies left in place.
     private func settleConflictCopies() {
         let outcome = mergeConflictCopies(lockTimeoutMillis: copyLockTimeoutMillis)
-        // Retried every tick only for what time fixes (a held lock); a broken list file is
+        // Retried every second only for what time fixes (a held lock); a broken list file is
         // retried when the watcher sees it change.
         copiesWaiting = outcome.failure.map { !$0.isContentProblem } ?? false
+        if copiesWaiting, !copyRetryScheduled, watcher != nil {
+            copyRetryScheduled = true
+            queue.asyncAfter(deadline: .now() + .seconds(1)) { [weak self] in
+                guard let self else { return }
+                self.copyRetryScheduled = false
+                if self.copiesWaiting, self.watcher != nil { self.settleConflictCopies() }
+            }
+        }
         if let written = outcome.written { deliver(.state(written)) }
         if outcome.unmerged != reportedUnmerged {
             reportedUnmerged = outcome.unmerged
@@ -269,7 +278,9 @@ final class SyncEngine: @unchecked Sendable {
             self.deliver = deliver
             let watcher = FolderWatcher(
                 file: file.path, queue: queue, options: options,
-                interesting: ConflictCopy.recogniser(forList: file.path)
+                interesting: ConflictCopy.recogniser(forList: file.path),
+                // Another process logging or resolving a conflict shows here at once.
+                alsoWatching: [conflictLog?.path].compactMap { $0 }
             ) { [weak self] trigger in
                 self?.changed(trigger)
             }
@@ -305,8 +316,8 @@ final class SyncEngine: @unchecked Sendable {
         housekeeping()
     }
 
-    /// Cheap checks on every tick: the conflict log changed (another process logged or
-    /// resolved something)?
+    /// Cheap checks on every tick (every poll, and when the conflict log's folder changes):
+    /// the conflict log changed (another process logged or resolved something)?
     private func housekeeping() {
         let signature = logSignature()
         if signature != conflictLogSignature {

@@ -72,11 +72,29 @@ public struct SyncStatus: Equatable, Sendable {
     /// later edits made here.
     public static let skewWarningMillis: Int64 = 5_000
 
-    /// `just now`, `4s ago`, `3m ago`, `2h ago`, `5d ago`.
+    /// When `summary` next reads differently with nothing else changing (ms since 1970): the
+    /// moment the age shown moves on. Nil when the text does not depend on time.
+    public func nextSummaryChange(after now: Int64) -> Int64? {
+        guard state == .synced, let last = lastSyncMillis else { return nil }
+        return last + SyncStatus.nextAgeChange(now - last)
+    }
+
+    /// The smallest age greater than `millis` whose `age` text differs from that of `millis`.
+    public static func nextAgeChange(_ millis: Int64) -> Int64 {
+        let seconds = max(0, millis) / 1000
+        let step: Int64 = seconds < 10 ? 1 : seconds < 60 ? 10 : seconds < 3600 ? 60 : seconds < 86_400 ? 3600 : 86_400
+        return (seconds / step + 1) * step * 1000
+    }
+
+    /// `just now`, `4s ago`, `30s ago`, `3m ago`, `2h ago`, `5d ago`: rounded down, to the
+    /// second for ten seconds, then to ten seconds, then to the minute, hour or day. Each
+    /// change is a redraw of an idle editor, so the text changes 14 times in the first
+    /// minute, then once a minute, then once an hour (docs/decisions.md).
     public static func age(_ millis: Int64) -> String {
         let seconds = max(0, millis) / 1000
         if seconds < 1 { return "just now" }
-        if seconds < 60 { return "\(seconds)s ago" }
+        if seconds < 10 { return "\(seconds)s ago" }
+        if seconds < 60 { return "\(seconds / 10 * 10)s ago" }
         if seconds < 3600 { return "\(seconds / 60)m ago" }
         if seconds < 86_400 { return "\(seconds / 3600)h ago" }
         return "\(seconds / 86_400)d ago"

@@ -19,6 +19,9 @@ public final class EditorRunner {
     private var sources: [any DispatchSourceProtocol] = []
     private var finished = false
     private var emptyReads = 0
+    private var tickTimer: DispatchSourceTimer?
+    /// When the tick is armed for (nil: not armed).
+    private var tickDeadline: ContinuousClock.Instant?
     private let crashKeyEnabled = getenv("BANANAS_TEST_CRASH") != nil
 
     public init(editor: Editor, theme: Theme) {
@@ -38,24 +41,31 @@ public final class EditorRunner {
         input.resume()
         sources.append(input)
 
-        // The terminal size, checked often (cheap: one ioctl), so a resize redraws at once
-        // without depending on how SIGWINCH is delivered.
-        let resize = DispatchSource.makeTimerSource(queue: .main)
-        resize.schedule(deadline: .now() + .milliseconds(100), repeating: .milliseconds(100), leeway: .milliseconds(50))
-        resize.setEventHandler { [weak self] in MainActor.assumeIsolated { self?.checkResize() } }
-        resize.resume()
-        sources.append(resize)
+        // A resize redraws at once: SIGWINCH through a dispatch signal source. On Linux,
+        // libdispatch installs its own handler for the signal (replacing ncurses's, which
+        // would only set a flag for the next `wget_wch`) and hands it over through a
+        // signalfd; the size is then read with TIOCGWINSZ and given to `resizeterm`.
+        // No polling: an idle editor sleeps until a key, a signal, a change or its tick.
+        let winch = DispatchSource.makeSignalSource(signal: SIGWINCH, queue: .main)
+        winch.setEventHandler { [weak self] in MainActor.assumeIsolated { self?.checkResize() } }
+        winch.resume()
+        sources.append(winch)
 
-        // Once a second: `synced 4s ago` ages, messages expire.
+        // Woken only when the screen would change by itself: a message expires, or the
+        // status bar's age moves on (`synced 4s ago` → `5s ago`, then once a minute, once an
+        // hour). One-shot, armed again after every draw and every tick.
         let tick = DispatchSource.makeTimerSource(queue: .main)
-        tick.schedule(deadline: .now() + .seconds(1), repeating: .seconds(1), leeway: .milliseconds(200))
         tick.setEventHandler { [weak self] in
             MainActor.assumeIsolated {
-                if self?.editor.tick() == true { self?.setNeedsDisplay() }
+                guard let self else { return }
+                self.tickDeadline = nil
+                if self.editor.tick() { self.draw() }
+                self.scheduleTick()
             }
         }
         tick.resume()
         sources.append(tick)
+        tickTimer = tick
 
         // SIGQUIT (Ctrl-\) too: left alone, the Swift runtime would print a backtrace over the screen.
         for signalNumber in [SIGINT, SIGTERM, SIGHUP, SIGQUIT] {
@@ -66,22 +76,48 @@ public final class EditorRunner {
             sources.append(source)
         }
         draw()
+        // A resize between starting curses and the signal source taking over.
+        DispatchQueue.main.async { [weak self] in MainActor.assumeIsolated { self?.checkResize() } }
+    }
+
+    /// Arms the tick for when `Editor.tick` next has something to do (never, when nothing
+    /// on screen changes by itself).
+    private func scheduleTick() {
+        guard let timer = tickTimer, !finished else { return }
+        guard let delay = editor.millisUntilNextTick() else {
+            if tickDeadline != nil {
+                tickDeadline = nil
+                timer.schedule(wallDeadline: .distantFuture)
+            }
+            return
+        }
+        // A few ms past the moment, so the text has surely moved on when the tick looks.
+        let deadline = ContinuousClock.now + .milliseconds(delay + 5)
+        if let armed = tickDeadline, armed <= deadline, deadline - armed < .milliseconds(20) { return }
+        tickDeadline = deadline
+        // Wall time: a machine asleep meanwhile shows the right age when it wakes. Leeway
+        // lets the kernel batch wake-ups; a minute's boundary may come a second late.
+        let leeway = min(max(delay / 20, 20), 2_000)
+        timer.schedule(wallDeadline: .now() + .milliseconds(Int(delay + 5)), leeway: .milliseconds(Int(leeway)))
     }
 
     private func readInput() {
         let keys = terminal.readKeys()
         if keys.isEmpty {
-            // Readable again and again with nothing to read: the terminal went away (EOF
-            // on stdin without a SIGHUP). A lone partial escape sequence reads empty once.
+            // Nothing to read: the terminal may have gone away without a SIGHUP reaching us
+            // (the read source then reports the hang-up once, and is gone). TIOCGWINSZ on
+            // the terminal tells (a lone partial escape sequence reads empty too). Or
+            // readable again and again with nothing to read: EOF on stdin.
             emptyReads += 1
-            if emptyReads > 100 { finish() }
+            if emptyReads > 100 { finish() } else { checkResize() }
             return
         }
         emptyReads = 0
         for input in keys {
             switch input {
             case .resize:
-                _ = terminal.checkSize()
+                // ncurses saw the SIGWINCH itself (and already resized): paint everything.
+                if terminal.checkSize() == .same { terminal.repaintAll() }
             case .key(.function(12)) where crashKeyEnabled:
                 // For the test that proves a crash restores the terminal.
                 fatalError("crash requested with F12 (BANANAS_TEST_CRASH is set)")
@@ -119,6 +155,7 @@ public final class EditorRunner {
         let size = terminal.size
         editor.setViewport(height: size.height)
         terminal.draw(editor.render(width: size.width, height: size.height))
+        scheduleTick()
     }
 
     /// Writes what is pending, restores the terminal, and exits.

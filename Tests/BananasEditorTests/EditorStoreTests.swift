@@ -105,4 +105,44 @@ struct EditorStoreTests {
         _ = viewer.store.close()
         #expect(box.snapshot() == before)
     }
+
+    @Test("an idle editor is woken only when the screen changes by itself, and then repaints just the status bar")
+    func idleTicks() async throws {
+        let box = Sandbox()
+        let store = ListStore(file: box.file(), mode: .live)
+        let editor = Editor(store: store, fileLabel: "test")
+        try store.perform(.insert(Item(id: ItemID.random(), name: "Milk", section: "Dairy", sortOrder: 1)), label: "add")
+        #expect(await store.waitUntilFlushed())
+        #expect(await eventually { store.status.state == .synced && store.status.lastSyncMillis != nil })
+        let synced = try #require(store.status.lastSyncMillis)
+
+        // 3.5 s after the sync: the text turns `4s ago` in 0.5 s. A message shown now goes
+        // in 5 s, so the age comes first.
+        var now = synced + 3_500
+        #expect(editor.millisUntilNextTick(now: now) == 500)
+        editor.handle(.char("?"))  // help: no message to expire; the age still ticks
+        #expect(editor.millisUntilNextTick(now: now) == 500)
+        editor.handle(.escape)
+        // 45 s on: `40s ago` until 50 s.
+        now = synced + 45_000
+        #expect(editor.millisUntilNextTick(now: now) == 5_000)
+        _ = editor.tick(now: now)
+        #expect(editor.tick(now: now + 4_999) == false, "the text did not change: no draw")
+        #expect(editor.tick(now: now + 5_000) == true)
+        // Past an hour: once an hour.
+        let hourly: Int64? = 3_599_990
+        #expect(editor.millisUntilNextTick(now: synced + 3_600_010) == hourly)
+
+        // Only the clock moved on: the frame is the full render's, status bar and all.
+        let before = editor.render(width: 40, height: 10, now: synced + 4_000)
+        let after = editor.render(width: 40, height: 10, now: synced + 125_000)
+        let full = Screen.render(Frame(state: editor.state, list: store.list, status: store.status, fileLabel: "test",
+                                       now: synced + 125_000), width: 40, height: 10)
+        #expect(after == full && after != before)
+        #expect(after.lines.last?.contains("synced 2m ago") == true)
+        // A change to the list shows (the store's notification makes it a full render).
+        try store.perform(.insert(Item(id: ItemID.random(), name: "Eggs", section: "Dairy", sortOrder: 2)), label: "add")
+        #expect(editor.render(width: 40, height: 10).text.contains("Eggs"))
+        #expect(store.close() == 0)
+    }
 }
