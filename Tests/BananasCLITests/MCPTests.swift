@@ -12,6 +12,8 @@ final class MCPProcess: @unchecked Sendable {
     private var messages: [[String: Any]] = []
     private var errorText = Data()
     private var nextID = 1
+    private var outputReader: PipeReader?
+    private var errorReader: PipeReader?
 
     init(_ cli: CLI, environment extra: [String: String] = [:]) throws {
         process.executableURL = URL(fileURLWithPath: CLI.binary)
@@ -20,9 +22,8 @@ final class MCPProcess: @unchecked Sendable {
         process.standardInput = input
         process.standardOutput = output
         process.standardError = errors
-        output.fileHandleForReading.readabilityHandler = { [weak self] handle in
+        outputReader = PipeReader(output.fileHandleForReading) { [weak self] data in
             guard let self else { return }
-            let data = handle.availableData
             lock.lock()
             buffer.append(data)
             while let newline = buffer.firstIndex(of: 0x0A) {
@@ -33,9 +34,8 @@ final class MCPProcess: @unchecked Sendable {
             }
             lock.unlock()
         }
-        errors.fileHandleForReading.readabilityHandler = { [weak self] handle in
+        errorReader = PipeReader(errors.fileHandleForReading) { [weak self] data in
             guard let self else { return }
-            let data = handle.availableData
             lock.lock()
             errorText.append(data)
             lock.unlock()
@@ -47,8 +47,6 @@ final class MCPProcess: @unchecked Sendable {
 
     deinit {
         if process.isRunning { process.terminate() }
-        output.fileHandleForReading.readabilityHandler = nil
-        errors.fileHandleForReading.readabilityHandler = nil
     }
 
     /// Every line written to stdout so far (a partial last line is not one).

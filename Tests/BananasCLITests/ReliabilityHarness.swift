@@ -220,6 +220,7 @@ final class NodeWriter: @unchecked Sendable {
     private let lock = NSLock()
     private var buffer = Data()
     private var answers: [[String: Any]] = []
+    private var reader: PipeReader?
 
     init(_ cli: CLI) throws {
         process.executableURL = URL(fileURLWithPath: Reliability.node ?? "/usr/bin/node")
@@ -228,9 +229,8 @@ final class NodeWriter: @unchecked Sendable {
         process.standardInput = input
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
-        output.fileHandleForReading.readabilityHandler = { [weak self] handle in
+        reader = PipeReader(output.fileHandleForReading) { [weak self] data in
             guard let self else { return }
-            let data = handle.availableData
             lock.lock()
             buffer.append(data)
             while let newline = buffer.firstIndex(of: 0x0A) {
@@ -274,7 +274,6 @@ final class NodeWriter: @unchecked Sendable {
         let deadline = Date().addingTimeInterval(5)
         while process.isRunning && Date() < deadline { usleep(5_000) }
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        output.fileHandleForReading.readabilityHandler = nil
     }
 }
 

@@ -10,6 +10,7 @@ final class SessionProcess: @unchecked Sendable {
     private let lock = NSLock()
     private var lines: [[String: Any]] = []
     private var partial = Data()
+    private var reader: PipeReader?
 
     init(_ cli: CLI, arguments: [String] = [], prefix: [String] = [], environment extra: [String: String] = [:]) throws {
         if prefix.isEmpty {
@@ -23,8 +24,8 @@ final class SessionProcess: @unchecked Sendable {
         process.standardInput = input
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
-        output.fileHandleForReading.readabilityHandler = { [weak self] handle in
-            self?.received(handle.availableData)
+        reader = PipeReader(output.fileHandleForReading) { [weak self] data in
+            self?.received(data)
         }
         try process.run()
         _ = try wait(for: "ready") { $0["event"] as? String == "ready" }
@@ -113,7 +114,6 @@ final class SessionProcess: @unchecked Sendable {
 
     func stop() {
         if process.isRunning { kill() }
-        output.fileHandleForReading.readabilityHandler = nil
     }
 }
 

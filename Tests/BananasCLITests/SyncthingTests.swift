@@ -29,7 +29,7 @@ struct SyncthingTests {
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
         let collected = OutputCollector()
-        output.fileHandleForReading.readabilityHandler = { collected.append($0.availableData) }
+        let reader = PipeReader(output.fileHandleForReading) { collected.append($0) }
         try process.run()
         let deadline = Date().addingTimeInterval(SyncthingTests.timeLimit)
         while process.isRunning && Date() < deadline { usleep(100_000) }
@@ -41,8 +41,8 @@ struct SyncthingTests {
             Issue.record("the Syncthing checklist took longer than \(Int(SyncthingTests.timeLimit)) s")
         }
         process.waitUntilExit()
-        output.fileHandleForReading.readabilityHandler = nil
-        collected.append(output.fileHandleForReading.readDataToEndOfFile())
+        // Its Syncthing processes may hold the pipe a moment longer.
+        reader.waitForEnd(timeout: 10)
 
         let lines = collected.text.split(separator: "\n").compactMap {
             try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]

@@ -245,7 +245,7 @@ def write(r, out):
               if get(r, "editorIdle", s) else "–",
               ("none" if not get(r, "editorIdle", s, "fileChanged") else "**changed**") if get(r, "editorIdle", s) else "–"] for s in sizes],
             "Peak (VmHWM) after opening, moving through the list and opening the search and sort prompts; "
-            "CPU time from /proc/PID/schedstat over the idle stretch, the file's inode, size and mtime "
+            "CPU time of all threads over the idle stretch (/proc/PID/stat ticks or per-thread schedstat, the larger), the file's inode, size and mtime "
             "compared before and after.")
     with open(os.path.join(HERE, "notes.md")) as f:
         md.append(f.read().rstrip())
