@@ -14,15 +14,20 @@ extension ShoppingList {
             sections = other.sections
             sectionsStamp = other.sectionsStamp
         }
-        for (id, theirs) in other.rows {
-            if let ours = rows[id] {
-                // Most rows are the same copy on both sides: nothing to merge, nothing to store.
-                if ours == theirs { continue }
+        var copies: [String] = []
+        if let differing = Self.differingRowIDs(rows, other.rows, equalCopies: &copies) {
+            // The same rows on both sides, most of them the same copies: merge only the others.
+            for id in differing {
+                guard let ours = rows[id], let theirs = other.rows[id] else { continue }
                 let merged = Self.mergeRow(ours, theirs)
                 if merged != ours { rows[id] = merged }
-            } else {
-                rows[id] = theirs
             }
+            // Equal rows in separate boxes (a file decoded again, a store's own edits that
+            // reached the file) take the other's box: the same value, and the next merge of
+            // the two compares them by identity.
+            for id in copies { rows[id] = other.rows[id] }
+        } else {
+            mergeRows(other.rows)
         }
         for (id, stamp) in other.tombstones where stamp > (tombstones[id] ?? .zero) {
             tombstones[id] = stamp
@@ -31,6 +36,42 @@ extension ShoppingList {
         syncExtra = Self.mergeExtra(syncExtra, other.syncExtra)
         if other.unreadableRows != unreadableRows {
             unreadableRows = Self.canonicalRows(unreadableRows + other.unreadableRows)
+        }
+    }
+
+    /// The ids whose rows differ between two row tables with the same ids, found by walking
+    /// both side by side: a list and one merged or spliced from it share their table's layout
+    /// (the same capacity, the keys in the same buckets), so the keys pair up and compare by
+    /// identity, and unchanged rows are the same `Item` boxes. Nil when the keys do not pair
+    /// up (then each id must be looked up: two hashes of a 36-character id per row).
+    public static func differingRowIDs(_ rows: [String: Item], _ other: [String: Item]) -> [String]? {
+        var copies: [String] = []
+        return differingRowIDs(rows, other, equalCopies: &copies)
+    }
+
+    /// `differingRowIDs`, also listing the rows that are equal but not the same box.
+    static func differingRowIDs(_ rows: [String: Item], _ other: [String: Item], equalCopies: inout [String]) -> [String]? {
+        guard rows.count == other.count else { return nil }
+        var ids: [String] = []
+        var left = rows.makeIterator(), right = other.makeIterator()
+        while let (id, item) = left.next() {
+            guard let (otherID, otherItem) = right.next(), id == otherID else { return nil }
+            if item.isSameCopy(as: otherItem) { continue }
+            if item == otherItem { equalCopies.append(id) } else { ids.append(id) }
+        }
+        return ids
+    }
+
+    private mutating func mergeRows(_ others: [String: Item]) {
+        for (id, theirs) in others {
+            if let ours = rows[id] {
+                // Most rows are the same copy on both sides: nothing to merge, nothing to store.
+                if ours == theirs { continue }
+                let merged = Self.mergeRow(ours, theirs)
+                if merged != ours { rows[id] = merged }
+            } else {
+                rows[id] = theirs
+            }
         }
     }
 

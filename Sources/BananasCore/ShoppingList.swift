@@ -18,6 +18,15 @@ public struct ShoppingList: Hashable, Sendable {
     /// never drops them.
     public var unreadableRows: [JSONValue]
 
+    /// Every field compared; the rows side by side where their tables pair up
+    /// (`differingRowIDs`), which spares hashing every id when most rows are the same boxes.
+    public static func == (a: ShoppingList, b: ShoppingList) -> Bool {
+        guard a.sectionsStamp == b.sectionsStamp, a.sections == b.sections, a.tombstones == b.tombstones,
+              a.extra == b.extra, a.syncExtra == b.syncExtra, a.unreadableRows == b.unreadableRows else { return false }
+        if let differing = differingRowIDs(a.rows, b.rows) { return differing.isEmpty }
+        return a.rows == b.rows
+    }
+
     public init(
         sections: [String] = [], sectionsStamp: Stamp = .zero, rows: [Item] = [],
         tombstones: [String: Stamp] = [:], extra: [String: JSONValue] = [:],

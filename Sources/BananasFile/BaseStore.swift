@@ -34,22 +34,40 @@ public struct BaseStore: Sendable {
     }
 
     public struct Base: Sendable {
-        public var list: ShoppingList
         /// Hashes (`Hash.content`) of the file contents bananas wrote, newest last.
         public var writtenHashes: [UInt64]
+        private let source: Source
+
+        private enum Source: Sendable {
+            case list(ShoppingList?)
+            case glance(Glance)
+        }
 
         public init(list: ShoppingList, writtenHashes: [UInt64]) {
-            self.list = list
             self.writtenHashes = writtenHashes
+            source = .list(list)
+        }
+
+        init(glance: Glance) {
+            writtenHashes = glance.writtenHashes
+            source = .glance(glance)
+        }
+
+        /// The base list; nil when there is none, or it is damaged (then the file is taken as
+        /// it is, which loses nothing, it only cannot tell foreign deletes). Parsed only when
+        /// asked for: a file bananas wrote itself (its hash is in `writtenHashes`) needs no
+        /// base, and a whole-process command would otherwise decode the list twice.
+        public var list: ShoppingList? {
+            switch source {
+            case .list(let list): list
+            case .glance(let glance): glance.list()
+            }
         }
     }
 
-    /// The stored base, or nil when there is none (or it is damaged: then the file is taken
-    /// as it is, which loses nothing, it only cannot tell foreign deletes).
-    public func load() -> Base? {
-        let glance = glance()
-        guard let list = glance.list() else { return nil }
-        return Base(list: list, writtenHashes: glance.writtenHashes)
+    /// The stored base, its list parsed on first use (`Base.list`).
+    public func load() -> Base {
+        Base(glance: glance())
     }
 
     /// What a reader needs before it reads the list file without the lock, at the cost of a
@@ -83,12 +101,12 @@ public struct BaseStore: Sendable {
 
     /// Replaces the base after bananas wrote `list` as `bytes`. Failing to save it is not
     /// fatal: the list itself is safe.
-    public func save(_ list: ShoppingList, written bytes: [UInt8]) {
+    public func save(_ list: ShoppingList, written bytes: [UInt8], hash: UInt64? = nil) {
         Sys.makeDirectories(Sys.directoryName(path))
         AtomicWrite.removeAbandonedTemps(beside: path)
         AtomicWrite.removeAbandonedTemps(beside: hashesPath)
         var hashes = glance().writtenHashes
-        hashes.append(Hash.content(bytes))
+        hashes.append(hash ?? Hash.content(bytes))
         let kept = hashes.suffix(BaseStore.hashesKept)
         // Not fsynced: a base lost to a power cut only means the next stampless write is taken
         // as it is (nothing lost), and a flush is faster without more fsyncs. The base first,

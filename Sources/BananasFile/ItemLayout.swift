@@ -200,11 +200,22 @@ extension ListCodec {
         // Deleted rows are written under `sync`: they must be the same rows.
         for id in list.tombstones.keys where list.rows[id] != old.rows[id] { return nil }
         var changed: [(index: Int, item: Item)] = []
-        for (i, id) in layout.ids.enumerated() {
-            guard let item = list.rows[id], let before = old.rows[id] else { return nil }
-            if item == before { continue }
-            guard item.sortOrder == before.sortOrder, item.extra.isEmpty, list.isVisible(id) else { return nil }
-            changed.append((i, item))
+        if let ids = ShoppingList.differingRowIDs(list.rows, old.rows), ids.count <= 32 {
+            // A few rows changed (a flush): find them in the layout by a scan, not by hashing
+            // every id of the list twice.
+            for id in ids {
+                guard let i = layout.ids.firstIndex(of: id), let item = list.rows[id], let before = old.rows[id],
+                      item.sortOrder == before.sortOrder, item.extra.isEmpty, list.isVisible(id) else { return nil }
+                changed.append((i, item))
+            }
+            changed.sort { $0.index < $1.index }
+        } else {
+            for (i, id) in layout.ids.enumerated() {
+                guard let item = list.rows[id], let before = old.rows[id] else { return nil }
+                if item == before { continue }
+                guard item.sortOrder == before.sortOrder, item.extra.isEmpty, list.isVisible(id) else { return nil }
+                changed.append((i, item))
+            }
         }
         // The same rows in the same order (`rows.count` equal, every id present): splice.
         var out: [UInt8] = []

@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import BananasCore
+import Dispatch
 import Synchronization
 
 /// The list file on disk: reading without a lock, and read-modify-write under the lock.
@@ -21,6 +22,8 @@ public final class ListFile: Sendable {
     public let base: BaseStore?
     /// The file as this process last read or wrote it.
     private let lastSnapshot = Mutex<Snapshot?>(nil)
+    /// Where replaced files are closed (freed), off the lock.
+    private static let closing = DispatchQueue(label: "bananas.list-file.closing", qos: .utility)
 
     public init(path: String, createsFolder: Bool = false, stateDirectory: String? = nil) {
         self.path = ListFile.resolve(path)
@@ -35,14 +38,22 @@ public final class ListFile: Sendable {
     /// What `load` found.
     public struct Snapshot: Sendable {
         /// The file's bytes; nil when there is no file yet.
-        public var bytes: [UInt8]?
+        public private(set) var bytes: [UInt8]?
+        /// `Hash.content` of `bytes` (of no bytes when there is no file): computed once, as
+        /// telling our own writes from others' asks for it at every read and flush.
+        public private(set) var contentHash: UInt64
         public var decoded: DecodedList
         /// Where the rows sit in `bytes`, when they all have the plain shape: the next read
         /// and write splice instead of decoding or encoding the whole file.
         var layout: ItemLayout?
 
         public init(bytes: [UInt8]?, decoded: DecodedList) {
+            self.init(bytes: bytes, hash: Hash.content(bytes ?? []), decoded: decoded)
+        }
+
+        init(bytes: [UInt8]?, hash: UInt64, decoded: DecodedList) {
             self.bytes = bytes
+            contentHash = hash
             self.decoded = decoded
         }
 
@@ -60,11 +71,18 @@ public final class ListFile: Sendable {
     /// Reads and decodes the file. A missing file is an empty list; a missing folder is an
     /// empty list only where we would create it.
     public func load() throws(ListFileError) -> Snapshot {
-        try snapshot(of: readBytes())
+        // The file as this process last read or wrote it (every flush of a running instance
+        // finds it so): compared in place, without reading a copy of it first.
+        if let last = lastSnapshot.withLock({ $0 }), let known = last.bytes, !known.isEmpty,
+           Sys.fileMatches(path: path, known) {
+            return last
+        }
+        return try snapshot(of: readBytes())
     }
 
-    /// Decodes bytes read by `readBytes` (nil: no file).
-    public func snapshot(of bytes: [UInt8]?) throws(ListFileError) -> Snapshot {
+    /// Decodes bytes read by `readBytes` (nil: no file); `hash` is their `Hash.content` when
+    /// the caller has it already.
+    public func snapshot(of bytes: [UInt8]?, hash: UInt64? = nil) throws(ListFileError) -> Snapshot {
         guard let bytes else {
             return Snapshot(bytes: nil, decoded: DecodedList(list: ShoppingList(), schemaVersion: ListCodec.currentSchemaVersion, problems: []))
         }
@@ -80,7 +98,7 @@ public final class ListFile: Sendable {
         } catch {
             throw .unparseable(path: path, detail: error.description)
         }
-        var snapshot = Snapshot(bytes: bytes, decoded: decoded)
+        var snapshot = Snapshot(bytes: bytes, hash: hash ?? Hash.content(bytes), decoded: decoded)
         snapshot.layout = layout
         lastSnapshot.withLock { $0 = snapshot }
         return snapshot
@@ -142,9 +160,10 @@ public final class ListFile: Sendable {
         guard snapshot.exists, let known else { return snapshot.list }
         // A file bananas wrote (perhaps older than the base, read without the lock) holds no
         // foreign change.
-        if let bytes = snapshot.bytes, known.writtenHashes.contains(Hash.content(bytes)) { return snapshot.list }
-        clock.observe(max(snapshot.list.newestStamp, known.list.newestStamp), now: now)
-        return ShoppingList.absorbing(file: snapshot.list, base: known.list, stamp: clock.next(now: now))
+        if let bytes = snapshot.bytes, known.writtenHashes.contains(snapshot.contentHash) { return snapshot.list }
+        guard let base = known.list else { return snapshot.list }
+        clock.observe(max(snapshot.list.newestStamp, base.newestStamp), now: now)
+        return ShoppingList.absorbing(file: snapshot.list, base: base, stamp: clock.next(now: now))
     }
 
     /// Read-modify-write under the lock: reads the file, absorbs stampless writers' changes
@@ -197,6 +216,11 @@ public final class ListFile: Sendable {
         let (bytes, layout) = ListCodec.encode(list, after: snapshot.known)
         if let old = snapshot.bytes, Bytes.equal(old, bytes) { return unchanged() }
         AtomicWrite.removeAbandonedTemps(beside: path, now: now)
+        // The replaced file's pages and blocks are freed at its last close, which the rename
+        // would otherwise be (2 ms at 6.5 MB, with the lock held): keep it open across the
+        // rename and close it on another thread.
+        let replaced = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        defer { if replaced >= 0 { ListFile.closing.async { _ = close(replaced) } } }
         // The read-back must equal the bytes encoded (AtomicWrite checks it): that proves the
         // disk holds them. That our encoder's bytes decode is proven by the round-trip tests
         // and checked here in debug builds; a full decode at every write was two thirds of a
@@ -205,10 +229,10 @@ public final class ListFile: Sendable {
             assert((try? ListCodec.decode(written)) != nil, "the encoder wrote bytes the decoder refuses")
             return true
         }
-        base?.save(list, written: bytes)
-        var after = snapshot
-        after.bytes = bytes
-        after.decoded = DecodedList(list: list, schemaVersion: ListCodec.currentSchemaVersion, problems: snapshot.decoded.problems)
+        let hash = Hash.content(bytes)
+        base?.save(list, written: bytes, hash: hash)
+        var after = Snapshot(bytes: bytes, hash: hash, decoded: DecodedList(
+            list: list, schemaVersion: ListCodec.currentSchemaVersion, problems: snapshot.decoded.problems))
         after.layout = after.decoded.problems.isEmpty ? layout : nil
         lastSnapshot.withLock { $0 = after }
         return UpdateResult(value: value, wrote: true, fileState: absorbed, list: list, snapshot: after)

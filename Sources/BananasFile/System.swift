@@ -19,6 +19,44 @@ enum Sys {
         return Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec) / 1_000_000
     }
 
+    /// Whether the open file `fd` holds exactly `bytes`, compared through a read-only mapping
+    /// (no copy); nil when it cannot be examined.
+    static func fileMatches(_ fd: Int32, _ bytes: [UInt8]) -> Bool? {
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { return nil }
+        guard Int(st.st_size) == bytes.count else { return false }
+        if bytes.isEmpty { return true }
+        guard let map = mmap(nil, bytes.count, PROT_READ, MAP_SHARED, fd, 0), map != MAP_FAILED else { return nil }
+        defer { munmap(map, bytes.count) }
+        return bytes.withUnsafeBytes { memcmp(map, $0.baseAddress!, bytes.count) == 0 }
+    }
+
+    /// Whether the regular file at `path` holds exactly `bytes`, read a chunk at a time
+    /// through one small buffer (no copy of the whole file); false when it cannot be read.
+    /// Not a mapping: a file another writer truncates meanwhile would be a SIGBUS.
+    static func fileMatches(path: String, _ bytes: [UInt8]) -> Bool {
+        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0, isRegular(st), Int(st.st_size) == bytes.count else { return false }
+        let chunk = 1 << 18
+        var buffer = [UInt8](repeating: 0, count: chunk)
+        var offset = 0
+        return bytes.withUnsafeBytes { expected in
+            buffer.withUnsafeMutableBytes { into in
+                while true {
+                    let count = pread(fd, into.baseAddress, chunk, off_t(offset))
+                    if count < 0, errno == EINTR { continue }
+                    if count <= 0 { return count == 0 && offset == expected.count }
+                    guard offset + count <= expected.count,
+                          memcmp(into.baseAddress!, expected.baseAddress! + offset, count) == 0 else { return false }
+                    offset += count
+                }
+            }
+        }
+    }
+
     /// lstat(2): the status of the path itself, not of what a symlink points to.
     static func linkStatus(_ path: String) -> stat? {
         var st = stat()

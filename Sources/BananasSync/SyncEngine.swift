@@ -65,7 +65,7 @@ final class SyncEngine: @unchecked Sendable {
             let bytes = try file.readBytes()
             hash = Hash.content(bytes ?? [])
             if hash == lastSeenHash, lastSeenWritable { return .unchanged }
-            snapshot = try file.snapshot(of: bytes)
+            snapshot = try file.snapshot(of: bytes, hash: hash)
         } catch {
             if case .unparseable = error, settling {
                 // A writer may be halfway through writing in place: look again shortly
@@ -118,13 +118,13 @@ final class SyncEngine: @unchecked Sendable {
         let result = try file.update(
             lockTimeoutMillis: lockTimeoutMillis,
             absorb: { snapshot, base in
-                self.absorb(snapshot, base: base, hash: Hash.content(snapshot.bytes ?? []), baseMark: base?.writtenHashes.last)
+                self.absorb(snapshot, base: base, hash: snapshot.contentHash, baseMark: base?.writtenHashes.last)
             }
         ) { list, _ in
             list.merge(local)
             try prepare(&list)
         }
-        let hash = Hash.content(result.snapshot.bytes ?? [])
+        let hash = result.snapshot.contentHash
         lastSeenHash = hash
         if result.wrote { absorbed = (hash, result.list, file.base == nil ? nil : hash) }  // its hash is the base's newest now
         return FlushOutcome(fileState: result.fileState, written: result.list, wrote: result.wrote)
@@ -171,7 +171,7 @@ final class SyncEngine: @unchecked Sendable {
         do {
             let result = try file.update(
                 lockTimeoutMillis: lockTimeoutMillis,
-                absorb: { snapshot, base in self.absorb(snapshot, base: base, hash: Hash.content(snapshot.bytes ?? []), baseMark: base?.writtenHashes.last) },
+                absorb: { snapshot, base in self.absorb(snapshot, base: base, hash: snapshot.contentHash, baseMark: base?.writtenHashes.last) },
                 settled: { _ in
                     // The merged file is on disk (fsynced): only now may the copies go.
                     for (copy, bytes) in merged where copy.retire(merged: bytes, archive: self.file.state) {
@@ -199,7 +199,7 @@ final class SyncEngine: @unchecked Sendable {
                     }
                 }
             }
-            let hash = Hash.content(result.snapshot.bytes ?? [])
+            let hash = result.snapshot.contentHash
             if result.wrote { absorbed = (hash, result.list, file.base == nil ? nil : hash) }
             // Written here, or by another process that merged the copies first: either way a
             // state the store has not seen (and the next read would take for one it has).

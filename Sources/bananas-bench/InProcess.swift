@@ -43,6 +43,7 @@ enum InProcess {
                 file.absorbing(snapshot, base: base, clock: &engineClock, now: Clock.nowMillis())
             }) { list, _ in list.merge(local) }
             precondition(result.wrote)
+            local.merge(result.list)  // as the store does with what it wrote
         }
     }
 

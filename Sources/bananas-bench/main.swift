@@ -23,7 +23,7 @@ if arguments.first == "seed", arguments.count == 3, let count = Int(arguments[1]
 if arguments.first == "profile", arguments.count == 3, let count = Int(arguments[2]) {
     let folder = temporaryFolder()
     switch arguments[1] {
-    case "flush": _ = try InProcess.flush(items: count, folder: folder, runs: 3)
+    case "flush": _ = try InProcess.flush(items: count, folder: folder, runs: 30)
     case "merge": _ = InProcess.merge(items: count, runs: 3)
     case "decode": _ = try InProcess.codec(items: count, runs: 3)
     case "key": _ = InProcess.keyPress(items: count, runs: 20)

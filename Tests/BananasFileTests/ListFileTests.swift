@@ -27,6 +27,25 @@ func inode(_ path: String) -> UInt64? {
         #expect(try file.load().list.items.map(\.name) == ["Milk"])
     }
 
+    /// `load` compares the file with the bytes it last saw before reading a copy: a change
+    /// made in place, with the same length, must still be read.
+    @Test func aSameSizeChangeInPlaceIsRead() throws {
+        let folder = TempFolder()
+        let file = ListFile(path: folder.listPath, stateDirectory: folder.path + "/state")
+        try addItem("Milk", to: file)
+        #expect(try file.load().list.items.map(\.name) == ["Milk"])
+        let before = try Data(contentsOf: URL(fileURLWithPath: folder.listPath))
+        let after = Data(String(decoding: before, as: UTF8.self).replacingOccurrences(of: "Milk", with: "Oats").utf8)
+        #expect(after.count == before.count)
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: folder.listPath))
+        try handle.write(contentsOf: after)  // in place: same inode, same size
+        try handle.close()
+        #expect(try file.load().list.items.map(\.name) == ["Oats"])
+        // And the next write keeps the change (absorbed against the base, not reverted).
+        try addItem("Eggs", to: file)
+        #expect(try Set(ListFile(path: folder.listPath).load().list.items.map(\.name)) == ["Oats", "Eggs"])
+    }
+
     @Test func anExistingFilesModeIsKept() throws {
         let folder = TempFolder()
         folder.write(#"{"sections": [], "items": []}"#)
