@@ -133,12 +133,12 @@ class Bench:
         before = {}
         for size, (pane, folder) in panes.items():
             st = os.stat(folder + "/BananaList.json")
-            before[size] = (pane.cpu_seconds(), (st.st_ino, st.st_mtime_ns, st.st_size))
+            before[size] = (pane.cpu_times(), (st.st_ino, st.st_mtime_ns, st.st_size))
         time.sleep(idle)
         memory, cpu = {}, {}
         for size, (pane, folder) in panes.items():
             st = os.stat(folder + "/BananaList.json")
-            used = pane.cpu_seconds() - before[size][0]
+            used = Pane.cpu_used(before[size][0], pane.cpu_times())
             peak, resident = pane.memory_kib()
             writes = 0 if (st.st_ino, st.st_mtime_ns, st.st_size) == before[size][1] else 1
             cpu[str(size)] = {"cpuSeconds": used, "seconds": idle, "percent": used / idle * 100, "fileChanged": writes}

@@ -83,11 +83,20 @@ class Pane:
             pass
 
     def cpu_seconds(self):
-        """CPU time (user + system) of all the process's threads so far.
+        """CPU time (user + system) of all the process's threads so far, the larger of the
+        two counts `cpu_times` gives (for a total; for a stretch, use `cpu_used`)."""
+        return max(self.cpu_times())
 
-        /proc/PID/stat counts every thread, ended ones included, but in clock ticks (10 ms at
-        100 Hz); /proc/PID/task/*/schedstat counts in nanoseconds, but only threads still alive.
-        Each undercounts in its own way, so the larger of the two is the better figure."""
+    @staticmethod
+    def cpu_used(before, after):
+        """CPU seconds between two `cpu_times`: the larger of the two differences (a thread
+        that ended drops out of the schedstat sum, so that difference can even be negative)."""
+        return max(after[0] - before[0], after[1] - before[1], 0.0)
+
+    def cpu_times(self):
+        """(ticks, nanoseconds) as seconds: /proc/PID/stat counts every thread, ended ones
+        included, but in clock ticks (10 ms at 100 Hz); /proc/PID/task/*/schedstat counts in
+        nanoseconds, but only threads still alive. Each undercounts in its own way."""
         pid = self.process.pid
         with open(f"/proc/{pid}/stat") as f:
             fields = f.read().rsplit(")", 1)[1].split()
@@ -102,7 +111,7 @@ class Pane:
                     pass  # the thread ended between the listing and the read
         except OSError:
             pass
-        return max(ticks, nanos / 1e9)
+        return (ticks, nanos / 1e9)
 
     def memory_kib(self):
         """(peak resident, resident) in KiB."""
