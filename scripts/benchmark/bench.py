@@ -2,7 +2,8 @@
 """The bananas benchmark. Run it through `scripts/benchmark/run`, which builds in release mode
 and installs the peers; this script measures, prints each number as it goes, and writes
 docs/performance.md with its plots (docs/performance/*.png) and raw figures
-(docs/performance/results.json).
+(docs/performance/results.json, saved after every part: a run cut short keeps its figures, and
+`python3 scripts/benchmark/report.py` rewrites the page from them).
 
 Every figure is many runs after warm-up runs, reported as median and spread (median absolute
 deviation), and p99 where a tail matters. Whole processes are timed by hyperfine.
@@ -383,30 +384,36 @@ def main():
     parts = {"inprocess": bench.in_process, "cold": bench.editor_cold_start, "resources": bench.editor_resources,
              "propagation": bench.propagation, "peers": bench.peers, "mcp": bench.mcp}
     chosen = [p for p in args.only.split(",") if p] or list(parts)
+    raw = os.path.join(args.out, "performance", "results.json")
+    previous = {}
+    if not args.no_report and set(chosen) != set(parts) and os.path.exists(raw):
+        # A partial run updates its parts and keeps the others' last figures.
+        with open(raw) as f:
+            previous = json.load(f)
+
+    def save():
+        # After every part, so a run killed half-way keeps what it measured.
+        if args.no_report:
+            return
+        os.makedirs(os.path.dirname(raw), exist_ok=True)
+        with open(raw + ".tmp", "w") as f:
+            json.dump({**previous, **bench.results}, f, indent=1, sort_keys=True)
+        os.replace(raw + ".tmp", raw)
+
     bench.machine()
     started = time.time()
     try:
         for part in chosen:
             parts[part]()
+            bench.results["benchmarkSeconds"] = round(time.time() - started)
+            save()
     finally:
         shutil.rmtree(bench.work, ignore_errors=True)
-    bench.results["benchmarkSeconds"] = round(time.time() - started)
-    raw = os.path.join(args.out, "performance", "results.json")
     if not args.no_report:
-        os.makedirs(os.path.dirname(raw), exist_ok=True)
-        if set(chosen) != set(parts) and os.path.exists(raw):
-            # A partial run updates its parts and keeps the others' last figures.
-            with open(raw) as f:
-                previous = json.load(f)
-            previous.update(bench.results)
-            bench.results = previous
-        with open(raw, "w") as f:
-            json.dump(bench.results, f, indent=1, sort_keys=True)
-        report.write(bench.results, args.out)
+        report.write({**previous, **bench.results}, args.out)
         say(f"wrote {args.out}/performance.md")
     else:
         print(json.dumps(bench.results, indent=1))
-
 
 if __name__ == "__main__":
     main()

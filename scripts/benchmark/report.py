@@ -251,3 +251,13 @@ def write(r, out):
         md.append(f.read().rstrip())
     with open(os.path.join(out, "performance.md"), "w") as f:
         f.write("\n".join(md) + "\n")
+
+
+if __name__ == "__main__":
+    # Rewrites docs/performance.md from the saved figures (after a run was cut short, or after
+    # an edit to notes.md): python3 scripts/benchmark/report.py [docs]
+    import json
+    import sys
+    out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, "..", "..", "docs")
+    with open(os.path.join(out, "performance", "results.json")) as f:
+        write(json.load(f), out)
