@@ -30,14 +30,16 @@ public enum ItemID {
 
     /// True for the 8-4-4-4-12 hex form (either case).
     public static func isUUID(_ text: String) -> Bool {
-        let utf8 = Array(text.utf8)
-        guard utf8.count == 36 else { return false }
-        for (i, c) in utf8.enumerated() {
-            if [8, 13, 18, 23].contains(i) {
+        // Read at every row of every decode: no copies.
+        guard text.utf8.count == 36 else { return false }
+        var i = 0
+        for c in text.utf8 {
+            if i == 8 || i == 13 || i == 18 || i == 23 {
                 if c != UInt8(ascii: "-") { return false }
             } else if !((c >= 48 && c <= 57) || (c >= 65 && c <= 70) || (c >= 97 && c <= 102)) {
                 return false
             }
+            i += 1
         }
         return true
     }

@@ -114,6 +114,33 @@ public struct JSONCursor {
         parser.index += 1
         return true
     }
+    /// Steps over `word` (`true`, `false`, `null`) if it comes next.
+    public mutating func take(word: StaticString) -> Bool {
+        let count = word.utf8CodeUnitCount, start = parser.index
+        guard parser.bytes.count - start >= count else { return false }
+        for offset in 0..<count where parser.bytes[start + offset] != word.utf8Start[offset] { return false }
+        parser.index += count
+        return true
+    }
+    /// A string without escapes, from its opening quote: where its bytes lie between the
+    /// quotes, with the cursor stepped past it. Nil, without a step, for anything else. The
+    /// bytes are not checked as UTF-8: this is for matching against ASCII (keys, stamps)
+    /// without making a String.
+    public mutating func plainString() -> Range<Int>? {
+        let bytes = parser.bytes, start = parser.index
+        guard start < bytes.count, bytes[start] == UInt8(ascii: "\"") else { return nil }
+        var end = start + 1
+        while end < bytes.count {
+            let byte = bytes[end]
+            if byte == UInt8(ascii: "\"") {
+                parser.index = end + 1
+                return (start + 1)..<end
+            }
+            if byte == UInt8(ascii: "\\") || byte < 0x20 { return nil }
+            end += 1
+        }
+        return nil
+    }
     /// Any value, from the current byte.
     public mutating func value() throws(JSONSyntaxError) -> JSONValue { try parser.parseValue() }
     /// A string, from its opening quote.

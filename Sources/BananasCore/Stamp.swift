@@ -72,6 +72,13 @@ public struct Stamp: Hashable, Comparable, Sendable, CustomStringConvertible {
         self = parsed
     }
 
+    /// Parses the encoded form from its UTF-8 bytes (a reader walking a file's bytes makes no
+    /// String for a stamp); anything malformed is `nil`.
+    public init?(encodedUTF8 bytes: UnsafeBufferPointer<UInt8>) {
+        guard let parsed = Stamp.parse(bytes) else { return nil }
+        self = parsed
+    }
+
     private static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> Stamp? {
         let counterStart = millisDigits + 1, replicaStart = millisDigits + counterDigits + 2
         guard bytes.count > replicaStart, bytes.count - replicaStart <= 32 else { return nil }

@@ -137,7 +137,7 @@ extension ListCodec {
                 continue
             }
             let rowStart = cursor.index
-            guard let item = readPlainItem(&cursor), cursor.index <= end else { return nil }
+            guard let item = bytes.withUnsafeBufferPointer({ readPlainItem(&cursor, bytes: $0) }), cursor.index <= end else { return nil }
             middle.append(item)
             middleRanges.append(rowStart..<cursor.index)
             last = .row

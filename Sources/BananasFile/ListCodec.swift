@@ -129,7 +129,8 @@ public enum ListCodec {
     }
 
     static func normalizedID(_ id: String) -> String {
-        ItemID.isUUID(id) ? id.uppercased() : id
+        // Most ids are already upper case: no new string for them.
+        ItemID.isUUID(id) && id.utf8.contains(where: { $0 >= UInt8(ascii: "a") }) ? id.uppercased() : id
     }
 
     /// A row as the reader found it: already an item (read directly), or a JSON value.
@@ -144,8 +145,9 @@ public enum ListCodec {
         var seenIDs = Set<String>()
         var seenSeeds: [String: Int] = [:]
         var previousOrder: Double = 0
+        seenIDs.reserveCapacity(array.count)
         for (index, raw) in array.enumerated() {
-            let location = "\(path)[\(index)]"
+            var location: String { "\(path)[\(index)]" }  // only for problems: not made per row
             let value: JSONValue
             switch raw {
             case .item(var item):
@@ -252,18 +254,27 @@ public enum ListCodec {
         try cursor.enter()
         cursor.index += 1
         layout.itemsStart = cursor.index
-        var rows: [RawRow] = []
         cursor.skipWhitespace()
         if cursor.current == UInt8(ascii: "]") {
             layout.itemsEnd = cursor.index
             cursor.index += 1
             cursor.leave()
-            return rows
+            return []
         }
+        // The bytes in hand once, for matching keys and reading stamps in place.
+        let bytes = cursor.bytes
+        return try bytes.withUnsafeBufferPointer { (bytes) throws(JSONSyntaxError) -> [RawRow] in
+            try readItems(&cursor, bytes: bytes, layout: &layout)
+        }
+    }
+
+    /// The rows of a non-empty `items` array, from the first one.
+    static func readItems(_ cursor: inout JSONCursor, bytes: UnsafeBufferPointer<UInt8>, layout: inout LayoutRecorder) throws(JSONSyntaxError) -> [RawRow] {
+        var rows: [RawRow] = []
         while true {
             cursor.skipWhitespace()
             let start = cursor.index
-            if let item = readPlainItem(&cursor) {
+            if let item = readPlainItem(&cursor, bytes: bytes) {
                 rows.append(.item(item))
                 layout.row(item, start..<cursor.index)
             } else {
@@ -281,43 +292,45 @@ public enum ListCodec {
 
     /// One row in the shape bananas writes, or nil (the caller then reads it the general way,
     /// which also finds any error in it).
-    static func readPlainItem(_ cursor: inout JSONCursor) -> Item? {
+    static func readPlainItem(_ cursor: inout JSONCursor, bytes: UnsafeBufferPointer<UInt8>) -> Item? {
         guard cursor.take(UInt8(ascii: "{")) else { return nil }
         var id: String?, name: String?, sortOrder: Double?, lastModified: String?
         var amount = "", section = "", checked = false, optional = false
         var stamps = ItemStamps()
-        var seen: UInt16 = 0  // a bit per key in `itemKeyBits`
+        var seen: UInt16 = 0  // a bit per key
         func text() -> String? {
             guard cursor.current == UInt8(ascii: "\"") else { return nil }
             return try? cursor.string()
         }
         func flag() -> Bool? {
-            if case .bool(let value)? = try? cursor.value() { return value }
+            if cursor.take(word: "true") { return true }
+            if cursor.take(word: "false") { return false }
             return nil
         }
         while true {
             cursor.skipWhitespace()
-            guard let key = text(), let bit = itemKeyBits[key], seen & bit == 0 else { return nil }
-            seen |= bit
+            // Keys matched on their bytes: no String and no hashing per key.
+            guard let range = cursor.plainString(), let key = PlainKey(utf8: UnsafeBufferPointer(rebasing: bytes[range])),
+                  seen & key.bit == 0 else { return nil }
+            seen |= key.bit
             cursor.skipWhitespace()
             guard cursor.take(UInt8(ascii: ":")) else { return nil }
             cursor.skipWhitespace()
             switch key {
-            case "id":
+            case .id:
                 guard let value = text(), !value.isEmpty else { return nil }
                 id = normalizedID(value)
-            case "name": guard let value = text() else { return nil }; name = value
-            case "amount": guard let value = text() else { return nil }; amount = value
-            case "section": guard let value = text() else { return nil }; section = value
-            case "lastModified": guard let value = text() else { return nil }; lastModified = value
-            case "checked": guard let value = flag() else { return nil }; checked = value
-            case "optional": guard let value = flag() else { return nil }; optional = value
-            case "sortOrder":
+            case .name: guard let value = text() else { return nil }; name = value
+            case .amount: guard let value = text() else { return nil }; amount = value
+            case .section: guard let value = text() else { return nil }; section = value
+            case .lastModified: guard let value = text() else { return nil }; lastModified = value
+            case .checked: guard let value = flag() else { return nil }; checked = value
+            case .optional: guard let value = flag() else { return nil }; optional = value
+            case .sortOrder:
                 guard let byte = cursor.current, byte == UInt8(ascii: "-") || (byte >= 0x30 && byte <= 0x39),
                       let literal = try? cursor.numberLiteral(), let value = Double(literal), value.isFinite else { return nil }
                 sortOrder = value
-            case "stamps": guard readPlainStamps(&cursor, into: &stamps) else { return nil }
-            default: return nil
+            case .stamps: guard readPlainStamps(&cursor, bytes: bytes, into: &stamps) else { return nil }
             }
             cursor.skipWhitespace()
             if cursor.take(UInt8(ascii: ",")) { continue }
@@ -329,26 +342,67 @@ public enum ListCodec {
                     sortOrder: sortOrder, lastModified: lastModified, stamps: stamps)
     }
 
-    /// A `stamps` object of field names and stamp strings, each field once. A string that is
-    /// no stamp leaves the field unstamped, as the general decoder does.
-    static func readPlainStamps(_ cursor: inout JSONCursor, into stamps: inout ItemStamps) -> Bool {
+    /// A `stamps` object of field names and well-formed stamp strings, each field once.
+    static func readPlainStamps(_ cursor: inout JSONCursor, bytes: UnsafeBufferPointer<UInt8>, into stamps: inout ItemStamps) -> Bool {
         guard cursor.take(UInt8(ascii: "{")) else { return false }
         cursor.skipWhitespace()
         if cursor.take(UInt8(ascii: "}")) { return true }
         var seen: UInt16 = 0
         while true {
             cursor.skipWhitespace()
-            guard cursor.current == UInt8(ascii: "\""), let key = try? cursor.string(), let field = ItemField(rawValue: key),
-                  let bit = itemKeyBits[key], seen & bit == 0 else { return false }
-            seen |= bit
+            guard let range = cursor.plainString(), let key = PlainKey(utf8: UnsafeBufferPointer(rebasing: bytes[range])),
+                  let field = key.field, seen & key.bit == 0 else { return false }
+            seen |= key.bit
             cursor.skipWhitespace()
             guard cursor.take(UInt8(ascii: ":")) else { return false }
             cursor.skipWhitespace()
-            guard cursor.current == UInt8(ascii: "\""), let text = try? cursor.string() else { return false }
-            if let stamp = Stamp(encoded: text) { stamps[field] = stamp }
+            // Anything but a well-formed stamp (escapes, no stamp, bytes that are no UTF-8):
+            // read the general way, which also tells a bad string from a string that is no stamp.
+            guard let range = cursor.plainString(), let stamp = Stamp(encodedUTF8: UnsafeBufferPointer(rebasing: bytes[range])) else { return false }
+            stamps[field] = stamp
             cursor.skipWhitespace()
             if cursor.take(UInt8(ascii: ",")) { continue }
             return cursor.take(UInt8(ascii: "}"))
+        }
+    }
+
+    /// The keys of an item row, told apart by their bytes.
+    enum PlainKey: UInt8 {
+        case id, name, amount, section, checked, optional, sortOrder, lastModified, stamps
+
+        init?(utf8 key: UnsafeBufferPointer<UInt8>) {
+            func matches(_ name: StaticString) -> Bool {
+                guard key.count == name.utf8CodeUnitCount else { return false }
+                for offset in 0..<key.count where key[offset] != name.utf8Start[offset] { return false }
+                return true
+            }
+            switch key.count {
+            case 2 where matches("id"): self = .id
+            case 4 where matches("name"): self = .name
+            case 6 where matches("amount"): self = .amount
+            case 6 where matches("stamps"): self = .stamps
+            case 7 where matches("section"): self = .section
+            case 7 where matches("checked"): self = .checked
+            case 8 where matches("optional"): self = .optional
+            case 9 where matches("sortOrder"): self = .sortOrder
+            case 12 where matches("lastModified"): self = .lastModified
+            default: return nil
+            }
+        }
+
+        var bit: UInt16 { 1 << rawValue }
+
+        /// The merged field a key's stamp belongs to.
+        var field: ItemField? {
+            switch self {
+            case .name: .name
+            case .amount: .amount
+            case .section: .section
+            case .checked: .checked
+            case .optional: .optional
+            case .sortOrder: .sortOrder
+            case .id, .lastModified, .stamps: nil
+            }
         }
     }
 
@@ -473,8 +527,6 @@ public enum ListCodec {
     }
 
     static let keyRank = JSONText.keyRanks(keyOrder)
-    /// A bit per item key, to tell a repeated key without a set per row.
-    static let itemKeyBits: [String: UInt16] = Dictionary(uniqueKeysWithValues: itemKeys.sorted().enumerated().map { ($1, UInt16(1) << $0) })
     static let trueBytes = Array("true".utf8), falseBytes = Array("false".utf8)
     /// The stamp fields in the order the writer sorts their keys.
     static let stampOrder = ItemField.allCases.sorted { (keyRank[$0.rawValue] ?? Int.max, $0.rawValue) < (keyRank[$1.rawValue] ?? Int.max, $1.rawValue) }
