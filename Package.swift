@@ -73,11 +73,11 @@ let package = Package(
         .testTarget(
             name: "BananasCoreTests",
             dependencies: [
-                "BananasCore",
+                "BananasCore", "BananasTestSupport",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
-        .testTarget(name: "BananasFileTests", dependencies: ["BananasFile"]),
+        .testTarget(name: "BananasFileTests", dependencies: ["BananasFile", "BananasTestSupport"]),
         .testTarget(name: "BananasSyncTests", dependencies: ["BananasSync", "BananasFile", "BananasTestSupport"]),
         .testTarget(name: "BananasEditorTests", dependencies: ["BananasEditor", "BananasSync", "BananasCore", "BananasThemes", "BananasTestSupport"]),
         .testTarget(
@@ -88,7 +88,7 @@ let package = Package(
         // (`bananas mcp` execs `bananas-mcp`).
         .testTarget(
             name: "BananasCLITests",
-            dependencies: ["bananas", "bananas-mcp", "BananasCLI", "BananasFile", "CPlatform",
+            dependencies: ["bananas", "bananas-mcp", "BananasCLI", "BananasFile", "BananasTestSupport", "CPlatform",
                            .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
     ]

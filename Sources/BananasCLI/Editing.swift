@@ -14,10 +14,9 @@ func mutate<Report>(
 
 /// Resolves several item names against one list, all or nothing.
 func resolveAll(_ queries: [String], in list: ShoppingList) throws -> [Item] {
-    let items = list.items
     var found: [Item] = []
     for query in queries {
-        let item = try Addressing.resolve(query, in: items, allowNamePrefix: true)
+        let item = try Addressing.resolve(query, in: list, allowNamePrefix: true)
         if !found.contains(where: { $0.id == item.id }) { found.append(item) }
     }
     return found

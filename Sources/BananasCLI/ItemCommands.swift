@@ -186,7 +186,7 @@ struct EditCommand: ParsableCommand {
                 throw CLIError(message: "nothing to change: give --name, --amount, --section or --optional", code: ExitCodes.usage)
             }
             let edited: Item = try mutate(options) { list in
-                let item = try Addressing.resolve(query, in: list.items, allowNamePrefix: true)
+                let item = try Addressing.resolve(query, in: list, allowNamePrefix: true)
                 var steps: [ListEdit] = []
                 var changes = changes
                 if let section {

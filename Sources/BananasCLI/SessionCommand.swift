@@ -185,7 +185,7 @@ final class Session {
 
     func find(_ args: [String]) throws -> Item {
         guard let query = args.first else { throw CLIError(message: "name an item", code: ExitCodes.usage) }
-        return try Addressing.resolve(query, in: store.list.items)
+        return try Addressing.resolve(query, in: store.list)
     }
 
     func quit() {

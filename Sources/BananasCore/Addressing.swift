@@ -56,6 +56,27 @@ public enum Addressing {
         throw .notFound(query, closeMatches: closeMatches(folded, in: items))
     }
 
+    /// `resolve` against a whole list. An id, or a name only one visible item has, is found
+    /// without putting the list in order (at 10,000 items the sort was most of what finding
+    /// an item cost); anything else is resolved among the items in list order, as above.
+    public static func resolve(_ query: String, in list: ShoppingList, allowNamePrefix: Bool = false) throws(AddressError) -> Item {
+        let trimmed = query.trimmingWhitespace()
+        if let item = list.item(trimmed) ?? list.item(trimmed.uppercased()) { return item }
+        let folded = trimmed.lowercased()
+        let length = folded.utf8.count
+        var named: Item?
+        var unique = !folded.isEmpty
+        for row in list.rows.values where unique {
+            // An id in another case comes before any name: leave that to the ordered path.
+            if row.id.utf8.count == length, row.id.lowercased() == folded { unique = false }
+            if row.name.lowercased() == folded, list.isVisible(row.id) {
+                if named == nil { named = row } else { unique = false }
+            }
+        }
+        if unique, let named { return named }
+        return try resolve(query, in: list.items, allowNamePrefix: allowNamePrefix)
+    }
+
     /// Up to five names that contain the query or are a few edits away from it.
     public static func closeMatches(_ folded: String, in items: [Item]) -> [Item] {
         let scored = items.compactMap { item -> (Int, Item)? in

@@ -26,7 +26,18 @@ extension ShoppingList {
     /// True when both show the same: the same sections and the same visible items with the
     /// same values (stamps aside). A file that differs from what we hold needs writing.
     public func hasSameVisibleContent(as other: ShoppingList) -> Bool {
-        guard sections == other.sections, visibleCount == other.visibleCount else { return false }
+        guard sections == other.sections else { return false }
+        if tombstones == other.tombstones, let ids = Self.differingRowIDs(rows, other.rows) {
+            // The same ids and deletes: only the rows that differ can differ in what shows.
+            return ids.allSatisfy { id in
+                switch (item(id), other.item(id)) {
+                case (nil, nil): true
+                case (let mine?, let theirs?): ItemField.allCases.allSatisfy { mine[$0] == theirs[$0] }
+                default: false
+                }
+            }
+        }
+        guard visibleCount == other.visibleCount else { return false }
         for (id, row) in rows where isVisible(id) {
             guard let theirs = other.item(id),
                   ItemField.allCases.allSatisfy({ row[$0] == theirs[$0] })

@@ -97,8 +97,11 @@ extension ShoppingList {
     /// The conflicts between two copies that both moved on from `base`.
     public static func conflicts(local: ShoppingList, remote: ShoppingList, base: ShoppingList?) -> [Conflict] {
         var found: [Conflict] = []
-        for (id, mine) in local.rows {
-            guard let theirs = remote.rows[id] else { continue }
+        // Rows equal on both sides cannot conflict: where the tables pair up, look only at
+        // the others (an absorb at every change of a 10,000-item list).
+        let ids = differingRowIDs(local.rows, remote.rows) ?? Array(local.rows.keys)
+        for id in ids {
+            guard let mine = local.rows[id], let theirs = remote.rows[id] else { continue }
             let known = base?.rows[id]
             for field in ItemField.allCases {
                 let (a, b) = (mine.stamps[field], theirs.stamps[field])

@@ -28,6 +28,7 @@ extension ShoppingList {
             for id in copies { rows[id] = other.rows[id] }
         } else {
             mergeRows(other.rows)
+            adoptLayout(of: other.rows)
         }
         for (id, stamp) in other.tombstones where stamp > (tombstones[id] ?? .zero) {
             tombstones[id] = stamp
@@ -60,6 +61,19 @@ extension ShoppingList {
             if item == otherItem { equalCopies.append(id) } else { ids.append(id) }
         }
         return ids
+    }
+
+    /// After a merge whose row tables did not pair up (one side rehashed: a resize, a whole
+    /// decode): when both now hold the same ids, rebuild ours from a copy of the other's table,
+    /// which keeps its layout, so the next merges and compares of the two pair up again.
+    private mutating func adoptLayout(of others: [String: Item]) {
+        guard rows.count == others.count else { return }
+        var adopted = others
+        for (id, row) in rows {
+            guard let theirs = others[id] else { return }
+            if !row.isSameCopy(as: theirs) && row != theirs { adopted[id] = row }
+        }
+        rows = adopted
     }
 
     private mutating func mergeRows(_ others: [String: Item]) {

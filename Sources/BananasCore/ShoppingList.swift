@@ -45,8 +45,16 @@ public struct ShoppingList: Hashable, Sendable {
     /// rows whose bytes changed). False, with the list half changed, when an item's id is
     /// taken: the caller then decodes the whole file.
     public mutating func replaceRows(_ ids: ArraySlice<String>, with items: [Item]) -> Bool {
-        for id in ids { rows.removeValue(forKey: id) }
-        for item in items where rows.updateValue(item, forKey: item.id) != nil { return false }
+        // A row that stays is replaced in place, not removed and added again: a removal moves
+        // other keys in the hash table, and then this table no longer pairs up key for key
+        // with the store's copy of the list (`differingRowIDs`), which costs every later
+        // merge and compare a lookup per row.
+        let replaced = Set(ids)
+        var placed = Set<String>()
+        for item in items where rows.updateValue(item, forKey: item.id) != nil {
+            guard replaced.contains(item.id), placed.insert(item.id).inserted else { return false }
+        }
+        for id in ids where !placed.contains(id) { rows.removeValue(forKey: id) }
         return true
     }
 
@@ -108,6 +116,16 @@ public struct ShoppingList: Hashable, Sendable {
     public var newestStamp: Stamp {
         var newest = sectionsStamp
         for row in rows.values { newest = max(newest, row.stamps.newest) }
+        for stamp in tombstones.values { newest = max(newest, stamp) }
+        return newest
+    }
+
+    /// `newestStamp`, for a list all of whose stamps `other`'s holder has already seen: only
+    /// the rows that differ from `other`'s are looked at, where the two row tables pair up.
+    public func newestStamp(besides other: ShoppingList) -> Stamp {
+        guard let ids = Self.differingRowIDs(rows, other.rows) else { return newestStamp }
+        var newest = sectionsStamp
+        for id in ids { if let row = rows[id] { newest = max(newest, row.stamps.newest) } }
         for stamp in tombstones.values { newest = max(newest, stamp) }
         return newest
     }

@@ -59,6 +59,17 @@ public final class FileLock {
     }
 
     /// Creates the lock file; its open descriptor.
+    /// Waits, up to `timeoutMillis`, until nobody holds the lock; true when nobody does. Does
+    /// not take it. For a reader that wants a writer's flush finished (its base saved).
+    public static func waitUntilFree(path: String, timeoutMillis: Int64) -> Bool {
+        let deadline = Sys.nowMillis() + timeoutMillis
+        while Sys.linkStatus(path) != nil {
+            if Sys.nowMillis() >= deadline { return false }
+            Sys.sleep(milliseconds: 1)
+        }
+        return true
+    }
+
     private static func take(path: String, timeoutMillis: Int64) throws(ListFileError) -> Int32 {
         let deadline = Sys.nowMillis() + timeoutMillis
         var pause = 1

@@ -205,7 +205,7 @@ enum EditingTools {
     }
 
     static func resolve(_ entry: [String: Value], in list: ShoppingList) throws -> Item {
-        try Addressing.resolve(entry["item"]?.stringValue ?? "", in: list.items)
+        try Addressing.resolve(entry["item"]?.stringValue ?? "", in: list)
     }
 
     // MARK: add_items

@@ -293,8 +293,9 @@ public final class ListStore {
             }
         }
         lastSynced = fileList
+        // Every stamp in `list` has been seen by the clock: only the file's others are new.
+        clock.observe(fileList.newestStamp(besides: list), now: Clock.nowMillis())
         let merged = list.merged(with: fileList)
-        clock.observe(merged.newestStamp, now: Clock.nowMillis())
         status.clockSkewMillis = clock.largestSkewSeen
         if merged != list {
             list = merged

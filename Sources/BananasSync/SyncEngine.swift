@@ -37,6 +37,9 @@ final class SyncEngine: @unchecked Sendable {
     let mergesCopies: Bool
     /// How long merging a conflict copy waits for the lock.
     var copyLockTimeoutMillis: Int64 = 1_000
+    /// How long a read waits for a lock holder to finish before judging a file it does not
+    /// know (a bananas writer saves its base last; 100,000 items take about 30 ms).
+    static let writerSettleMillis: Int64 = 250
     /// Copies last reported as not merged, and whether a merge is owed (the lock was busy).
     private var reportedUnmerged: [UnmergedCopy] = []
     private var copiesWaiting = false
@@ -77,9 +80,13 @@ final class SyncEngine: @unchecked Sendable {
             return .failed(error)
         }
         var base: BaseStore.Base?
+        var baseMark = glance?.writtenHashes.last
         if let glance, absorbed?.hash != hash, !glance.writtenHashes.contains(hash) {
-            // A foreign write: absorb it against the base as it was before the file was read.
-            if let list = glance.list() {
+            if let settled = ownWriteSettled(hash) {
+                // Another bananas process wrote these bytes: no foreign change to absorb.
+                baseMark = settled.writtenHashes.last
+            } else if let list = glance.list() {
+                // A foreign write: absorb it against the base as it was before the file was read.
                 base = BaseStore.Base(list: list, writtenHashes: glance.writtenHashes)
             } else if glance.isStale, attempts > 1 {
                 return read(settling: settling, attempts: attempts - 1)  // saved meanwhile: look again
@@ -87,7 +94,24 @@ final class SyncEngine: @unchecked Sendable {
         }
         lastSeenHash = hash
         lastSeenWritable = snapshot.isWritable
-        return .state(FileState(list: absorb(snapshot, base: base, hash: hash, baseMark: glance?.writtenHashes.last), snapshot: snapshot))
+        return .state(FileState(list: absorb(snapshot, base: base, hash: hash, baseMark: baseMark), snapshot: snapshot))
+    }
+
+    /// The base's glance once a writer holding the lock has let go, if it shows that bananas
+    /// wrote `hash`; nil otherwise.
+    ///
+    /// A bananas writer renames the file into place and then saves its base, with the lock
+    /// held throughout: a watcher that fires at the rename reads the new file before its hash
+    /// is in the base, and would take another bananas process's write for a foreign one,
+    /// parsing the whole base and merging against it (90% of propagation at 10,000 items).
+    /// Whether bananas wrote some bytes may be judged by the newest base (a file bananas wrote
+    /// holds no foreign change, however old); only a base to merge against must predate the
+    /// read.
+    private func ownWriteSettled(_ hash: UInt64) -> BaseStore.Glance? {
+        guard let store = file.base,
+              FileLock.waitUntilFree(path: file.lockPath, timeoutMillis: SyncEngine.writerSettleMillis) else { return nil }
+        let glance = store.glance()
+        return glance.writtenHashes.contains(hash) ? glance : nil
     }
 
     private func absorb(_ snapshot: ListFile.Snapshot, base: BaseStore.Base?, hash: UInt64, baseMark: UInt64?) -> ShoppingList {

@@ -96,6 +96,24 @@ func sampleList() throws -> ShoppingList {
         #expect(throws: AddressError.self) { try Addressing.resolve("oat", in: items) }
     }
 
+    /// The list overload (no sort for an id or a unique name) answers as the ordered one does,
+    /// errors and their candidates included.
+    @Test(arguments: ["6513270e-269e-4d37-b2a7-4de452e6b438", "6513270E-269E-4D37-B2A7-4DE452E6B438", "  Bananas ",
+                      "6513", "oat", "OAT MILK", "milk", "Milk ", "D23F", "cheese", "", "bananna", "id-7", "ID-7", "Deleted"])
+    func theListOverloadAgrees(query: String) throws {
+        var list = ShoppingList(sections: ["Produce", "Dairy", "Other"], rows: items + [
+            Item(id: "id-7", name: "Id-7", section: "Other"),
+            Item(id: "22222222-128B-4F33-8C5C-7FD0A6A3A450", name: "Deleted", section: "Other"),
+        ])
+        list.tombstones["22222222-128B-4F33-8C5C-7FD0A6A3A450"] = Stamp(millis: 5, counter: 0, replica: "a")
+        for prefix in [false, true] {
+            let ordered = Result { () throws(AddressError) in try Addressing.resolve(query, in: list.items, allowNamePrefix: prefix) }
+            let direct = Result { () throws(AddressError) in try Addressing.resolve(query, in: list, allowNamePrefix: prefix) }
+            #expect(ordered.map(\.id) == direct.map(\.id))
+            if case .failure(let a) = ordered, case .failure(let b) = direct { #expect(a.description == b.description) }
+        }
+    }
+
     @Test func ambiguityListsTheCandidates() {
         do {
             _ = try Addressing.resolve("milk", in: items)

@@ -1,3 +1,4 @@
+import BananasTestSupport
 import Testing
 import PropertyBased
 @testable import BananasCore

@@ -1,4 +1,5 @@
 import Foundation
+import BananasTestSupport
 import Testing
 @testable import BananasCore
 @testable import BananasFile
@@ -61,8 +62,8 @@ struct FuzzTests {
 
     /// Runs `body` on inputs until the time is up; records an issue with the seed and the
     /// input (base64) for every failure, stopping after a few.
-    static func run(_ name: String, _ body: (inout FuzzRandom, inout Stats) -> [UInt8]?) -> Stats {
-        var rng = FuzzRandom(seed: seed &+ UInt64(name.utf8.reduce(0) { $0 &* 31 &+ Int($1) }))
+    static func run(_ name: String, _ body: (inout SplitMix, inout Stats) -> [UInt8]?) -> Stats {
+        var rng = SplitMix(seed: seed &+ UInt64(name.utf8.reduce(0) { $0 &* 31 &+ Int($1) }))
         var stats = Stats()
         let clock = ContinuousClock()
         let end = clock.now + .seconds(seconds)
@@ -83,7 +84,7 @@ struct FuzzTests {
         return stats
     }
 
-    static func mutated(_ rng: inout FuzzRandom) -> [UInt8] {
+    static func mutated(_ rng: inout SplitMix) -> [UInt8] {
         var bytes = seeds[rng.below(seeds.count)]
         for _ in 0...rng.below(4) {
             let at = bytes.isEmpty ? 0 : rng.below(bytes.count + 1)
@@ -110,7 +111,7 @@ struct FuzzTests {
 
     /// A random list-shaped JSON value: mostly the keys the decoder knows, with values of
     /// every type, so the structure checks see every wrong type.
-    static func generatedValue(_ rng: inout FuzzRandom, depth: Int = 0) -> JSONValue {
+    static func generatedValue(_ rng: inout SplitMix, depth: Int = 0) -> JSONValue {
         func text() -> String {
             let pieces = ["Milk", "", " ", "A", "B", "日本", "🍌", "\u{0}", "\u{1B}[31m", "\u{202E}", "x", "0000000000001-0000-aaaaaaaaaaaa",
                           "id-1", "ID-1", "\u{FFFF}", "é", "e\u{301}"]
@@ -217,19 +218,3 @@ struct FuzzFindings {
     }
 }
 
-/// SplitMix64 with `below`: small, fast, and the same sequence for the same seed on every machine.
-struct FuzzRandom: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    /// A number in 0..<bound (bound > 0).
-    mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
-}

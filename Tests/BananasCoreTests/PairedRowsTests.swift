@@ -1,0 +1,73 @@
+import BananasTestSupport
+import Testing
+@testable import BananasCore
+
+/// Two copies of a list that descend from one row table keep its layout, and then
+/// `differingRowIDs` finds the rows that differ by walking both side by side. The shortcuts
+/// built on it must answer exactly as the walks over every row did.
+@Suite struct PairedRowsTests {
+    /// Pairs of copies from one start, edited apart (some still pairing up, some not).
+    static func pairs() -> [(ShoppingList, ShoppingList)] {
+        (0..<300).map { seed in
+            let replicas = randomReplicas(seed: seed, count: 2, steps: seed % 12)
+            return (replicas[0], replicas[1])
+        }
+    }
+
+    /// The visible items with every shown value, in list order: what `hasSameVisibleContent` compares.
+    static func shown(_ list: ShoppingList) -> [[String]] {
+        list.items.map { item in [item.id] + ItemField.allCases.map { "\(item[$0])" } }
+    }
+
+    @Test func theShortcutsAgreeWithTheFullWalks() {
+        var paired = 0
+        for (a, b) in Self.pairs() {
+            if ShoppingList.differingRowIDs(a.rows, b.rows) != nil { paired += 1 }
+            #expect(a.hasSameVisibleContent(as: b) == (a.sections == b.sections && Self.shown(a) == Self.shown(b)))
+            #expect(max(a.newestStamp, b.newestStamp(besides: a)) == max(a.newestStamp, b.newestStamp))
+            // With a row only one side has, the tables cannot pair: the full walk.
+            var unpaired = a
+            unpaired.rows["ONLY-HERE"] = Item(id: "ONLY-HERE", name: "x")
+            #expect(ShoppingList.conflicts(local: a, remote: b, base: nil) == ShoppingList.conflicts(local: unpaired, remote: b, base: nil))
+        }
+        #expect(paired > 100, "the pairs should exercise the paired walk (\(paired) did)")
+    }
+
+    @Test func aSpliceKeepsTheTableLayout() throws {
+        var list = ShoppingList(sections: ["A"])
+        for n in 0..<200 {
+            try list.apply(.insert(Item(id: "ITEM-\(n)", name: "item \(n)", section: "A", sortOrder: Double(n))), stamp: stamp(1))
+        }
+        var spliced = list
+        let replaced = ["ITEM-3", "ITEM-77", "ITEM-150"]
+        var renamed = list.rows["ITEM-77"]!
+        renamed.name = "renamed"
+        let splicedOK = spliced.replaceRows(replaced[...], with: [list.rows["ITEM-3"]!, renamed, list.rows["ITEM-150"]!])
+        #expect(splicedOK)
+        #expect(ShoppingList.differingRowIDs(list.rows, spliced.rows) == ["ITEM-77"])
+        // A row dropped and one taken twice are told apart as before.
+        var dropped = list
+        let droppedOK = dropped.replaceRows(["ITEM-3"], with: [])
+        #expect(droppedOK)
+        #expect(dropped.rows["ITEM-3"] == nil && dropped.rows.count == 199)
+        var twice = list
+        let twiceOK = twice.replaceRows(["ITEM-3"], with: [list.rows["ITEM-3"]!, list.rows["ITEM-3"]!])
+        #expect(!twiceOK)
+        var taken = list
+        let takenOK = taken.replaceRows(["ITEM-3"], with: [list.rows["ITEM-4"]!])
+        #expect(!takenOK)
+    }
+
+    @Test func aMergeOfUnpairedTablesPairsThemAgain() throws {
+        var list = ShoppingList(sections: ["A"])
+        for n in 0..<200 {
+            try list.apply(.insert(Item(id: "ITEM-\(n)", name: "item \(n)", section: "A", sortOrder: Double(n))), stamp: stamp(1))
+        }
+        // The same rows in a table built afresh (its own hash seed): as after a whole decode.
+        let decoded = ShoppingList(sections: list.sections, sectionsStamp: list.sectionsStamp, rows: Array(list.rows.values))
+        var merged = list
+        merged.merge(decoded)
+        #expect(merged == list)
+        #expect(ShoppingList.differingRowIDs(merged.rows, decoded.rows) == [])
+    }
+}
