@@ -28,9 +28,33 @@ public struct BaseStore: Sendable {
     static let legacyHashesKey = "bananasWrittenHashes"
     private let cache = BaseCache()
 
+    /// The hash of the file a bananas writer is renaming into place (see `announce`).
+    public let incomingPath: String
+
     public init(folder: StateFolder) {
         path = folder.basePath
         hashesPath = folder.path + "/written-hashes"
+        incomingPath = folder.path + "/incoming-hash"
+    }
+
+    /// Says, before a write's rename, which bytes are about to be the list file. The base and
+    /// its hashes are saved only after the rename, so a watcher that wakes at the rename
+    /// would take this write for a foreign one (and parse the whole base to merge against
+    /// it) or wait for the lock; with this it knows the bytes for ours at once. Only ever
+    /// read to tell our own bytes: a write that never landed leaves a hash no file will have.
+    public func announce(_ hash: UInt64) {
+        Sys.makeDirectories(Sys.directoryName(incomingPath))
+        AtomicWrite.removeAbandonedTemps(beside: incomingPath)
+        _ = try? AtomicWrite.replace(incomingPath, with: Array((hash.hex + "\n").utf8), durable: false) { _ in true }
+    }
+
+    /// The hash last announced, if any.
+    public func announced() -> UInt64? {
+        let fd = open(incomingPath, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        guard let bytes = Sys.readAll(fd, sizeHint: 32), bytes.count < 64 else { return nil }
+        return UInt64(String(decoding: bytes.prefix { $0 != UInt8(ascii: "\n") }, as: UTF8.self), radix: 16)
     }
 
     public struct Base: Sendable {

@@ -225,11 +225,12 @@ public final class ListFile: Sendable {
         // disk holds them. That our encoder's bytes decode is proven by the round-trip tests
         // and checked here in debug builds; a full decode at every write was two thirds of a
         // flush (docs/performance.md).
+        let hash = Hash.content(bytes)
+        base?.announce(hash)
         try AtomicWrite.replace(path, with: bytes) { written in
             assert((try? ListCodec.decode(written)) != nil, "the encoder wrote bytes the decoder refuses")
             return true
         }
-        let hash = Hash.content(bytes)
         base?.save(list, written: bytes, hash: hash)
         var after = Snapshot(bytes: bytes, hash: hash, decoded: DecodedList(
             list: list, schemaVersion: ListCodec.currentSchemaVersion, problems: snapshot.decoded.problems))

@@ -82,7 +82,7 @@ final class SyncEngine: @unchecked Sendable {
         var base: BaseStore.Base?
         var baseMark = glance?.writtenHashes.last
         if let glance, absorbed?.hash != hash, !glance.writtenHashes.contains(hash) {
-            if let settled = ownWriteSettled(hash) {
+            if let settled = ownWrite(hash, glance: glance) {
                 // Another bananas process wrote these bytes: no foreign change to absorb.
                 baseMark = settled.writtenHashes.last
             } else if let list = glance.list() {
@@ -97,19 +97,21 @@ final class SyncEngine: @unchecked Sendable {
         return .state(FileState(list: absorb(snapshot, base: base, hash: hash, baseMark: baseMark), snapshot: snapshot))
     }
 
-    /// The base's glance once a writer holding the lock has let go, if it shows that bananas
-    /// wrote `hash`; nil otherwise.
+    /// A glance at the base to go on with if bananas wrote `hash` (another process's write),
+    /// nil if it is a foreign write.
     ///
     /// A bananas writer renames the file into place and then saves its base, with the lock
     /// held throughout: a watcher that fires at the rename reads the new file before its hash
-    /// is in the base, and would take another bananas process's write for a foreign one,
-    /// parsing the whole base and merging against it (90% of propagation at 10,000 items).
-    /// Whether bananas wrote some bytes may be judged by the newest base (a file bananas wrote
-    /// holds no foreign change, however old); only a base to merge against must predate the
-    /// read.
-    private func ownWriteSettled(_ hash: UInt64) -> BaseStore.Glance? {
-        guard let store = file.base,
-              FileLock.waitUntilFree(path: file.lockPath, timeoutMillis: SyncEngine.writerSettleMillis) else { return nil }
+    /// is in the base, and took another bananas process's write for a foreign one, parsing
+    /// the whole base and merging against it (90% of propagation at 10,000 items). The writer
+    /// announces the hash before the rename; a writer that did not (an older version) is
+    /// waited for to let go of the lock. Whether bananas wrote some bytes may be judged by the
+    /// newest base (a file bananas wrote holds no foreign change, however old); only a base
+    /// to merge against must predate the read.
+    private func ownWrite(_ hash: UInt64, glance: BaseStore.Glance) -> BaseStore.Glance? {
+        guard let store = file.base else { return nil }
+        if store.announced() == hash { return glance }
+        guard FileLock.waitUntilFree(path: file.lockPath, timeoutMillis: SyncEngine.writerSettleMillis) else { return nil }
         let glance = store.glance()
         return glance.writtenHashes.contains(hash) ? glance : nil
     }

@@ -46,6 +46,22 @@ func inode(_ path: String) -> UInt64? {
         #expect(try Set(ListFile(path: folder.listPath).load().list.items.map(\.name)) == ["Oats", "Eggs"])
     }
 
+    /// A writer names the bytes it is about to rename into place, so another process that
+    /// wakes at the rename knows them for a bananas write before the base is saved.
+    @Test func aWriteAnnouncesItsBytesAndTheBaseRemembersThem() throws {
+        let folder = TempFolder()
+        let file = ListFile(path: folder.listPath, stateDirectory: folder.path + "/state")
+        #expect(file.base?.announced() == nil)
+        try addItem("Milk", to: file)
+        let written = Hash.content(Array(try Data(contentsOf: URL(fileURLWithPath: folder.listPath))))
+        #expect(file.base?.announced() == written)
+        #expect(file.base?.glance().writtenHashes.last == written)
+        try addItem("Eggs", to: file)
+        let next = Hash.content(Array(try Data(contentsOf: URL(fileURLWithPath: folder.listPath))))
+        #expect(next != written && file.base?.announced() == next)
+        #expect(!FileManager.default.fileExists(atPath: folder.listPath + ".lock"))
+    }
+
     @Test func anExistingFilesModeIsKept() throws {
         let folder = TempFolder()
         folder.write(#"{"sections": [], "items": []}"#)
