@@ -71,6 +71,18 @@ struct AddCommand: ParsableCommand {
 
     static let defaultSection = "Other"
 
+    /// The first visible item (in list order) with this name in any case, found without
+    /// putting the whole list in order.
+    static func firstItem(named name: String, in list: ShoppingList) -> Item? {
+        let folded = name.lowercased()
+        var found: Item?
+        for item in list.rows.values where item.name.lowercased() == folded && list.isVisible(item.id) {
+            if let best = found, (best.sortOrder, best.id) < (item.sortOrder, item.id) { continue }
+            found = item
+        }
+        return found
+    }
+
     func validate() throws {
         if names.isEmpty { throw ValidationError("name at least one item to add") }
     }
@@ -92,9 +104,8 @@ struct AddCommand: ParsableCommand {
                 let target = section.map { list.section(named: $0) ?? $0 } ?? Self.defaultSection
                 var order = list.nextSortOrder
                 var sectionEnsured = false
-                let current = list.items  // sorted once, not once per name
                 for name in names {
-                    let existing = current.first { $0.name.lowercased() == name.lowercased() }
+                    let existing = Self.firstItem(named: name, in: list)
                     if let existing, !duplicate {
                         if existing.checked {
                             var changes: [ItemField: FieldValue] = [.checked: .flag(false)]

@@ -193,12 +193,23 @@ extension ListCodec {
     static func encodeSplicing(_ list: ShoppingList, after known: Known) -> ([UInt8], ItemLayout)? {
         let old = known.decoded.list, layout = known.layout
         guard layout.isListOrder, layout.isCanonical, known.decoded.schemaVersion == currentSchemaVersion,
-              list.rows.count == old.rows.count, list.unreadableRows.isEmpty, old.unreadableRows.isEmpty,
+              list.rows.count >= old.rows.count, !layout.ids.isEmpty, list.unreadableRows.isEmpty, old.unreadableRows.isEmpty,
               list.sections == old.sections, list.sectionsStamp == old.sectionsStamp,
               list.tombstones == old.tombstones, list.extra == old.extra, list.syncExtra == old.syncExtra
         else { return nil }
         // Deleted rows are written under `sync`: they must be the same rows.
         for id in list.tombstones.keys where list.rows[id] != old.rows[id] { return nil }
+        // New rows after every row there was (an add): written after the last one.
+        var appended: [Item] = []
+        if list.rows.count > old.rows.count {
+            for (id, item) in list.rows where old.rows[id] == nil {
+                guard item.extra.isEmpty, list.isVisible(id) else { return nil }
+                appended.append(item)
+            }
+            appended.sort { $0.sortOrder != $1.sortOrder ? $0.sortOrder < $1.sortOrder : $0.id < $1.id }
+            let lastOrder = layout.orders[layout.orders.count - 1], lastID = layout.ids[layout.ids.count - 1]
+            guard let first = appended.first, first.sortOrder > lastOrder || (first.sortOrder == lastOrder && first.id > lastID) else { return nil }
+        }
         var changed: [(index: Int, item: Item)] = []
         if let ids = ShoppingList.differingRowIDs(list.rows, old.rows), ids.count <= 32 {
             // A few rows changed (a flush): find them in the layout by a scan, not by hashing
@@ -235,12 +246,28 @@ extension ListCodec {
                 shift += (out.count - start) - range.count
                 changedIndex = i + 1
             }
+            if shift != 0 {
+                for i in changedIndex..<next.ranges.count { next.ranges[i] = next.ranges[i].lowerBound + shift..<next.ranges[i].upperBound + shift }
+            }
+            if !appended.isEmpty {
+                let end = layout.ranges[layout.ranges.count - 1].upperBound
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: source[copied..<end]))
+                copied = end
+                let before = out.count
+                for item in appended {
+                    out.append(UInt8(ascii: ","))
+                    newline(&out, 2)
+                    let start = out.count
+                    appendPlainItem(item, to: &out)
+                    next.ids.append(item.id)
+                    next.orders.append(item.sortOrder)
+                    next.ranges.append(start..<out.count)
+                }
+                shift += out.count - before
+            }
             out.append(contentsOf: UnsafeBufferPointer(rebasing: source[copied...]))
         }
-        if shift != 0 {
-            for i in changedIndex..<next.ranges.count { next.ranges[i] = next.ranges[i].lowerBound + shift..<next.ranges[i].upperBound + shift }
-            next.itemsEnd += shift
-        }
+        next.itemsEnd += shift
         return (out, next)
     }
 }

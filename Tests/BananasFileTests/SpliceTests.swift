@@ -31,7 +31,10 @@ import Testing
         case 0: _ = try? list.apply(.update(id: id, changes: [.checked: .flag(!(list.item(id)?.checked ?? false))]), stamp: clock.next(now: now))
         case 1: _ = try? list.apply(.update(id: id, changes: [.name: .text("Renamed \(rng.next() % 1000) ünï \"q\"")]), stamp: clock.next(now: now))
         case 2: _ = try? list.apply(.update(id: id, changes: [.amount: .text(String(repeating: "x", count: Int(rng.next() % 40)))]), stamp: clock.next(now: now))
-        case 3: _ = try? list.apply(.insert(Item(id: "NEW-\(rng.next())", name: "New", sortOrder: Double(rng.next() % 100_000))), stamp: clock.next(now: now))
+        case 3:
+            // Half of them after every row (an add, which a write splices in at the end).
+            let order = rng.next() % 2 == 0 ? list.nextSortOrder : Double(rng.next() % 100_000)
+            _ = try? list.apply(.insert(Item(id: "NEW-\(rng.next())", name: "New", sortOrder: order)), stamp: clock.next(now: now))
         case 4: _ = try? list.apply(.delete(id: id), stamp: clock.next(now: now))
         case 5: _ = try? list.apply(.update(id: id, changes: [.sortOrder: .order(Double(rng.next() % 100_000))]), stamp: clock.next(now: now))
         case 6: list.rows[id]?.extra["price"] = .number("\(rng.next() % 100)")
