@@ -62,6 +62,34 @@ func inode(_ path: String) -> UInt64? {
         #expect(!FileManager.default.fileExists(atPath: folder.listPath + ".lock"))
     }
 
+    /// Another process that reads a file bananas wrote may splice its next write into those
+    /// bytes; a file someone else wrote is encoded whole. Either way the bytes written are
+    /// the whole encode's.
+    @Test func bytesBananasWroteAreSplicedIntoByTheNextProcess() throws {
+        let folder = TempFolder()
+        let state = folder.path + "/state"
+        try addItem("Milk", to: ListFile(path: folder.listPath, stateDirectory: state))
+        try addItem("Eggs", to: ListFile(path: folder.listPath, stateDirectory: state))
+        let next = ListFile(path: folder.listPath, stateDirectory: state)
+        #expect(try next.load().layout?.isCanonical == true)
+        let result = try next.update { list, _ in
+            let id = list.items[0].id
+            try list.apply(.update(id: id, changes: [.checked: .flag(true)]), stamp: Stamp(millis: Clock.nowMillis(), counter: 0, replica: "test"))
+        }
+        #expect(Array(try Data(contentsOf: URL(fileURLWithPath: folder.listPath))) == ListCodec.encode(result.list))
+
+        // The same list with other spacing (a hand edit): not ours, not spliced into.
+        let text = String(decoding: try Data(contentsOf: URL(fileURLWithPath: folder.listPath)), as: UTF8.self)
+        try Data(text.replacingOccurrences(of: "\n    ", with: "\n     ").utf8).write(to: URL(fileURLWithPath: folder.listPath))
+        let other = ListFile(path: folder.listPath, stateDirectory: state)
+        #expect(try other.load().layout?.isCanonical == false)
+        let rewritten = try other.update { list, _ in
+            let id = list.items[1].id
+            try list.apply(.update(id: id, changes: [.checked: .flag(true)]), stamp: Stamp(millis: Clock.nowMillis() + 1, counter: 0, replica: "test"))
+        }
+        #expect(Array(try Data(contentsOf: URL(fileURLWithPath: folder.listPath))) == ListCodec.encode(rewritten.list))
+    }
+
     @Test func anExistingFilesModeIsKept() throws {
         let folder = TempFolder()
         folder.write(#"{"sections": [], "items": []}"#)
