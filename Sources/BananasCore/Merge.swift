@@ -15,7 +15,10 @@ extension ShoppingList {
             sectionsStamp = other.sectionsStamp
         }
         var copies: [String] = []
-        if let differing = Self.differingRowIDs(rows, other.rows, equalCopies: &copies) {
+        if rows.isEmpty {
+            // Into nothing (a store's first read): the other's table as it is, no insert per row.
+            rows = other.rows
+        } else if let differing = Self.differingRowIDs(rows, other.rows, equalCopies: &copies) {
             // The same rows on both sides, most of them the same copies: merge only the others.
             for id in differing {
                 guard let ours = rows[id], let theirs = other.rows[id] else { continue }
