@@ -71,18 +71,6 @@ struct AddCommand: ParsableCommand {
 
     static let defaultSection = "Other"
 
-    /// The first visible item (in list order) with this name in any case, found without
-    /// putting the whole list in order.
-    static func firstItem(named name: String, in list: ShoppingList) -> Item? {
-        let folded = name.lowercased()
-        var found: Item?
-        for item in list.rows.values where item.name.lowercased() == folded && list.isVisible(item.id) {
-            if let best = found, (best.sortOrder, best.id) < (item.sortOrder, item.id) { continue }
-            found = item
-        }
-        return found
-    }
-
     func validate() throws {
         if names.isEmpty { throw ValidationError("name at least one item to add") }
     }
@@ -105,7 +93,7 @@ struct AddCommand: ParsableCommand {
                 var order = list.nextSortOrder
                 var sectionEnsured = false
                 for name in names {
-                    let existing = Self.firstItem(named: name, in: list)
+                    let existing = list.firstItem(named: name)
                     if let existing, !duplicate {
                         if existing.checked {
                             var changes: [ItemField: FieldValue] = [.checked: .flag(false)]

@@ -18,13 +18,8 @@ import BananasFile
 struct MCPCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "mcp",
-        abstract: "Serve the list to AI agents (Model Context Protocol over stdio).",
-        discussion: """
-            Add it to an MCP client as the command `bananas` with the argument `mcp` (docs/mcp.md). \
-            Logs go to stderr; set BANANAS_LOG_LEVEL to trace, debug, info (default), notice, \
-            warning, error or critical. The server is the binary `bananas-mcp`, installed next \
-            to `bananas`.
-            """)
+        abstract: MCPCommandText.abstract,
+        discussion: MCPCommandText.discussion)
 
     @OptionGroup var options: FileOptions
 

@@ -105,3 +105,17 @@ public enum Addressing {
         return previous[b.count]
     }
 }
+
+extension ShoppingList {
+    /// The first visible item (in list order) with this name in any case, found without
+    /// putting the whole list in order (`add` asks once per name, at every size of list).
+    public func firstItem(named name: String) -> Item? {
+        let folded = name.lowercased()
+        var found: Item?
+        for item in rows.values where item.name.lowercased() == folded && isVisible(item.id) {
+            if let best = found, (best.sortOrder, best.id) < (item.sortOrder, item.id) { continue }
+            found = item
+        }
+        return found
+    }
+}

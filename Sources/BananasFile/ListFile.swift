@@ -171,7 +171,7 @@ public final class ListFile: Sendable {
         guard snapshot.exists, let known else { return snapshot.list }
         // A file bananas wrote (perhaps older than the base, read without the lock) holds no
         // foreign change.
-        if let bytes = snapshot.bytes, known.writtenHashes.contains(snapshot.contentHash) { return snapshot.list }
+        if snapshot.bytes != nil, known.writtenHashes.contains(snapshot.contentHash) { return snapshot.list }
         guard let base = known.list else { return snapshot.list }
         clock.observe(max(snapshot.list.newestStamp, base.newestStamp), now: now)
         return ShoppingList.absorbing(file: snapshot.list, base: base, stamp: clock.next(now: now))

@@ -218,7 +218,7 @@ enum EditingTools {
             let amount = try Batch.text(entry["amount"], as: .amount) ?? ""
             let section = try Batch.section(entry["section"], in: working) ?? "Other"
             let optional = try Batch.flag(entry["optional"], "optional") ?? false
-            let existing = working.items.first { $0.name.lowercased() == name.lowercased() }
+            let existing = working.firstItem(named: name)
             if let existing, !insist {
                 if !existing.checked {
                     return self.entry(index, item: existing.name, status: "already_on_list", id: existing.id,

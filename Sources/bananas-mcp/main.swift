@@ -18,13 +18,8 @@ import Darwin
 struct MCPServerCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bananas mcp",
-        abstract: "Serve the list to AI agents (Model Context Protocol over stdio).",
-        discussion: """
-            Add it to an MCP client as the command `bananas` with the argument `mcp` (docs/mcp.md). \
-            Logs go to stderr; set BANANAS_LOG_LEVEL to trace, debug, info (default), notice, \
-            warning, error or critical. The server is the binary `bananas-mcp`, installed next \
-            to `bananas`.
-            """,
+        abstract: MCPCommandText.abstract,
+        discussion: MCPCommandText.discussion,
         version: "0.1.0")
 
     @Option(name: .long, help: ArgumentHelp("The list file (default: $BANANAS_FILE, else ~/.local/share/bananas/BananaList.json).", valueName: "path"))

@@ -114,6 +114,18 @@ func sampleList() throws -> ShoppingList {
         }
     }
 
+    @Test func theFirstItemOfANameIsTheOneInListOrder() {
+        var list = ShoppingList(rows: [
+            Item(id: "C", name: "Milk", sortOrder: 3), Item(id: "B", name: "milk", sortOrder: 2),
+            Item(id: "A", name: "MILK", sortOrder: 2), Item(id: "D", name: "Milk", sortOrder: 1), Item(id: "E", name: "Eggs"),
+        ])
+        list.tombstones["D"] = Stamp(millis: 9, counter: 0, replica: "a")  // hidden: not a match
+        for name in ["milk", "Milk ", "eggs", "bread"] {
+            #expect(list.firstItem(named: name)?.id == list.items.first { $0.name.lowercased() == name.lowercased() }?.id)
+        }
+        #expect(list.firstItem(named: "milk")?.id == "A")
+    }
+
     @Test func ambiguityListsTheCandidates() {
         do {
             _ = try Addressing.resolve("milk", in: items)
