@@ -18,8 +18,18 @@ public enum SectionError: Error, Equatable, CustomStringConvertible {
 extension ShoppingList {
     /// The section named `name`, matched case-insensitively, as spelled in the list.
     public func section(named name: String) -> String? {
-        if displaySections.contains(name) { return name }
+        // As `displaySections` would answer, without putting the whole list in order (an
+        // `add --section` asks at every size of list): the list's own sections come first,
+        // and only two spellings among the items' own sections need the items' order.
+        if sections.contains(name) { return name }
         let folded = name.lowercased()
+        var variants: Set<String> = []
+        for row in rows.values where isVisible(row.id) {
+            if row.section == name { return name }
+            if row.section.lowercased() == folded { variants.insert(row.section) }
+        }
+        if let own = sections.first(where: { $0.lowercased() == folded }) { return own }
+        if variants.count <= 1 { return variants.first }
         return displaySections.first { $0.lowercased() == folded }
     }
 

@@ -194,9 +194,12 @@ extension ListCodec {
         let old = known.decoded.list, layout = known.layout
         guard layout.isListOrder, layout.isCanonical, known.decoded.schemaVersion == currentSchemaVersion,
               list.rows.count >= old.rows.count, !layout.ids.isEmpty, list.unreadableRows.isEmpty, old.unreadableRows.isEmpty,
-              list.sections == old.sections, list.sectionsStamp == old.sectionsStamp,
-              list.tombstones == old.tombstones, list.extra == old.extra, list.syncExtra == old.syncExtra
+              list.tombstones == old.tombstones
         else { return nil }
+        // The sections and other keys are written again around the spliced items (an `add`
+        // into a new section); the same tombstones keep which rows show, and where.
+        let sameFrame = list.sections == old.sections && list.sectionsStamp == old.sectionsStamp
+            && list.extra == old.extra && list.syncExtra == old.syncExtra
         // Deleted rows are written under `sync`: they must be the same rows.
         for id in list.tombstones.keys where list.rows[id] != old.rows[id] { return nil }
         // New rows after every row there was (an add): written after the last one.
@@ -268,7 +271,19 @@ extension ListCodec {
             out.append(contentsOf: UnsafeBufferPointer(rebasing: source[copied...]))
         }
         next.itemsEnd += shift
-        return (out, next)
+        if sameFrame { return (out, next) }
+        let (prefix, suffix) = frame(list)
+        var framed = prefix
+        framed.reserveCapacity(prefix.count + (next.itemsEnd - next.itemsStart) + suffix.count)
+        framed.append(contentsOf: out[next.itemsStart..<next.itemsEnd])
+        framed.append(contentsOf: suffix)
+        let move = prefix.count - next.itemsStart
+        if move != 0 {
+            for i in next.ranges.indices { next.ranges[i] = (next.ranges[i].lowerBound + move)..<(next.ranges[i].upperBound + move) }
+            next.itemsStart += move
+            next.itemsEnd += move
+        }
+        return (framed, next)
     }
 }
 

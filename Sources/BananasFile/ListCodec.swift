@@ -477,10 +477,30 @@ public enum ListCodec {
     }
 
     static func encode(_ list: ShoppingList, layout: inout LayoutRecorder) -> [UInt8] {
-        var top = topLevel(list)
         let items = list.items
+        return encodeDocument(list, capacity: items.count * 700 + 4096) { out in
+            appendItems(items, unreadable: list.unreadableRows, to: &out, layout: &layout)
+        }
+    }
+
+    /// The file's bytes around its items: everything up to and including the `[` of `items`,
+    /// and everything from its `]` on (a splice that changed the sections or the `sync`
+    /// object keeps the items' bytes and writes these again).
+    static func frame(_ list: ShoppingList) -> (prefix: [UInt8], suffix: [UInt8]) {
+        var split = 0
+        let bytes = encodeDocument(list, capacity: 4096) { out in
+            out.append(UInt8(ascii: "["))
+            split = out.count
+            out.append(UInt8(ascii: "]"))
+        }
+        return (Array(bytes[..<split]), Array(bytes[split...]))
+    }
+
+    /// The document with `items` written by `appendItems` in its place.
+    static func encodeDocument(_ list: ShoppingList, capacity: Int, appendItems: (inout [UInt8]) -> Void) -> [UInt8] {
+        var top = topLevel(list)
         var out: [UInt8] = []
-        out.reserveCapacity(items.count * 700 + 4096)
+        out.reserveCapacity(capacity)
         top["items"] = .array([])  // a placeholder that sorts into its place
         let keys = top.keys.map { (rank: keyRank[$0] ?? Int.max, key: $0) }.sorted {
             $0.rank != $1.rank ? $0.rank < $1.rank : $0.key.utf8.lexicographicallyPrecedes($1.key.utf8)
@@ -492,7 +512,7 @@ public enum ListCodec {
             JSONText.appendString(entry.key, to: &out)
             out.append(contentsOf: ": ".utf8)
             if entry.key == "items" {
-                appendItems(items, unreadable: list.unreadableRows, to: &out, layout: &layout)
+                appendItems(&out)
             } else {
                 JSONText.append(top[entry.key]!, to: &out, indent: 1, rank: keyRank)
             }

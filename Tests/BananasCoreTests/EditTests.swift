@@ -126,6 +126,20 @@ func sampleList() throws -> ShoppingList {
         #expect(list.firstItem(named: "milk")?.id == "A")
     }
 
+    /// `section(named:)` answers as the first match among `displaySections` would.
+    @Test(arguments: ["Dairy", "dairy", "DAIRY", "Frozen", "frozen", "Snacks", "snacks", "Gone", "gone", "Nowhere", ""])
+    func aSectionIsFoundAsTheDisplayedSectionsWouldFindIt(name: String) {
+        var list = ShoppingList(sections: ["Dairy", "dairy "], rows: [
+            Item(id: "A", name: "a", section: "Frozen", sortOrder: 1),
+            Item(id: "B", name: "b", section: "snacks", sortOrder: 3), Item(id: "C", name: "c", section: "SNACKS", sortOrder: 2),
+            Item(id: "D", name: "d", section: "DAIRY", sortOrder: 4), Item(id: "E", name: "e", section: "Gone", sortOrder: 5),
+        ])
+        list.tombstones["E"] = Stamp(millis: 9, counter: 0, replica: "a")  // hidden: its section is not shown
+        let folded = name.lowercased()
+        let expected = list.displaySections.contains(name) ? name : list.displaySections.first { $0.lowercased() == folded }
+        #expect(list.section(named: name) == expected)
+    }
+
     @Test func ambiguityListsTheCandidates() {
         do {
             _ = try Addressing.resolve("milk", in: items)
