@@ -210,7 +210,9 @@ class Bench:
                 snapshot, live, env, commands = setup(size)
                 restore = os.path.join(self.work, f"restore-{tool}-{size}.sh")
                 with open(restore, "w") as f:
-                    f.write(f"#!/bin/sh\nrm -rf '{live}' && cp -a '{snapshot}' '{live}'\n")
+                    # `sync`: the copy's dirty pages are written out before the timed run, not
+                    # inside it (where they landed on whichever tool fsyncs, bananas).
+                    f.write(f"#!/bin/sh\nrm -rf '{live}' && cp -a '{snapshot}' '{live}' && sync\n")
                 os.chmod(restore, 0o755)
                 row[tool] = {}
                 for op, command in commands.items():
@@ -407,6 +409,10 @@ def main():
         for part in chosen:
             parts[part]()
             bench.results["benchmarkSeconds"] = round(time.time() - started)
+            # Which run measured each part (a partial run keeps the others' figures).
+            runs = {**previous.get("parts", {}), **bench.results.get("parts", {})}
+            runs[part] = {"date": bench.results["machine"]["date"], "commit": bench.results["machine"]["commit"]}
+            bench.results["parts"] = runs
             save()
     finally:
         shutil.rmtree(bench.work, ignore_errors=True)

@@ -141,6 +141,18 @@ def spread(s):
     return f"{fmt(s['median'])} ± {fmt(s['mad'])}" if s else "–"
 
 
+def provenance(r):
+    """Which run measured which part, when a partial run kept earlier figures."""
+    parts = r.get("parts", {})
+    if len(set((p["commit"], p["date"]) for p in parts.values())) <= 1:
+        return []
+    by_run = {}
+    for part, run in parts.items():
+        by_run.setdefault((run["date"], run["commit"]), []).append(part)
+    lines = [f"- {', '.join(sorted(names))}: {date}, commit `{commit}`" for (date, commit), names in sorted(by_run.items())]
+    return ["The figures come from more than one run:", ""] + lines + [""]
+
+
 def write(r, out):
     pictures = plot(r, out)
     sizes = [str(s) for s in r["sizes"]]
@@ -150,6 +162,7 @@ def write(r, out):
           "     \"What was optimised\" comes from scripts/benchmark/notes.md. Do not edit by hand. -->", "",
           f"Latest run: {m.get('date', '?')}, commit `{m.get('commit', '?')}`"
           + (" (**quick run: a quarter of the runs**)" if m.get("quick") else "") + f", {r.get('benchmarkSeconds', '?')} s.", "",
+          *provenance(r),
           "Run it with `scripts/benchmark/run` (builds in release mode, installs hyperfine, taskwarrior,",
           "todo.txt-cli and matplotlib if missing, measures at 100, 1,000, 10,000 and 100,000 items, and",
           "rewrites this page). `scripts/benchmark/run --only propagation,peers` re-measures some parts and",
@@ -171,7 +184,8 @@ def write(r, out):
           "  scripts/benchmark/terminal.py: a thread reads the editor's output and stamps each chunk with",
           "  its arrival time, so \"on the screen\" means \"the terminal has received those bytes\".",
           "- **Whole processes**: hyperfine (`-N`, 3 warm-up runs), each run starting from the same data",
-          "  (a prepare step copies it back), the same list sizes for every tool.",
+          "  (a prepare step copies it back and runs `sync`, so no tool pays for writing out the copy),",
+          "  the same list sizes for every tool.",
           "- **MCP**: the official Python client (`mcp`) over stdio, timing `call_tool` to its result.", ""]
 
     def section(title, picture, header, rows, text=""):
