@@ -46,6 +46,9 @@ public final class ListFile: Sendable {
         /// Where the rows sit in `bytes`, when they all have the plain shape: the next read
         /// and write splice instead of decoding or encoding the whole file.
         var layout: ItemLayout?
+        /// When the file was last modified (its mtime, in milliseconds), as read; nil when
+        /// unknown. A stampless writer's changes in these bytes are stamped with it.
+        public internal(set) var modifiedMillis: Int64?
 
         public init(bytes: [UInt8]?, decoded: DecodedList) {
             self.init(bytes: bytes, hash: Hash.content(bytes ?? []), decoded: decoded)
@@ -77,12 +80,13 @@ public final class ListFile: Sendable {
            Sys.fileMatches(path: path, known) {
             return last
         }
-        return try snapshot(of: readBytes())
+        let read = try readFile()
+        return try snapshot(of: read.bytes, modifiedMillis: read.modifiedMillis)
     }
 
     /// Decodes bytes read by `readBytes` (nil: no file); `hash` is their `Hash.content` when
     /// the caller has it already.
-    public func snapshot(of bytes: [UInt8]?, hash: UInt64? = nil) throws(ListFileError) -> Snapshot {
+    public func snapshot(of bytes: [UInt8]?, hash: UInt64? = nil, modifiedMillis: Int64? = nil) throws(ListFileError) -> Snapshot {
         guard let bytes else {
             return Snapshot(bytes: nil, decoded: DecodedList(list: ShoppingList(), schemaVersion: ListCodec.currentSchemaVersion, problems: []))
         }
@@ -101,6 +105,7 @@ public final class ListFile: Sendable {
         let hash = hash ?? Hash.content(bytes)
         var snapshot = Snapshot(bytes: bytes, hash: hash, decoded: decoded)
         snapshot.layout = layout
+        snapshot.modifiedMillis = modifiedMillis
         if var whole = layout, !whole.isCanonical, decoded.schemaVersion == ListCodec.currentSchemaVersion,
            let base, base.glance().writtenHashes.contains(hash) {
             // Bytes bananas wrote are what its encoder writes for the list they decode to, so
@@ -117,6 +122,11 @@ public final class ListFile: Sendable {
 
     /// The raw bytes, nil when the file does not exist.
     public func readBytes() throws(ListFileError) -> [UInt8]? {
+        try readFile().bytes
+    }
+
+    /// The raw bytes (nil when the file does not exist) and the file's mtime in milliseconds.
+    public func readFile() throws(ListFileError) -> (bytes: [UInt8]?, modifiedMillis: Int64?) {
         // O_NONBLOCK: a named pipe put where the list was must not block us until someone
         // writes to it (fstat then refuses it); reads of a regular file ignore the flag.
         let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
@@ -125,7 +135,7 @@ public final class ListFile: Sendable {
             if code == ENOENT {
                 let folder = Sys.directoryName(path)
                 if !createsFolder, Sys.linkStatus(folder) == nil { throw .folderMissing(path: folder) }
-                return nil
+                return (nil, nil)
             }
             if code == ELOOP { throw .symlinkRefused(path: path) }
             throw Sys.failure(code, path: path, action: "read")
@@ -143,7 +153,7 @@ public final class ListFile: Sendable {
         guard bytes.count <= ListCodec.maxFileSize else {
             throw .tooLarge(path: path, size: bytes.count, limit: ListCodec.maxFileSize)
         }
-        return bytes
+        return (bytes, Int64(st.st_mtim.tv_sec) * 1_000 + Int64(st.st_mtim.tv_nsec) / 1_000_000)
     }
 
     /// The outcome of `update`.
@@ -158,9 +168,10 @@ public final class ListFile: Sendable {
         public var snapshot: Snapshot
     }
 
-    /// The file's list with changes by writers that keep no stamps stamped now, against the
-    /// base (see `ShoppingList.absorbing`). The clock first moves past every stamp in sight,
-    /// so a foreign edit always beats the value it replaced.
+    /// The file's list with changes by writers that keep no stamps stamped, against the base
+    /// (see `ShoppingList.absorbing`). Their stamp is `Stamp.foreignEdit`: the time the file
+    /// was written, past every stamp in sight (so a foreign edit always beats the value it
+    /// replaced), and the same in every instance that reads these bytes. `clock` observes it.
     ///
     /// `known` must have been loaded *before* the file was read: a base newer than the file
     /// (read without the lock) would make the rows added since look deleted. A base older than
@@ -173,8 +184,11 @@ public final class ListFile: Sendable {
         // foreign change.
         if snapshot.bytes != nil, known.writtenHashes.contains(snapshot.contentHash) { return snapshot.list }
         guard let base = known.list else { return snapshot.list }
-        clock.observe(max(snapshot.list.newestStamp, base.newestStamp), now: now)
-        return ShoppingList.absorbing(file: snapshot.list, base: base, stamp: clock.next(now: now))
+        let stamp = Stamp.foreignEdit(
+            writtenAt: min(snapshot.modifiedMillis ?? now, now),
+            after: max(snapshot.list.newestStamp, base.newestStamp), content: snapshot.contentHash)
+        clock.observe(stamp, now: now)
+        return ShoppingList.absorbing(file: snapshot.list, base: base, stamp: stamp)
     }
 
     /// Read-modify-write under the lock: reads the file, absorbs stampless writers' changes

@@ -65,10 +65,10 @@ final class SyncEngine: @unchecked Sendable {
         let snapshot: ListFile.Snapshot
         let hash: UInt64
         do {
-            let bytes = try file.readBytes()
-            hash = Hash.content(bytes ?? [])
+            let read = try file.readFile()
+            hash = Hash.content(read.bytes ?? [])
             if hash == lastSeenHash, lastSeenWritable { return .unchanged }
-            snapshot = try file.snapshot(of: bytes, hash: hash)
+            snapshot = try file.snapshot(of: read.bytes, hash: hash, modifiedMillis: read.modifiedMillis)
         } catch {
             if case .unparseable = error, settling {
                 // A writer may be halfway through writing in place: look again shortly

@@ -197,7 +197,12 @@ struct Verdict {
                 // read the file after taking it: the later one overwrote the other's value
                 // knowingly, however long it waited for the lock.
                 let bothLocked = operation.writesUnderLock && winners.contains { $0.writesUnderLock }
-                if bothLocked || acknowledged.contains(where: { $0.start > operation.end }) {
+                // A writer under the lock that finished after this edit was acknowledged (an
+                // instance acknowledges when it journals, and writes a moment later) read the
+                // file after this edit reached it and replaced it knowingly, or wrote first with
+                // a later stamp (which the instance logs as a conflict): last writer wins.
+                let lockedLater = winners.contains { $0.writesUnderLock && $0.end > operation.end }
+                if bothLocked || lockedLater || acknowledged.contains(where: { $0.start > operation.end }) {
                     verdict.overwrittenByNewer += 1
                 } else if conflicts.contains(where: {
                     $0["name"] as? String == name && $0["field"] as? String == "amount" && $0["lost"] as? String == operation.value

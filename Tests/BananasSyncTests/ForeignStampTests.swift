@@ -1,0 +1,120 @@
+import BananasCore
+import BananasFile
+@testable import BananasSync
+import BananasTestSupport
+import Dispatch
+import Foundation
+import Testing
+
+/// A stampless writer's change is stamped by the bananas instance that reads it, with the time
+/// the file was written (`Stamp.foreignEdit`). Found by the nine-writer reliability test: a Get
+/// Bananas writer added a row, then checked it; one instance read the add, waited for the busy
+/// lock (to learn whether bananas wrote those bytes), and stamped the unchecked row when it
+/// went on, after another instance had read and stamped the check. Its later stamp on the
+/// older value won, and the check was lost.
+@Suite("SyncEngine: stamps for stampless writers' changes")
+struct ForeignStampTests {
+    /// A file as the Get Bananas server writes it: no stamps.
+    static func stampless(_ rows: [(id: String, name: String, checked: Bool)]) -> String {
+        let items = rows.map {
+            #"{"id": "\#($0.id)", "name": "\#($0.name)", "amount": "", "section": "", "checked": \#($0.checked), "optional": false}"#
+        }
+        return #"{"sections": [], "items": ["# + items.joined(separator: ", ") + "]}"
+    }
+
+    @Test("a change read while the lock is busy is stamped with the time its file was written, so the same writer's next change, stamped by another instance meanwhile, still wins")
+    func stampedWhenRead() throws {
+        let box = Sandbox()
+        let milk = Item(id: ItemID.random(), name: "Milk", section: "", sortOrder: 1)
+        _ = try box.file().update { list, _ in
+            try list.apply(.insert(milk), stamp: Stamp(millis: Clock.nowMillis(), counter: 0, replica: "test"))
+        }
+        let tea = "7E57AAAA-0000-4000-8000-000000000001"
+
+        // The Get Bananas server adds Tea, and another writer takes the lock.
+        box.write(Self.stampless([(milk.id, "Milk", false), (tea, "Tea", false)]))
+        let lock = try FileLock.acquire(path: box.file().lockPath, timeoutMillis: 1_000)
+        let slow = SyncEngine(file: box.file())
+        let readBegan = Clock.nowMillis()
+        let slowResult = Locked<ShoppingList?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            if case .state(let state) = slow.read() { slowResult.update { $0 = state.list } }
+            done.signal()
+        }
+        usleep(100_000)  // the slow reader has read the add and waits for the lock
+
+        // The server checks Tea, and another instance stamps the check (as it does when it
+        // absorbs the file under the lock), while the slow reader still waits.
+        box.write(Self.stampless([(milk.id, "Milk", false), (tea, "Tea", true)]))
+        let other = box.file()
+        let otherBase = other.base?.load()
+        var otherClock = StampClock(replica: ReplicaID.random())
+        let checked = other.absorbing(try other.load(), base: otherBase, clock: &otherClock, now: Clock.nowMillis())
+        usleep(100_000)
+        lock.release()
+        done.wait()
+
+        let unchecked = try #require(slowResult.value?.items.first { $0.id == tea })
+        #expect(!unchecked.checked)
+        #expect(unchecked.stamps[.checked].millis < readBegan + 100,
+                "stamped when its file was written, not \(unchecked.stamps[.checked].millis - readBegan) ms after the read began, when the lock let go")
+        let newer = try #require(checked.items.first { $0.id == tea })
+        #expect(newer.checked)
+
+        // Whatever order the two instances merge in, the check stands.
+        var slowFirst = try #require(slowResult.value)
+        slowFirst.merge(checked)
+        var fastFirst = checked
+        fastFirst.merge(try #require(slowResult.value))
+        #expect(slowFirst.items.first { $0.id == tea }?.checked == true)
+        #expect(fastFirst.items.first { $0.id == tea }?.checked == true)
+    }
+}
+
+extension ForeignStampTests {
+    @Test("every instance that reads the same stampless file stamps its changes alike, so none orders them differently against an edit made in between")
+    func sameStampEverywhere() throws {
+        let box = Sandbox()
+        let milk = Item(id: ItemID.random(), name: "Milk", section: "", sortOrder: 1)
+        _ = try box.file().update { list, _ in
+            try list.apply(.insert(milk), stamp: Stamp(millis: Clock.nowMillis(), counter: 0, replica: "test"))
+        }
+        box.write(Self.stampless([(milk.id, "Oat milk", false)]))
+        let first = SyncEngine(file: box.file())
+        guard case .state(let a) = first.read() else { Issue.record("nothing read"); return }
+        usleep(50_000)
+        let second = SyncEngine(file: box.file())
+        guard case .state(let b) = second.read() else { Issue.record("nothing read"); return }
+        let stampA = try #require(a.list.rows[milk.id]).stamps[.name]
+        let stampB = try #require(b.list.rows[milk.id]).stamps[.name]
+        #expect(a.list.rows[milk.id]?.name == "Oat milk")
+        #expect(stampA == stampB)
+        #expect(stampA > milk.stamps[.name])
+    }
+
+    @Test("a foreign edit's stamp: the file's time, or just past the newest stamp it replaced")
+    func foreignEditStamp() {
+        let seen = Stamp(millis: 1_000, counter: 4, replica: "abc")
+        let later = Stamp.foreignEdit(writtenAt: 2_000, after: seen, content: 0xFF)
+        #expect(later == Stamp(millis: 2_000, counter: 0, replica: "f00000000000000ff"))
+        #expect(ReplicaID.isValid(later.replica))
+        // A file time at or before a stamp in it (a clock behind another device's): just after.
+        let after = Stamp.foreignEdit(writtenAt: 900, after: seen, content: 1)
+        #expect(after > seen && after.millis == 1_000 && after.counter == 5)
+        let full = Stamp(millis: 1_000, counter: 999_999, replica: "z")
+        #expect(Stamp.foreignEdit(writtenAt: 1_000, after: full, content: 1) > full)
+        // The same bytes make the same stamp; other bytes another.
+        #expect(Stamp.foreignEdit(writtenAt: 2_000, after: seen, content: 7) == Stamp.foreignEdit(writtenAt: 2_000, after: seen, content: 7))
+        #expect(Stamp.foreignEdit(writtenAt: 2_000, after: seen, content: 7) != Stamp.foreignEdit(writtenAt: 2_000, after: seen, content: 8))
+    }
+}
+
+/// A value shared with a thread.
+final class Locked<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: Value
+    init(_ value: Value) { stored = value }
+    var value: Value { lock.withLock { stored } }
+    func update(_ body: (inout Value) -> Void) { lock.withLock { body(&stored) } }
+}
