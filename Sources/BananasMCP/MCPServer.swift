@@ -51,7 +51,8 @@ public final class BananasMCPServer: Sendable {
         var transportLogger = logger
         transportLogger[metadataKey: "part"] = "transport"
         do {
-            try await server.start(transport: StdioTransport(logger: transportLogger))
+            let stdio = LineTransport(logger: transportLogger)
+            try await server.start(transport: ToolCallTransport(wrapping: stdio, server: self))
         } catch {
             logger.error("could not start on stdio: \(error)")
             throw error

@@ -86,7 +86,8 @@ final class Harness {
         server = await mcp.makeServer()
         client = Client(name: "bananas-tests", version: "1")
         let (clientSide, serverSide) = await InMemoryTransport.createConnectedPair()
-        try await server.start(transport: serverSide)
+        // As `bananas mcp` serves: tool calls answered outside the SDK's handler table.
+        try await server.start(transport: ToolCallTransport(wrapping: serverSide, server: mcp))
         await client.onNotification(ResourceUpdatedNotification.self) { _ in updates.record() }
         try await client.connect(transport: clientSide)
     }
