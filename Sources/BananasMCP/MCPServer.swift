@@ -162,8 +162,9 @@ public final class BananasMCPServer: Sendable {
     /// The resource's text: `listValue` of the whole list, as JSON.
     @MainActor
     static func listJSON(_ list: ShoppingList) -> String {
-        let data = (try? JSONEncoder().encode(Value.object(listValue(list, items: list.items)))) ?? Data()
-        return String(decoding: data, as: UTF8.self)
+        var bytes: [UInt8] = []
+        ValueJSON.append(.object(listValue(list, items: list.items)), to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     // MARK: Tools
