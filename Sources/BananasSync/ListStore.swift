@@ -45,8 +45,10 @@ public final class ListStore {
     public let mode: Mode
     public let file: ListFile
 
-    /// How long a flush waits for a burst of edits to end.
-    @ObservationIgnored public var flushDelayMillis = 5
+    /// How long a flush waits for a burst of edits to end. None by default: edits made while
+    /// a flush runs go into the next one together, and an edit alone reaches the file (and
+    /// every other instance) sooner by the whole delay (docs/performance.md, propagation).
+    @ObservationIgnored public var flushDelayMillis = 0
     /// How long a flush waits for a live lock holder before the state turns `paused`.
     @ObservationIgnored public var lockTimeoutMillis: Int64 = 1_000
 
@@ -180,13 +182,16 @@ public final class ListStore {
         var next = list
         let inverse = try next.apply(edit, stamp: stamp, modifiedAt: Timestamp.iso8601(millis: now))
         guard next != list else { return nil }
-        journalDelta(next.delta(stampedWith: stamp))
+        let delta = next.delta(stampedWith: stamp)
         list = next
         revision += 1
         editCount += 1
+        // The write starts on the sync queue while the journal's fsync runs here: the edit is
+        // acknowledged once journaled, and reaches the file no later for it.
+        scheduleFlush()
+        journalDelta(delta)
         refreshStatus()
         notify(.edited)
-        scheduleFlush()
         return inverse
     }
 
@@ -319,6 +324,10 @@ public final class ListStore {
 
     private func scheduleFlush() {
         guard mode == .live, !flushScheduled, !closed else { return }
+        if flushDelayMillis == 0, !flushRunning {
+            startFlush()
+            return
+        }
         flushScheduled = true
         DispatchQueue.main.asyncAfter(deadline: .now() + .milliseconds(flushDelayMillis)) { [weak self] in
             MainActor.assumeIsolated { self?.startFlush() }
