@@ -16,7 +16,7 @@ struct ListCommand: ParsableCommand {
     func run() throws {
         try perform {
             let file = options.listFile
-            let session = try CommandSession(file: file)
+            let session = try openList(file)
             let snapshot = session.snapshot
             let list = session.list
             var groups = list.grouped()

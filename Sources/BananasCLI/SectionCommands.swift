@@ -18,7 +18,7 @@ struct SectionsList: ParsableCommand {
 
     func run() throws {
         try perform {
-            let list = try CommandSession(file: options.listFile).list
+            let list = try openList(options.listFile).list
             let groups = list.grouped()
             if json {
                 Output.printJSON(.object(["sections": .array(groups.map { group in

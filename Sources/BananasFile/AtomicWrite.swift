@@ -136,10 +136,16 @@ enum AtomicWrite {
     /// process is gone and the file is older than the lock's stale window. Call while holding
     /// the list's lock.
     static func removeAbandonedTemps(beside path: String, now: Int64 = Sys.nowMillis()) {
-        let folder = Sys.directoryName(path)
-        let prefix = Sys.baseName(path) + tempMarker
-        let names = Sys.directoryEntries(folder).filter { $0.hasPrefix(prefix) }
-        for name in names {
+        removeAbandonedTemps(besideAll: [path], now: now)
+    }
+
+    /// `removeAbandonedTemps(beside:)` for several files in one folder, with one listing of it.
+    static func removeAbandonedTemps(besideAll paths: [String], now: Int64 = Sys.nowMillis()) {
+        guard let first = paths.first else { return }
+        let folder = Sys.directoryName(first)
+        let prefixes = paths.map { Sys.baseName($0) + tempMarker }
+        for name in Sys.directoryEntries(folder) {
+            guard let prefix = prefixes.first(where: { name.hasPrefix($0) }) else { continue }
             let digits = name.dropFirst(prefix.count).prefix { $0.isASCII && $0.isNumber }
             guard let pid = Int32(digits), pid != Sys.processID(), !Sys.isAlive(pid) else { continue }
             let temp = folder + "/" + name

@@ -42,10 +42,22 @@ public struct BaseStore: Sendable {
     /// would take this write for a foreign one (and parse the whole base to merge against
     /// it) or wait for the lock; with this it knows the bytes for ours at once. Only ever
     /// read to tell our own bytes: a write that never landed leaves a hash no file will have.
+    ///
+    /// Written in place (no temp file and rename: this runs at every write, and costs a
+    /// whole-process command time): always the same length, so a reader sees the old hash,
+    /// the new one, or in the worst case a torn one that matches no file and is waited out
+    /// like an older version's write. Also clears away temp files that dead writers left in
+    /// the state folder (`save` writes there next).
     public func announce(_ hash: UInt64) {
         Sys.makeDirectories(Sys.directoryName(incomingPath))
-        AtomicWrite.removeAbandonedTemps(beside: incomingPath)
-        _ = try? AtomicWrite.replace(incomingPath, with: Array((hash.hex + "\n").utf8), durable: false) { _ in true }
+        AtomicWrite.removeAbandonedTemps(besideAll: [incomingPath, path, hashesPath])
+        let text = Array((hash.hex + "\n").utf8)
+        let fd = open(incomingPath, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { return }
+        defer { close(fd) }
+        let written = text.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
+        var st = stat()
+        if written == text.count, fstat(fd, &st) == 0, Int(st.st_size) != text.count { _ = ftruncate(fd, off_t(text.count)) }
     }
 
     /// The hash last announced, if any.
@@ -125,10 +137,8 @@ public struct BaseStore: Sendable {
 
     /// Replaces the base after bananas wrote `list` as `bytes`. Failing to save it is not
     /// fatal: the list itself is safe.
+    /// Call after `announce` (which made the folder and cleared dead writers' temp files).
     public func save(_ list: ShoppingList, written bytes: [UInt8], hash: UInt64? = nil) {
-        Sys.makeDirectories(Sys.directoryName(path))
-        AtomicWrite.removeAbandonedTemps(beside: path)
-        AtomicWrite.removeAbandonedTemps(beside: hashesPath)
         var hashes = glance().writtenHashes
         hashes.append(hash ?? Hash.content(bytes))
         let kept = hashes.suffix(BaseStore.hashesKept)

@@ -45,9 +45,11 @@ public final class ListStore {
     public let mode: Mode
     public let file: ListFile
 
-    /// How long a flush waits for a burst of edits to end. None by default: edits made while
-    /// a flush runs go into the next one together, and an edit alone reaches the file (and
-    /// every other instance) sooner by the whole delay (docs/performance.md, propagation).
+    /// How long a flush waits for a burst of edits to end. None by default: a flush starts
+    /// once the main loop's current turn ends, so edits made together (a batch of an agent's,
+    /// a burst) share one write, edits made while a flush runs share the next, and an edit
+    /// alone reaches the file and every other instance sooner by the whole delay
+    /// (docs/performance.md, propagation).
     @ObservationIgnored public var flushDelayMillis = 0
     /// How long a flush waits for a live lock holder before the state turns `paused`.
     @ObservationIgnored public var lockTimeoutMillis: Int64 = 1_000
@@ -186,10 +188,8 @@ public final class ListStore {
         list = next
         revision += 1
         editCount += 1
-        // The write starts on the sync queue while the journal's fsync runs here: the edit is
-        // acknowledged once journaled, and reaches the file no later for it.
-        scheduleFlush()
         journalDelta(delta)
+        scheduleFlush()
         refreshStatus()
         notify(.edited)
         return inverse
@@ -324,11 +324,11 @@ public final class ListStore {
 
     private func scheduleFlush() {
         guard mode == .live, !flushScheduled, !closed else { return }
-        if flushDelayMillis == 0, !flushRunning {
-            startFlush()
+        flushScheduled = true
+        if flushDelayMillis == 0 {
+            DispatchQueue.main.async { [weak self] in MainActor.assumeIsolated { self?.startFlush() } }
             return
         }
-        flushScheduled = true
         DispatchQueue.main.asyncAfter(deadline: .now() + .milliseconds(flushDelayMillis)) { [weak self] in
             MainActor.assumeIsolated { self?.startFlush() }
         }
