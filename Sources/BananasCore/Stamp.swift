@@ -112,20 +112,24 @@ public struct Stamp: Hashable, Comparable, Sendable, CustomStringConvertible {
 
 extension Stamp {
     /// The stamp for the changes a writer that keeps no stamps made in a file (the Get
-    /// Bananas server, a text editor): the time the file was written (`writtenAt`, its mtime,
-    /// no later than now), or just after `seen`, the newest stamp in the file and the base, if
-    /// that is later: the edit replaced those values and must beat them. Its replica is
-    /// derived from the file's content hash, so every instance that reads these bytes makes
-    /// the same stamp.
+    /// Bananas server, a text editor): the time the file was written (`writtenAtNanos`, its
+    /// mtime in nanoseconds: milliseconds, and the nanoseconds within the millisecond as the
+    /// counter, so two writes in one millisecond keep their order), or just after `seen`, the
+    /// newest stamp in the file and the base, if that is later (the edit replaced those values
+    /// and must beat them) or if the file's time is unknown. Its replica is derived from the
+    /// file's content hash, so every instance that reads these bytes makes the same stamp.
     ///
     /// Not the time an instance happens to read the file: an instance that read a writer's
     /// first change late (waiting for the lock, or not scheduled) stamped it after another
     /// instance had stamped the same writer's next change to that row, and the older value
     /// won (the reliability test's lost checks); and two instances gave one change two stamps,
     /// ordering it differently against an edit made between them.
-    public static func foreignEdit(writtenAt: Int64, after seen: Stamp, content: UInt64) -> Stamp {
+    public static func foreignEdit(writtenAtNanos: Int64?, after seen: Stamp, content: UInt64) -> Stamp {
         let replica = "f" + hex(content, digits: 16)
-        if writtenAt > seen.millis { return Stamp(millis: writtenAt, counter: 0, replica: replica) }
+        if let nanos = writtenAtNanos, nanos >= 0 {
+            let written = Stamp(millis: nanos / 1_000_000, counter: Int(nanos % 1_000_000), replica: replica)
+            if (written.millis, written.counter) > (seen.millis, seen.counter) { return written }
+        }
         if seen.counter < Stamp.maxCounter { return Stamp(millis: seen.millis, counter: seen.counter + 1, replica: replica) }
         return Stamp(millis: seen.millis + 1, counter: 0, replica: replica)
     }

@@ -143,6 +143,7 @@ enum AtomicWrite {
     static func removeAbandonedTemps(besideAll paths: [String], now: Int64 = Sys.nowMillis()) {
         guard let first = paths.first else { return }
         let folder = Sys.directoryName(first)
+        assert(paths.allSatisfy { Sys.directoryName($0) == folder }, "files in one folder")
         let prefixes = paths.map { Sys.baseName($0) + tempMarker }
         for name in Sys.directoryEntries(folder) {
             guard let prefix = prefixes.first(where: { name.hasPrefix($0) }) else { continue }

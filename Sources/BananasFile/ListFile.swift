@@ -46,9 +46,9 @@ public final class ListFile: Sendable {
         /// Where the rows sit in `bytes`, when they all have the plain shape: the next read
         /// and write splice instead of decoding or encoding the whole file.
         var layout: ItemLayout?
-        /// When the file was last modified (its mtime, in milliseconds), as read; nil when
+        /// When the file was last modified (its mtime, in nanoseconds), as read; nil when
         /// unknown. A stampless writer's changes in these bytes are stamped with it.
-        public internal(set) var modifiedMillis: Int64?
+        public internal(set) var modifiedNanos: Int64?
 
         public init(bytes: [UInt8]?, decoded: DecodedList) {
             self.init(bytes: bytes, hash: Hash.content(bytes ?? []), decoded: decoded)
@@ -81,12 +81,12 @@ public final class ListFile: Sendable {
             return last
         }
         let read = try readFile()
-        return try snapshot(of: read.bytes, modifiedMillis: read.modifiedMillis)
+        return try snapshot(of: read.bytes, modifiedNanos: read.modifiedNanos)
     }
 
     /// Decodes bytes read by `readBytes` (nil: no file); `hash` is their `Hash.content` when
     /// the caller has it already.
-    public func snapshot(of bytes: [UInt8]?, hash: UInt64? = nil, modifiedMillis: Int64? = nil) throws(ListFileError) -> Snapshot {
+    public func snapshot(of bytes: [UInt8]?, hash: UInt64? = nil, modifiedNanos: Int64? = nil) throws(ListFileError) -> Snapshot {
         guard let bytes else {
             return Snapshot(bytes: nil, decoded: DecodedList(list: ShoppingList(), schemaVersion: ListCodec.currentSchemaVersion, problems: []))
         }
@@ -105,7 +105,7 @@ public final class ListFile: Sendable {
         let hash = hash ?? Hash.content(bytes)
         var snapshot = Snapshot(bytes: bytes, hash: hash, decoded: decoded)
         snapshot.layout = layout
-        snapshot.modifiedMillis = modifiedMillis
+        snapshot.modifiedNanos = modifiedNanos
         if var whole = layout, !whole.isCanonical, decoded.schemaVersion == ListCodec.currentSchemaVersion,
            let base, base.glance().writtenHashes.contains(hash) {
             // Bytes bananas wrote are what its encoder writes for the list they decode to, so
@@ -125,8 +125,10 @@ public final class ListFile: Sendable {
         try readFile().bytes
     }
 
-    /// The raw bytes (nil when the file does not exist) and the file's mtime in milliseconds.
-    public func readFile() throws(ListFileError) -> (bytes: [UInt8]?, modifiedMillis: Int64?) {
+    /// The raw bytes (nil when the file does not exist) and the file's mtime in nanoseconds,
+    /// taken after the read: a writer that rewrote the file in place meanwhile gave it a
+    /// later time, never an earlier one than the bytes read.
+    public func readFile() throws(ListFileError) -> (bytes: [UInt8]?, modifiedNanos: Int64?) {
         // O_NONBLOCK: a named pipe put where the list was must not block us until someone
         // writes to it (fstat then refuses it); reads of a regular file ignore the flag.
         let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
@@ -153,7 +155,8 @@ public final class ListFile: Sendable {
         guard bytes.count <= ListCodec.maxFileSize else {
             throw .tooLarge(path: path, size: bytes.count, limit: ListCodec.maxFileSize)
         }
-        return (bytes, Int64(st.st_mtim.tv_sec) * 1_000 + Int64(st.st_mtim.tv_nsec) / 1_000_000)
+        guard fstat(fd, &st) == 0 else { return (bytes, nil) }
+        return (bytes, Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec))
     }
 
     /// The outcome of `update`.
@@ -184,9 +187,12 @@ public final class ListFile: Sendable {
         // foreign change.
         if snapshot.bytes != nil, known.writtenHashes.contains(snapshot.contentHash) { return snapshot.list }
         guard let base = known.list else { return snapshot.list }
+        // A file time far ahead of this clock (a file server's or a synced device's clock
+        // running fast) is not used: the stamp is then just past what the edit replaced, the
+        // same in every instance (where "now" would not be).
+        let written = snapshot.modifiedNanos.flatMap { $0 / 1_000_000 <= now + StampClock.maxForwardJump ? $0 : nil }
         let stamp = Stamp.foreignEdit(
-            writtenAt: min(snapshot.modifiedMillis ?? now, now),
-            after: max(snapshot.list.newestStamp, base.newestStamp), content: snapshot.contentHash)
+            writtenAtNanos: written, after: max(snapshot.list.newestStamp, base.newestStamp), content: snapshot.contentHash)
         clock.observe(stamp, now: now)
         return ShoppingList.absorbing(file: snapshot.list, base: base, stamp: stamp)
     }

@@ -20,6 +20,11 @@ public actor ToolCallTransport: Transport {
     public nonisolated let logger: Logger
     private var incoming: AsyncThrowingStream<Data, Swift.Error>?
     private var pump: Task<Void, Never>?
+    /// Tool calls being answered. At the end of input they are waited for before the SDK hears
+    /// of it (and the server shuts down): a client that sends a call and closes stdin still
+    /// gets its answer, and the edit is not cut off.
+    private var answering: [Int: Task<Void, Never>] = [:]
+    private var nextCall = 0
 
     public init(wrapping inner: any Transport, server: BananasMCPServer) {
         self.inner = inner
@@ -28,6 +33,7 @@ public actor ToolCallTransport: Transport {
     }
 
     public func connect() async throws {
+        guard incoming == nil else { return }
         try await inner.connect()
         let upstream = await inner.receive()
         let (stream, continuation) = AsyncThrowingStream<Data, Swift.Error>.makeStream()
@@ -37,15 +43,15 @@ public actor ToolCallTransport: Transport {
                 for try await message in upstream {
                     guard let self else { break }
                     if let call = ToolCallRequest(message) {
-                        // Each call on a task of its own, as the SDK runs requests: a call that
-                        // waits for the list's lock must not hold up a ping.
-                        Task { await self.answer(call) }
+                        await self.begin(call)
                     } else {
                         continuation.yield(message)
                     }
                 }
+                await self?.drain()
                 continuation.finish()
             } catch {
+                await self?.drain()
                 continuation.finish(throwing: error)
             }
         }
@@ -63,6 +69,27 @@ public actor ToolCallTransport: Transport {
     public func receive() -> AsyncThrowingStream<Data, Swift.Error> {
         // The server calls this after `connect`; a stream that ends at once otherwise.
         incoming ?? AsyncThrowingStream { $0.finish() }
+    }
+
+    /// Each call on a task of its own, as the SDK runs requests: a call that waits for the
+    /// list's lock must not hold up a ping.
+    private func begin(_ call: ToolCallRequest) {
+        let number = nextCall
+        nextCall += 1
+        answering[number] = Task {
+            await self.answer(call)
+            self.answered(number)
+        }
+    }
+
+    private func answered(_ number: Int) {
+        answering[number] = nil
+    }
+
+    private func drain() async {
+        while let (_, task) = answering.first {
+            await task.value
+        }
     }
 
     private func answer(_ call: ToolCallRequest) async {
@@ -125,11 +152,20 @@ enum ValueJSON {
         switch json {
         case .null: .null
         case .bool(let flag): .bool(flag)
-        case .number(let text): Int(text).map(Value.int) ?? Double(text).map(Value.double) ?? .null
+        case .number(let text): number(text)
         case .string(let text): .string(text)
         case .array(let elements): .array(elements.map(value))
         case .object(let fields): .object(fields.mapValues(value))
         }
+    }
+
+    /// As the SDK's `Value` decoder reads a number: an integer when it is a whole number that
+    /// fits (`2`, `2.0`, `1e2`), else a double.
+    static func number(_ text: String) -> Value {
+        if let integer = Int(text) { return .int(integer) }
+        guard let double = Double(text) else { return .null }
+        if double.rounded() == double, let integer = Int(exactly: double) { return .int(integer) }
+        return .double(double)
     }
 
     static func append(_ id: JSONValue, to out: inout [UInt8]) {

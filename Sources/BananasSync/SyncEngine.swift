@@ -68,7 +68,7 @@ final class SyncEngine: @unchecked Sendable {
             let read = try file.readFile()
             hash = Hash.content(read.bytes ?? [])
             if hash == lastSeenHash, lastSeenWritable { return .unchanged }
-            snapshot = try file.snapshot(of: read.bytes, hash: hash, modifiedMillis: read.modifiedMillis)
+            snapshot = try file.snapshot(of: read.bytes, hash: hash, modifiedNanos: read.modifiedNanos)
         } catch {
             if case .unparseable = error, settling {
                 // A writer may be halfway through writing in place: look again shortly

@@ -274,6 +274,42 @@ struct MCPTests {
         #expect(quiet.stdoutLines.allSatisfy { (try? JSONSerialization.jsonObject(with: $0)) != nil })
     }
 
+    @Test("a client that sends its calls and closes stdin at once still gets every answer, and the edits are written")
+    func answersAfterEndOfInput() throws {
+        let cli = CLI()
+        defer { cli.cleanUp() }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: CLI.binary)
+        process.arguments = ["mcp"]
+        process.environment = cli.environment()
+        let input = Pipe(), output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let messages = [
+            #"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"pipe","version":"1"}}}"#,
+            #"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+            #"{"jsonrpc":"2.0","id":"add","method":"tools/call","params":{"name":"add_items","arguments":{"items":[{"name":"Piped tea","amount":"2"}]}}}"#,
+            #"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"update_items","arguments":{"items":[{"item":"Piped tea","position":1.0}]}}}"#,
+        ]
+        input.fileHandleForWriting.write(Data((messages.joined(separator: "\n") + "\n").utf8))
+        try input.fileHandleForWriting.close()
+        let stdout = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        let answers = String(decoding: stdout, as: UTF8.self).split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+        let added = answers.first { $0["id"] as? String == "add" }?["result"] as? [String: Any]
+        let results = (added?["structuredContent"] as? [String: Any])?["results"] as? [[String: Any]]
+        #expect(results?.first?["status"] as? String == "added", "\(answers)")
+        // A whole number written as 2.0 is taken as the SDK takes it: an integer.
+        let moved = answers.first { $0["id"] as? Int == 3 }?["result"] as? [String: Any]
+        #expect(moved?["isError"] as? Bool == false, "\(answers)")
+        #expect(try cli.items().map { $0["name"] as? String } == ["Piped tea"])
+    }
+
     @Test("`bananas mcp` execs `bananas-mcp` from its own folder: same process, arguments passed through")
     func execsTheSibling() throws {
         let cli = CLI()

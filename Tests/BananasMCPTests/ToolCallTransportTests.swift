@@ -55,6 +55,15 @@ struct ToolCallTransportTests {
         #expect(String(decoding: echoed, as: UTF8.self) == #""abc""#)
     }
 
+    @Test("numbers become what the SDK's decoder makes of them")
+    func numbersAsTheSDK() throws {
+        for text in ["0", "-7", "2", "2.0", "1e2", "-0.0", "1.5", "0.1", "1e-3", "123456789012", "9.5e18", "1e400"] {
+            let ours = ValueJSON.value(try JSONText.parse(text))
+            let theirs = try? JSONDecoder().decode(Value.self, from: Data(text.utf8))
+            if let theirs { #expect(ours == theirs, "\(text): \(ours) vs \(theirs)") }
+        }
+    }
+
     @Test("anything else goes to the SDK: other methods, notifications, responses, batches, malformed calls")
     func leavesTheRest() {
         let others = [

@@ -93,20 +93,24 @@ extension ForeignStampTests {
         #expect(stampA > milk.stamps[.name])
     }
 
-    @Test("a foreign edit's stamp: the file's time, or just past the newest stamp it replaced")
+    @Test("a foreign edit's stamp: the file's time to the nanosecond, or just past the newest stamp it replaced")
     func foreignEditStamp() {
         let seen = Stamp(millis: 1_000, counter: 4, replica: "abc")
-        let later = Stamp.foreignEdit(writtenAt: 2_000, after: seen, content: 0xFF)
-        #expect(later == Stamp(millis: 2_000, counter: 0, replica: "f00000000000000ff"))
+        let later = Stamp.foreignEdit(writtenAtNanos: 2_000_000_123, after: seen, content: 0xFF)
+        #expect(later == Stamp(millis: 2_000, counter: 123, replica: "f00000000000000ff"))
         #expect(ReplicaID.isValid(later.replica))
-        // A file time at or before a stamp in it (a clock behind another device's): just after.
-        let after = Stamp.foreignEdit(writtenAt: 900, after: seen, content: 1)
-        #expect(after > seen && after.millis == 1_000 && after.counter == 5)
+        // Two writes in one millisecond keep their order.
+        #expect(Stamp.foreignEdit(writtenAtNanos: 2_000_000_500, after: seen, content: 1) > Stamp.foreignEdit(writtenAtNanos: 2_000_000_499, after: seen, content: 2))
+        // A file time at or before a stamp in it (a clock behind another device's), or none: just after.
+        for nanos in [Int64(900_000_000), 1_000_000_004, nil] {
+            let after = Stamp.foreignEdit(writtenAtNanos: nanos, after: seen, content: 1)
+            #expect(after > seen && after.millis == 1_000 && after.counter == 5)
+        }
         let full = Stamp(millis: 1_000, counter: 999_999, replica: "z")
-        #expect(Stamp.foreignEdit(writtenAt: 1_000, after: full, content: 1) > full)
+        #expect(Stamp.foreignEdit(writtenAtNanos: 1_000_000_000, after: full, content: 1) > full)
         // The same bytes make the same stamp; other bytes another.
-        #expect(Stamp.foreignEdit(writtenAt: 2_000, after: seen, content: 7) == Stamp.foreignEdit(writtenAt: 2_000, after: seen, content: 7))
-        #expect(Stamp.foreignEdit(writtenAt: 2_000, after: seen, content: 7) != Stamp.foreignEdit(writtenAt: 2_000, after: seen, content: 8))
+        #expect(Stamp.foreignEdit(writtenAtNanos: 2_000_000_000, after: seen, content: 7) == Stamp.foreignEdit(writtenAtNanos: 2_000_000_000, after: seen, content: 7))
+        #expect(Stamp.foreignEdit(writtenAtNanos: 2_000_000_000, after: seen, content: 7) != Stamp.foreignEdit(writtenAtNanos: 2_000_000_000, after: seen, content: 8))
     }
 }
 
