@@ -254,7 +254,13 @@ public final class ListStore {
                 fileBehind = true
             }
             refreshStatus()
-            if pending > 0 || fileBehind, state.snapshot.isWritable { scheduleFlush() }
+            if pending > 0 || fileBehind, state.snapshot.isWritable {
+                // A file that went missing is written back after a moment, not at once: it is
+                // usually on its way to being replaced (a sync engine moving it aside) or its
+                // folder to being removed (`rm -rf`, which a write-back in between makes fail
+                // with "Directory not empty").
+                scheduleFlush(afterMillis: state.snapshot.exists ? nil : ListStore.missingFileGraceMillis)
+            }
         case .unchanged:
             break
         case .failed(let error):
@@ -322,14 +328,18 @@ public final class ListStore {
 
     // MARK: Flushing
 
-    private func scheduleFlush() {
+    /// How long an instance waits before it writes back a file that went missing.
+    static let missingFileGraceMillis = 500
+
+    private func scheduleFlush(afterMillis delay: Int? = nil) {
         guard mode == .live, !flushScheduled, !closed else { return }
         flushScheduled = true
-        if flushDelayMillis == 0 {
+        let delay = delay ?? flushDelayMillis
+        if delay == 0 {
             DispatchQueue.main.async { [weak self] in MainActor.assumeIsolated { self?.startFlush() } }
             return
         }
-        DispatchQueue.main.asyncAfter(deadline: .now() + .milliseconds(flushDelayMillis)) { [weak self] in
+        DispatchQueue.main.asyncAfter(deadline: .now() + .milliseconds(delay)) { [weak self] in
             MainActor.assumeIsolated { self?.startFlush() }
         }
     }

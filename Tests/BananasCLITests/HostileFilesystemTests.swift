@@ -169,7 +169,7 @@ struct HostileFilesystemTests {
         defer { cli.cleanUp() }
         cli("add", "Milk")
         let server = try MCPProcess(cli)
-        try FileManager.default.removeItem(atPath: cli.folder)
+        try cli.removeFolder()
         let add = cli("add", "Eggs")
         #expect(add.status == 8 && add.stderr.contains("does not exist"), "\(add.stderr)")
         var answer: [String: Any] = [:]

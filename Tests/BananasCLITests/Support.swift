@@ -19,6 +19,23 @@ struct CLI {
     /// HOME for the run, outside the list's folder (state and config go there).
     var home: String { folder + ".home" }
 
+    /// Removes the list's folder (a drive unmounted under a running instance), reporting
+    /// which call failed and why.
+    func removeFolder() throws {
+        var failures: [String] = []
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] {
+            if unlink(folder + "/" + name) != 0 { failures.append("unlink \(name): \(String(cString: strerror(errno)))") }
+        }
+        if rmdir(folder) != 0 {
+            let holder = (try? String(contentsOfFile: folder + "/BananaList.json.lock", encoding: .utf8)) ?? "?"
+            let command = (try? String(contentsOfFile: "/proc/\(holder)/cmdline", encoding: .utf8))?.replacingOccurrences(of: "\0", with: " ") ?? "gone"
+            failures.append("rmdir: \(String(cString: strerror(errno))); left: \((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []), lock held by \(holder): \(command)")
+        }
+        if !failures.isEmpty { throw RemoveFailure(text: failures.joined(separator: "; ")) }
+    }
+
+    struct RemoveFailure: Error, CustomStringConvertible { let text: String; var description: String { text } }
+
     func cleanUp() {
         try? FileManager.default.removeItem(atPath: folder)
         try? FileManager.default.removeItem(atPath: home)

@@ -183,7 +183,7 @@ struct SyncProcessTests {
         defer { cli.cleanUp() }
         cli("add", "Milk")
         let a = try SessionProcess(cli)
-        try FileManager.default.removeItem(atPath: cli.folder)
+        try cli.removeFolder()
         try a.waitForState("paused", reason: "missing folder")
         try a.send("add", "Eggs")
         try FileManager.default.createDirectory(atPath: cli.folder, withIntermediateDirectories: true)
