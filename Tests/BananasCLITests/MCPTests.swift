@@ -291,7 +291,8 @@ struct MCPTests {
             #"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"pipe","version":"1"}}}"#,
             #"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
             #"{"jsonrpc":"2.0","id":"add","method":"tools/call","params":{"name":"add_items","arguments":{"items":[{"name":"Piped tea","amount":"2"}]}}}"#,
-            #"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"update_items","arguments":{"items":[{"item":"Piped tea","position":1.0}]}}}"#,
+            // Calls run side by side (as the SDK runs requests): this one does not need the add.
+            #"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"add_sections","arguments":{"sections":[{"name":"Piped","position":1.0}]}}}"#,
         ]
         input.fileHandleForWriting.write(Data((messages.joined(separator: "\n") + "\n").utf8))
         try input.fileHandleForWriting.close()
@@ -308,6 +309,7 @@ struct MCPTests {
         let moved = answers.first { $0["id"] as? Int == 3 }?["result"] as? [String: Any]
         #expect(moved?["isError"] as? Bool == false, "\(answers)")
         #expect(try cli.items().map { $0["name"] as? String } == ["Piped tea"])
+        #expect(cli("sections").stdout.contains("Piped"))
     }
 
     @Test("`bananas mcp` execs `bananas-mcp` from its own folder: same process, arguments passed through")
