@@ -22,13 +22,19 @@ struct ForeignStampTests {
         return #"{"sections": [], "items": ["# + items.joined(separator: ", ") + "]}"
     }
 
-    @Test("a change read while the lock is busy is stamped with the time its file was written, so the same writer's next change, stamped by another instance meanwhile, still wins")
-    func stampedWhenRead() throws {
+    /// A list with one item, Milk, written by bananas (so its base is saved).
+    static func writtenByBananas() throws -> (Sandbox, Item) {
         let box = Sandbox()
         let milk = Item(id: ItemID.random(), name: "Milk", section: "", sortOrder: 1)
         _ = try box.file().update { list, _ in
             try list.apply(.insert(milk), stamp: Stamp(millis: Clock.nowMillis(), counter: 0, replica: "test"))
         }
+        return (box, milk)
+    }
+
+    @Test("a change read while the lock is busy is stamped with the time its file was written, so the same writer's next change, stamped by another instance meanwhile, still wins")
+    func stampedWhenRead() throws {
+        let (box, milk) = try Self.writtenByBananas()
         let tea = "7E57AAAA-0000-4000-8000-000000000001"
 
         // The Get Bananas server adds Tea, and another writer takes the lock.
@@ -75,11 +81,7 @@ struct ForeignStampTests {
 extension ForeignStampTests {
     @Test("every instance that reads the same stampless file stamps its changes alike, so none orders them differently against an edit made in between")
     func sameStampEverywhere() throws {
-        let box = Sandbox()
-        let milk = Item(id: ItemID.random(), name: "Milk", section: "", sortOrder: 1)
-        _ = try box.file().update { list, _ in
-            try list.apply(.insert(milk), stamp: Stamp(millis: Clock.nowMillis(), counter: 0, replica: "test"))
-        }
+        let (box, milk) = try Self.writtenByBananas()
         box.write(Self.stampless([(milk.id, "Oat milk", false)]))
         let first = SyncEngine(file: box.file())
         guard case .state(let a) = first.read() else { Issue.record("nothing read"); return }
