@@ -71,15 +71,8 @@ public actor LineTransport: Transport {
         var pending: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
         while true {
-            let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            let count = retrying(fd, waitingFor: POLLIN) { chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) } }
             if count < 0 {
-                if errno == EINTR { continue }
-                if errno == EAGAIN {
-                    // Made non-blocking again by someone else: wait for input instead of spinning.
-                    var wait = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-                    _ = poll(&wait, 1, -1)
-                    continue
-                }
                 logger.error("could not read stdin: \(String(cString: strerror(errno)))")
                 break
             }
@@ -103,20 +96,26 @@ public actor LineTransport: Transport {
         continuation.finish()
     }
 
+    /// `call` (a read or write on `fd`) again after an interruption, and after waiting for
+    /// `events` when the descriptor was made non-blocking by someone else (EAGAIN) instead of
+    /// spinning; its result, or -1 with errno set.
+    static func retrying(_ fd: Int32, waitingFor events: Int32, _ call: () -> Int) -> Int {
+        while true {
+            let result = call()
+            if result >= 0 { return result }
+            if errno == EINTR { continue }
+            guard errno == EAGAIN else { return -1 }
+            var wait = pollfd(fd: fd, events: Int16(events), revents: 0)
+            _ = poll(&wait, 1, -1)
+        }
+    }
+
     /// Writes every byte (blocking); the errno of a failure, nil when all were written.
     static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Int32? {
         var offset = 0
         while offset < bytes.count {
-            let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
-            if written < 0 {
-                if errno == EINTR { continue }
-                if errno == EAGAIN {
-                    var wait = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
-                    _ = poll(&wait, 1, -1)
-                    continue
-                }
-                return errno
-            }
+            let written = retrying(fd, waitingFor: POLLOUT) { bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) } }
+            if written < 0 { return errno }
             offset += written
         }
         return nil
