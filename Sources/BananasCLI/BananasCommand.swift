@@ -85,6 +85,10 @@ struct FileOptions: ParsableArguments {
     static let defaultLockTimeout: Int64 = 7_000
 
     var listFile: ListFile { Locations.listFile(explicit: file) }
+
+    /// `BANANAS_WHOLE_LIST=1` turns the row patch off (every command decodes the whole list),
+    /// to compare the two paths: the tests and the benchmark do.
+    static var wholeListOnly: Bool { Environment.value("BANANAS_WHOLE_LIST") == "1" }
 }
 
 /// A failure with a message for the user and an exit code.

@@ -138,7 +138,9 @@ public struct BaseStore: Sendable {
     /// Replaces the base after bananas wrote `list` as `bytes`. Failing to save it is not
     /// fatal: the list itself is safe.
     /// Call after `announce` (which made the folder and cleared dead writers' temp files).
-    public func save(_ list: ShoppingList, written bytes: [UInt8], hash: UInt64? = nil) {
+    /// `list` is kept in memory as the parsed base; nil (a row patch, which decoded only part
+    /// of it) keeps none.
+    public func save(_ list: ShoppingList?, written bytes: [UInt8], hash: UInt64? = nil) {
         var hashes = glance().writtenHashes
         hashes.append(hash ?? Hash.content(bytes))
         let kept = hashes.suffix(BaseStore.hashesKept)
@@ -146,7 +148,11 @@ public struct BaseStore: Sendable {
         // as it is (nothing lost), and a flush is faster without more fsyncs. The base first,
         // then its hash: a reader that sees the hash sees this base or a newer one.
         guard (try? AtomicWrite.replace(path, with: bytes, durable: false) { _ in true }) != nil else { return }
-        if let signature = FileSignature.of(path) { cache.store(list, signature: signature, legacyHashes: nil) }
+        if let list, let signature = FileSignature.of(path) {
+            cache.store(list, signature: signature, legacyHashes: nil)
+        } else {
+            cache.clear()
+        }
         let text = kept.map(\.hex).joined(separator: "\n") + "\n"
         try? AtomicWrite.replace(hashesPath, with: Array(text.utf8), durable: false) { _ in true }
     }
@@ -191,6 +197,10 @@ final class BaseCache: Sendable {
     }
 
     var legacyHashes: [UInt64]? { entry.withLock { $0?.legacyHashes } }
+
+    func clear() {
+        entry.withLock { $0 = nil }
+    }
 
     func store(_ list: ShoppingList, signature: [UInt8], legacyHashes: [UInt64]?) {
         entry.withLock { $0 = Entry(signature: signature, list: list, legacyHashes: legacyHashes) }

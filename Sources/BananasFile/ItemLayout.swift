@@ -52,6 +52,11 @@ enum Bytes {
         return a.withUnsafeBytes { x in b.withUnsafeBytes { y in a.isEmpty || memcmp(x.baseAddress!, y.baseAddress!, a.count) == 0 } }
     }
 
+    static func equal(_ a: ArraySlice<UInt8>, _ b: [UInt8]) -> Bool {
+        guard a.count == b.count else { return false }
+        return a.withUnsafeBytes { x in b.withUnsafeBytes { y in a.isEmpty || memcmp(x.baseAddress!, y.baseAddress!, a.count) == 0 } }
+    }
+
     /// How many leading bytes `a` and `b` share.
     static func commonPrefix(_ a: [UInt8], _ b: [UInt8]) -> Int {
         let limit = min(a.count, b.count)

@@ -1,0 +1,196 @@
+import BananasTestSupport
+import Testing
+@testable import BananasCore
+@testable import BananasFile
+
+/// The row patch (`RowScan`, `ListFile.patch`) against the whole decode, edit and encode it
+/// stands in for: on lists of every shape the splice tests make, whatever it answers and
+/// writes must be exactly what the whole-list path answers and writes; where it cannot, it
+/// must say so (`Unavailable`, or no scan at all) rather than guess.
+@Suite struct RowPatchTests {
+    static let stamp = Stamp(millis: 1_810_000_000_000, counter: 3, replica: "a1b2c3d4e5f6")
+    static let modifiedAt = "2027-05-12T10:00:00.000Z"
+
+    /// Random lists as a file bananas wrote them, each with the list its bytes decode to.
+    static func files(seed: UInt64, count: Int) -> [(bytes: [UInt8], list: ShoppingList)] {
+        var rng = SplitMix(seed: seed)
+        var clock = StampClock(replica: "fedcba987654")
+        var files: [(bytes: [UInt8], list: ShoppingList)] = []
+        for _ in 0..<count {
+            var list = SpliceTests.list(rng.below(40))
+            for _ in 0..<rng.below(12) { SpliceTests.mutate(&list, &rng, clock: &clock) }
+            if rng.below(4) == 0 { list.rows.values.forEach { list.rows[$0.id]?.extra = [:] } }  // most rows plain
+            let bytes = ListCodec.encode(list)
+            files.append((bytes, try! ListCodec.decode(bytes).list))
+        }
+        return files
+    }
+
+    /// Names to ask about: every item's in three spellings, a section's, and strangers.
+    static func queries(_ list: ShoppingList) -> [String] {
+        var names = ["New", "new", "nothing like it", "  Item 3 ", "S1", "s2", "", "Ünï"]
+        for item in list.rows.values.prefix(8) {
+            names += [item.name, item.name.uppercased(), item.id.lowercased(), String(item.id.prefix(6)), item.section]
+        }
+        return names
+    }
+
+    @Test("every question add and check ask gets the whole list's answer, or none")
+    func answersMatchTheWholeList() throws {
+        var scanned = 0, answered = 0, declined = 0
+        for (bytes, list) in RowPatchTests.files(seed: 77, count: 150) {
+            guard let scan = RowScan(bytes) else {
+                // Rows with keys of their own are left to the whole-list path.
+                #expect(list.rows.values.contains { !$0.extra.isEmpty } || !list.unreadableRows.isEmpty,
+                        "a plain file bananas wrote was not scanned")
+                continue
+            }
+            scanned += 1
+            #expect(scan.count == list.items.count)
+            #expect(scan.nextSortOrder == list.nextSortOrder)
+            #expect(scan.sections == list.sections)
+            for query in RowPatchTests.queries(list) {
+                #expect(try scan.firstItem(named: query) == list.firstItem(named: query), "firstItem(named: \(query))")
+                // Two spellings among the items only: the whole list decides (a throw).
+                if let section = try? scan.section(named: query) {
+                    #expect(section == list.section(named: query), "section(named: \(query))")
+                    answered += 1
+                }
+                do {
+                    let index = try scan.resolveExactly(query)
+                    let expected = try Addressing.resolve(query, in: list, allowNamePrefix: true)
+                    #expect(try scan.item(index) == expected, "resolve \(query)")
+                    answered += 1
+                } catch is RowScan.Unavailable {
+                    declined += 1
+                }
+            }
+        }
+        #expect(scanned > 60)
+        #expect(answered > 100)
+        #expect(declined > 100)
+    }
+
+    @Test("a patched file is byte for byte the whole encode of the edited list")
+    func patchesMatchTheWholeCodec() throws {
+        var rng = SplitMix(seed: 4242)
+        var patched = 0, declined = 0
+        for (bytes, list) in RowPatchTests.files(seed: 99, count: 200) {
+            guard let scan = RowScan(bytes) else { continue }
+            let visible = list.items
+            var steps: [ListEdit] = []
+            switch rng.below(5) {
+            case 0, 1:
+                // check / uncheck a few items (some already so)
+                for _ in 0..<1 + rng.below(3) where !visible.isEmpty {
+                    let item = visible[rng.below(visible.count)]
+                    steps.append(.update(id: item.id, changes: [.checked: .flag(rng.below(2) == 0)]))
+                }
+            case 2:
+                // add, as `bananas add` plans it
+                let names = ["Oat milk", "ünï \"q\"", visible.first?.name ?? "Item 1", "Bread"].prefix(1 + rng.below(3))
+                let section = ["S1", "Pantry", "s3", "Ünï"][rng.below(4)]
+                steps.append(try Self.addPlan(Array(names), section: section, in: list))
+            case 3:
+                // an update that moves the item: only the whole path may write that
+                if let item = visible.first {
+                    steps.append(.update(id: item.id, changes: [.sortOrder: .order(-5)]))
+                }
+            default:
+                if let item = visible.last {
+                    steps.append(.update(id: item.id, changes: [.checked: .flag(true), .amount: .text("3")]))
+                }
+                steps.append(.setSections(list.sections + ["Extra \(rng.below(3))"]))
+            }
+            let edit = ListEdit.batch(steps)
+            let cutoff: Int64 = rng.below(3) == 0 ? 1_800_000_000_500 : 0  // expire some tombstones
+            var whole = list
+            try whole.apply(edit, stamp: RowPatchTests.stamp, modifiedAt: RowPatchTests.modifiedAt)
+            whole.expireTombstones(before: cutoff)
+            do {
+                var observed: ShoppingList?
+                let out = try scan.applying(edit, modifiedAt: RowPatchTests.modifiedAt, expiringBefore: cutoff) { part in
+                    observed = part
+                    return RowPatchTests.stamp
+                }
+                #expect(out == ListCodec.encode(whole), "the patch wrote other bytes than the whole encode")
+                #expect(try ListCodec.decode(out).list == whole)
+                // The stamp source saw the frame's stamps: sections, tombstones, hidden rows.
+                #expect(observed?.sectionsStamp == list.sectionsStamp)
+                #expect(observed?.tombstones == list.tombstones)
+                patched += 1
+            } catch is RowScan.Unavailable {
+                declined += 1
+            }
+        }
+        #expect(patched > 80)
+        #expect(declined > 5)
+    }
+
+    /// `AddCommand.plan`'s edit, written out here (BananasCLI is not a dependency of this
+    /// target): names not already visible are inserted after every row, into `section`.
+    static func addPlan(_ names: [String], section: String, in list: any ItemQueries) throws -> ListEdit {
+        var steps: [ListEdit] = []
+        let target = try list.section(named: section) ?? section
+        var order = try list.nextSortOrder
+        for (n, name) in names.enumerated() where try list.firstItem(named: name) == nil {
+            steps.append(.insert(Item(id: "C0000000-0000-4000-8000-00000000000\(n)", name: name, section: target, sortOrder: order)))
+            order += 1024
+        }
+        if let ensure = list.ensureSectionEdit(target) { steps.insert(ensure, at: 0) }
+        return .batch(steps)
+    }
+
+    @Test("files bananas did not write as it writes them are not scanned")
+    func otherShapesAreNotScanned() throws {
+        let list = SpliceTests.list(5)
+        let bytes = ListCodec.encode(list)
+        #expect(RowScan(bytes) != nil)
+        let text = String(decoding: bytes, as: UTF8.self)
+        // Keys in another order (an older writer's): scanned, and a patch of it holds the
+        // same list as the whole path's write, in the writer's order around the touched rows.
+        let sorted = JSONText.serialize(ListCodec.encodeValue(list))
+        let scan = try #require(RowScan(sorted))
+        let edit = ListEdit.update(id: list.items[1].id, changes: [.checked: .flag(true)])
+        var whole = list
+        try whole.apply(edit, stamp: RowPatchTests.stamp, modifiedAt: RowPatchTests.modifiedAt)
+        let out = try scan.applying(edit, modifiedAt: RowPatchTests.modifiedAt, expiringBefore: 0) { _ in RowPatchTests.stamp }
+        #expect(try ListCodec.decode(out).list == whole)
+
+        let others = [
+            // a row the decoder keeps unread (amount not a string)
+            Array(text.replacingFirst("\"amount\": \"2 kg\"", with: "\"amount\": 2").utf8),
+            // a blank name
+            Array(text.replacingFirst("\"name\": \"Item 1\"", with: "\"name\": \"   \"").utf8),
+            // a key of its own
+            Array(text.replacingFirst("\"checked\": true", with: "\"checked\": true,\n      \"price\": 3").utf8),
+            // a repeated key
+            Array(text.replacingFirst("\"checked\": true", with: "\"checked\": true,\n      \"checked\": false").utf8),
+            // a version from the future
+            Array(text.replacingFirst("\"schemaVersion\": 2", with: "\"schemaVersion\": 3").utf8),
+            // truncated
+            Array(bytes.dropLast(40)),
+        ]
+        for (n, other) in others.enumerated() {
+            #expect(RowScan(other) == nil, "shape \(n) was scanned")
+        }
+    }
+
+    @Test("the empty list and a list whose rows are all hidden take adds")
+    func emptyLists() throws {
+        var list = ShoppingList()
+        for bytes in [ListCodec.encode(list), { () -> [UInt8] in
+            list = SpliceTests.list(2)
+            for item in list.items { try! list.apply(.delete(id: item.id), stamp: RowPatchTests.stamp) }
+            return ListCodec.encode(list)
+        }()] {
+            let decoded = try ListCodec.decode(bytes).list
+            let scan = try #require(RowScan(bytes))
+            let edit = try Self.addPlan(["Milk", "Eggs"], section: "Dairy", in: scan)
+            var whole = decoded
+            try whole.apply(edit, stamp: RowPatchTests.stamp, modifiedAt: RowPatchTests.modifiedAt)
+            let out = try scan.applying(edit, modifiedAt: RowPatchTests.modifiedAt, expiringBefore: 0) { _ in RowPatchTests.stamp }
+            #expect(out == ListCodec.encode(whole))
+        }
+    }
+}
