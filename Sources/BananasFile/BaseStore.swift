@@ -18,7 +18,15 @@ import Synchronization
 /// Two files in the state folder: `base.json` holds the exact bytes last written to the list
 /// (so saving costs no second encoding), `written-hashes` the hashes, one per line, newest
 /// last (so telling our own write from a foreign one costs no parse of the base). The parsed
-/// base is kept in memory while its file is unchanged: most reads and flushes parse nothing.
+/// base is kept in memory by its content hash: most reads and flushes parse nothing.
+///
+/// Both are rewritten in place, not through a temp file and a rename: the old file's pages
+/// are in the page cache and its blocks allocated, so this is a copy into memory, where a new
+/// file cost new pages and freeing the old one's (at 10,000 items 0.5 ms instead of 2.5 to
+/// 19 ms, at 100,000 items 6 instead of 25 to 150). A reader may therefore meet a base
+/// halfway through a write: a base is taken only when its bytes' hash is one of the written
+/// hashes it glanced (a torn or newer base matches none), and a power cut that tears it
+/// leaves a base that matches nothing, which is a lost base (see `Base.list`).
 public struct BaseStore: Sendable {
     public let path: String
     public let hashesPath: String
@@ -26,7 +34,7 @@ public struct BaseStore: Sendable {
     static let hashesKept = 64
     /// Where bases before the `written-hashes` file kept them: a top-level key of base.json.
     static let legacyHashesKey = "bananasWrittenHashes"
-    private let cache = BaseCache()
+    fileprivate let cache = BaseCache()
 
     /// The hash of the file a bananas writer is renaming into place (see `announce`).
     public let incomingPath: String
@@ -114,47 +122,77 @@ public struct BaseStore: Sendable {
         let signature: [UInt8]?
         let store: BaseStore
 
-        /// The base as it was at the glance; nil when there was none, it is damaged, or it
-        /// has been replaced since (read the list file again, then glance again).
+        /// The base as it was at the glance (one whose bytes hash to a written hash seen
+        /// then); nil when there was none, it is damaged, or it has been replaced since (read
+        /// the list file again, then glance again).
         public func list() -> ShoppingList? {
-            guard let signature else { return nil }
-            return store.list(matching: signature)
+            guard signature != nil else { return nil }
+            // The base is saved before its hash: the newest hash seen is the base then or
+            // an older one, either fit to merge against (see `ListFile.absorbing`).
+            if let newest = writtenHashes.last, let cached = store.cache.list(for: newest) { return cached }
+            return store.read(accepting: writtenHashes)?.list
         }
 
         /// True when the base was replaced after this glance.
-        public var isStale: Bool { FileSignature.of(store.path) != signature }
+        public var isStale: Bool {
+            if FileSignature.of(store.path) != signature { return true }
+            // Rewritten in place within the file clock's tick: its bytes tell.
+            guard !writtenHashes.isEmpty, let bytes = store.readBytes() else { return false }
+            return !writtenHashes.contains(Hash.content(bytes))
+        }
     }
 
     public func glance() -> Glance {
         // The signature first: a base replaced after it is then never taken for this one.
         let signature = FileSignature.of(path)
         var hashes = readHashes()
-        if hashes.isEmpty, let signature, let legacy = list(matching: signature).flatMap({ _ in cache.legacyHashes }) {
+        if hashes.isEmpty, signature != nil, let legacy = read(accepting: [])?.legacyHashes {
             hashes = legacy
         }
         return Glance(writtenHashes: hashes, signature: signature, store: self)
     }
 
     /// Replaces the base after bananas wrote `list` as `bytes`. Failing to save it is not
-    /// fatal: the list itself is safe.
+    /// fatal: the list itself is safe. `list` is kept in memory as the parsed base; nil (a
+    /// row patch, which decoded only part of it) keeps none.
     /// Call after `announce` (which made the folder and cleared dead writers' temp files).
-    /// `list` is kept in memory as the parsed base; nil (a row patch, which decoded only part
-    /// of it) keeps none.
     public func save(_ list: ShoppingList?, written bytes: [UInt8], hash: UInt64? = nil) {
+        let hash = hash ?? Hash.content(bytes)
         var hashes = glance().writtenHashes
-        hashes.append(hash ?? Hash.content(bytes))
+        hashes.append(hash)
         let kept = hashes.suffix(BaseStore.hashesKept)
         // Not fsynced: a base lost to a power cut only means the next stampless write is taken
         // as it is (nothing lost), and a flush is faster without more fsyncs. The base first,
         // then its hash: a reader that sees the hash sees this base or a newer one.
-        guard (try? AtomicWrite.replace(path, with: bytes, durable: false) { _ in true }) != nil else { return }
-        if let list, let signature = FileSignature.of(path) {
-            cache.store(list, signature: signature, legacyHashes: nil)
-        } else {
-            cache.clear()
-        }
+        guard BaseStore.rewrite(path, with: bytes) else { return }
+        if let list { cache.store(list, hash: hash) } else { cache.clear() }
         let text = kept.map(\.hex).joined(separator: "\n") + "\n"
-        try? AtomicWrite.replace(hashesPath, with: Array(text.utf8), durable: false) { _ in true }
+        _ = BaseStore.rewrite(hashesPath, with: Array(text.utf8))
+    }
+
+    /// Writes `bytes` over the file at `path` in place (pwrite, then ftruncate to their
+    /// length), creating it (0600) if missing; a path that is not a regular file we may open
+    /// without following a link is replaced the atomic way instead.
+    static func rewrite(_ path: String, with bytes: [UInt8]) -> Bool {
+        let fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0o600)
+        if fd >= 0 {
+            defer { close(fd) }
+            var st = stat()
+            if fstat(fd, &st) == 0, Sys.isRegular(st) {
+                let written = bytes.withUnsafeBytes { buffer -> Bool in
+                    var offset = 0
+                    while offset < buffer.count {
+                        let n = pwrite(fd, buffer.baseAddress! + offset, buffer.count - offset, off_t(offset))
+                        if n < 0, errno == EINTR { continue }
+                        guard n > 0 else { return false }
+                        offset += n
+                    }
+                    return true
+                }
+                return written && ftruncate(fd, off_t(bytes.count)) == 0
+            }
+        }
+        return (try? AtomicWrite.replace(path, with: bytes, durable: false) { _ in true }) != nil
     }
 
     private func readHashes() -> [UInt64] {
@@ -165,44 +203,57 @@ public struct BaseStore: Sendable {
         return bytes.split(separator: UInt8(ascii: "\n")).compactMap { UInt64(String(decoding: $0, as: UTF8.self), radix: 16) }
     }
 
-    /// The base list if base.json still has `signature`: from memory, or parsed (and kept).
-    fileprivate func list(matching signature: [UInt8]) -> ShoppingList? {
-        if let cached = cache.list(for: signature) { return cached }
-        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+    /// The base file's bytes, nil when there is none (or it is not a regular file).
+    func readBytes() -> [UInt8]? {
+        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
-        // The base is only ever replaced by rename, so an open file that still has the
-        // signature holds the bytes the glance saw.
-        guard FileSignature.of(path) == signature, let bytes = Sys.readAll(fd), var list = try? ListCodec.decode(bytes).list else { return nil }
+        var st = stat()
+        guard fstat(fd, &st) == 0, Sys.isRegular(st) else { return nil }
+        return Sys.readAll(fd, sizeHint: Int(st.st_size))
+    }
+
+    /// The base list parsed from base.json (and kept) when its bytes hash to one of `hashes`
+    /// (any bytes when `hashes` is empty: a base from before the written-hashes file, which
+    /// was only ever replaced by rename); nil otherwise, or when it does not decode. Such an
+    /// old base named the hashes itself: `legacyHashes`.
+    fileprivate func read(accepting hashes: [UInt64]) -> (list: ShoppingList, legacyHashes: [UInt64]?)? {
+        guard let bytes = readBytes() else { return nil }
+        let hash = Hash.content(bytes)
+        if !hashes.isEmpty, !hashes.contains(hash) { return nil }
+        if let cached = cache.entry(for: hash) { return cached }
+        guard var list = try? ListCodec.decode(bytes).list else { return nil }
         var legacy: [UInt64]?
         if case .array(let values)? = list.extra.removeValue(forKey: BaseStore.legacyHashesKey) {
             legacy = values.compactMap { if case .string(let hex) = $0 { UInt64(hex, radix: 16) } else { nil } }
         }
-        cache.store(list, signature: signature, legacyHashes: legacy)
-        return list
+        cache.store(list, hash: hash, legacyHashes: legacy)
+        return (list, legacy)
     }
 }
 
-/// The last base parsed (or saved) in this process, by the signature of its file.
+/// The last base parsed (or saved) in this process, by the hash of its bytes.
 final class BaseCache: Sendable {
     private struct Entry {
-        var signature: [UInt8]
+        var hash: UInt64
         var list: ShoppingList
         var legacyHashes: [UInt64]?
     }
     private let entry = Mutex<Entry?>(nil)
 
-    func list(for signature: [UInt8]) -> ShoppingList? {
-        entry.withLock { $0?.signature == signature ? $0?.list : nil }
+    func list(for hash: UInt64) -> ShoppingList? {
+        entry.withLock { $0?.hash == hash ? $0?.list : nil }
     }
 
-    var legacyHashes: [UInt64]? { entry.withLock { $0?.legacyHashes } }
+    func entry(for hash: UInt64) -> (list: ShoppingList, legacyHashes: [UInt64]?)? {
+        entry.withLock { $0?.hash == hash ? ($0!.list, $0!.legacyHashes) : nil }
+    }
 
     func clear() {
         entry.withLock { $0 = nil }
     }
 
-    func store(_ list: ShoppingList, signature: [UInt8], legacyHashes: [UInt64]?) {
-        entry.withLock { $0 = Entry(signature: signature, list: list, legacyHashes: legacyHashes) }
+    func store(_ list: ShoppingList, hash: UInt64, legacyHashes: [UInt64]? = nil) {
+        entry.withLock { $0 = Entry(hash: hash, list: list, legacyHashes: legacyHashes) }
     }
 }

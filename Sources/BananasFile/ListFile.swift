@@ -128,7 +128,8 @@ public final class ListFile: Sendable {
     /// The raw bytes (nil when the file does not exist) and the file's mtime in nanoseconds,
     /// taken after the read: a writer that rewrote the file in place meanwhile gave it a
     /// later time, never an earlier one than the bytes read.
-    public func readFile() throws(ListFileError) -> (bytes: [UInt8]?, modifiedNanos: Int64?) {
+    /// `spare`: room kept in the array past the bytes (see `Sys.readAll`).
+    public func readFile(spare: Int = 0) throws(ListFileError) -> (bytes: [UInt8]?, modifiedNanos: Int64?) {
         // O_NONBLOCK: a named pipe put where the list was must not block us until someone
         // writes to it (fstat then refuses it); reads of a regular file ignore the flag.
         let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
@@ -149,7 +150,7 @@ public final class ListFile: Sendable {
         guard Int(st.st_size) <= ListCodec.maxFileSize else {
             throw .tooLarge(path: path, size: Int(st.st_size), limit: ListCodec.maxFileSize)
         }
-        guard let bytes = Sys.readAll(fd, sizeHint: Int(st.st_size)) else {
+        guard let bytes = Sys.readAll(fd, sizeHint: Int(st.st_size), spare: spare) else {
             throw Sys.failure(errno, path: path, action: "read")
         }
         guard bytes.count <= ListCodec.maxFileSize else {

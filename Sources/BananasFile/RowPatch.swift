@@ -13,9 +13,10 @@ extension RowScan {
     /// `RowPatchTests` compare the two). `stamp` gets the list's frame and touched rows, to
     /// observe their stamps. Throws `Unavailable` for an edit this cannot splice: a delete,
     /// a move, a row that is not visible, a new row that does not sort after every row.
-    public func applying(
+    /// Takes `bytes` (the scan is spent once it returns bytes).
+    public mutating func applying(
         _ edit: ListEdit, modifiedAt: String?, expiringBefore cutoff: Int64, stamp: (ShoppingList) -> Stamp
-    ) throws -> [UInt8] {
+    ) throws -> (bytes: [UInt8], changed: Bool) {
         var updated: [String] = [], inserted: [Item] = []
         func collect(_ edit: ListEdit) throws(Unavailable) {
             switch edit {
@@ -34,8 +35,14 @@ extension RowScan {
         }
         indices.sort()
         var list = try decode(rows: indices)
+        let before = list
         try list.apply(edit, stamp: stamp(list), modifiedAt: modifiedAt)
         list.expireTombstones(before: cutoff)
+        if list == before {
+            var out: [UInt8] = []
+            swap(&out, &bytes)
+            return (out, false)
+        }
 
         // Rows stay where they are; new rows go after the last one.
         for i in indices {
@@ -59,30 +66,38 @@ extension RowScan {
         var encoded: [String: Range<Int>] = [:]
         for (id, range) in zip(layout.ids, layout.ranges) { encoded[id] = range }
 
+        // Spliced into the file's own array, from its end backwards (so earlier offsets
+        // hold): no second copy of a file of megabytes, whose fresh pages cost more than
+        // moving the bytes after the splice.
+        var touched: [(row: Range<Int>, encoded: Range<Int>)] = []
+        for i in indices {
+            guard let range = encoded[String(id(i))] else { throw Unavailable() }
+            touched.append((rows[i].range, range))
+        }
         var out: [UInt8] = []
-        out.reserveCapacity(bytes.count + (small.count - (layout.itemsEnd - layout.itemsStart)))
-        out.append(contentsOf: small[..<layout.itemsStart])
+        swap(&out, &bytes)
+        if !Bytes.equal(out[itemsClose...], Array(small[layout.itemsEnd...])) {
+            out.replaceSubrange(itemsClose..., with: small[layout.itemsEnd...])
+        }
         if rows.isEmpty {
-            out.append(contentsOf: small[layout.itemsStart..<layout.itemsEnd])
+            out.replaceSubrange(itemsOpen..<itemsClose, with: small[layout.itemsStart..<layout.itemsEnd])
         } else {
-            var copied = itemsOpen
-            for i in indices {
-                guard let range = encoded[String(id(i))] else { throw Unavailable() }
-                out.append(contentsOf: bytes[copied..<rows[i].range.lowerBound])
-                out.append(contentsOf: small[range])
-                copied = rows[i].range.upperBound
+            var appended: [UInt8] = []
+            for id in layout.ids where !updated.contains(id) {
+                appended.append(UInt8(ascii: ","))
+                appended.append(contentsOf: RowScan.rowIndent)
+                appended.append(contentsOf: small[encoded[id]!])
             }
             let end = rows[rows.count - 1].range.upperBound
-            out.append(contentsOf: bytes[copied..<end])
-            for id in layout.ids where !updated.contains(id) {
-                out.append(UInt8(ascii: ","))
-                out.append(contentsOf: RowScan.rowIndent)
-                out.append(contentsOf: small[encoded[id]!])
+            out.insert(contentsOf: appended, at: end)
+            for (row, range) in touched.reversed() {
+                out.replaceSubrange(row, with: small[range])
             }
-            out.append(contentsOf: bytes[end..<itemsClose])
         }
-        out.append(contentsOf: small[layout.itemsEnd...])
-        return out
+        if !Bytes.equal(out[..<itemsOpen], Array(small[..<layout.itemsStart])) {
+            out.replaceSubrange(..<itemsOpen, with: small[..<layout.itemsStart])
+        }
+        return (out, true)
     }
 }
 
@@ -111,8 +126,10 @@ extension ListFile {
         let lock = try FileLock.acquire(path: lockPath, timeoutMillis: lockTimeoutMillis)
         defer { lock.release() }
         let written = base.glance().writtenHashes
-        guard let bytes = try readFile().bytes, written.contains(Hash.content(bytes)),
-              let scan = RowScan(bytes) else { return nil }
+        // Room to splice into the bytes as read, held by the scan alone (RowScan.applying).
+        guard var scan = try readFile(spare: 64 * 1024).bytes.flatMap({ bytes in
+            written.contains(Hash.content(bytes)) ? RowScan(bytes) : nil
+        }) else { return nil }
         let edit: ListEdit?, report: Report
         do {
             (edit, report) = try plan(scan)
@@ -122,9 +139,9 @@ extension ListFile {
         guard let edit, !edit.isEmpty else { return report }
         let now = Clock.nowMillis()
         var clock = StampClock(replica: ReplicaID.random())
-        let out: [UInt8]
+        let out: [UInt8], changed: Bool
         do {
-            out = try scan.applying(
+            (out, changed) = try scan.applying(
                 edit, modifiedAt: Timestamp.iso8601(millis: now),
                 expiringBefore: now - ShoppingList.tombstoneLifetimeMillis
             ) { list in
@@ -134,7 +151,7 @@ extension ListFile {
         } catch is RowScan.Unavailable {
             return nil
         }
-        if Bytes.equal(bytes, out) { return report }
+        guard changed else { return report }
         AtomicWrite.removeAbandonedTemps(beside: path, now: now)
         let hash = Hash.content(out)
         base.announce(hash)

@@ -21,7 +21,8 @@ public struct RowScan {
     /// Thrown when the answer needs the whole list: the caller goes the usual way.
     public struct Unavailable: Error {}
 
-    public let bytes: [UInt8]
+    /// The file's bytes; taken by `applying`, which edits them in place.
+    public internal(set) var bytes: [UInt8]
     /// The first byte after the `[` of `items`, and the `]` that closes it.
     let itemsOpen: Int, itemsClose: Int
     /// The visible rows in file order (= list order).
@@ -271,14 +272,23 @@ public struct RowScan {
         case id, name, amount, section, checked, optional, sortOrder, lastModified, stamps
 
         init?(_ b: UnsafeBufferPointer<UInt8>, _ key: Range<Int>) {
-            for field in [RowKey.id, .name, .amount, .section, .checked, .optional, .sortOrder, .lastModified, .stamps] {
-                let word = field.word
-                if key.count == word.utf8CodeUnitCount, memcmp(b.baseAddress! + key.lowerBound, word.utf8Start, key.count) == 0 {
-                    self = field
-                    return
-                }
+            // Told apart by length and first byte, then the bytes compared once.
+            let candidate: RowKey
+            switch (key.count, b[key.lowerBound]) {
+            case (2, UInt8(ascii: "i")): candidate = .id
+            case (4, UInt8(ascii: "n")): candidate = .name
+            case (6, UInt8(ascii: "a")): candidate = .amount
+            case (7, UInt8(ascii: "s")): candidate = .section
+            case (7, UInt8(ascii: "c")): candidate = .checked
+            case (8, UInt8(ascii: "o")): candidate = .optional
+            case (9, UInt8(ascii: "s")): candidate = .sortOrder
+            case (12, UInt8(ascii: "l")): candidate = .lastModified
+            case (6, UInt8(ascii: "s")): candidate = .stamps
+            default: return nil
             }
-            return nil
+            let word = candidate.word
+            guard memcmp(b.baseAddress! + key.lowerBound, word.utf8Start, key.count) == 0 else { return nil }
+            self = candidate
         }
 
         var word: StaticString {

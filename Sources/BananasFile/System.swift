@@ -79,10 +79,11 @@ enum Sys {
     }
 
     /// Reads the whole of an open descriptor.
-    static func readAll(_ fd: Int32, sizeHint: Int = 0) -> [UInt8]? {
+    /// `spare`: room kept past the hinted size, for a caller that edits the bytes in place.
+    static func readAll(_ fd: Int32, sizeHint: Int = 0, spare: Int = 0) -> [UInt8]? {
         // Straight into the array (no chunk copied over): a file of 6.5 MB is read at every
         // flush. One byte spare, so the end of a file of the hinted size is seen in one go.
-        var capacity = max(sizeHint + 1, 4_096)
+        var capacity = max(sizeHint + 1 + spare, 4_096)
         var result: [UInt8] = []
         while true {
             var failed = false, ended = false
