@@ -176,6 +176,7 @@ public struct RowScan {
         var i = start
         var rows: [Row] = []
         if i < b.count, b[i] == UInt8(ascii: "]") { return (rows, i) }
+        rows.reserveCapacity(b.count / 512 + 16)  // rows are about 600 bytes
         while true {
             guard expect(b, &i, rowIndent), let row = scanRow(b, &i) else { return nil }
             rows.append(row)
@@ -192,8 +193,8 @@ public struct RowScan {
     static let itemsEnd = Array("\n  ]".utf8)
 
     static func expect(_ b: UnsafeBufferPointer<UInt8>, _ i: inout Int, _ word: [UInt8]) -> Bool {
-        guard i + word.count <= b.count else { return false }
-        for (k, byte) in word.enumerated() where b[i + k] != byte { return false }
+        guard i + word.count <= b.count,
+              word.withUnsafeBufferPointer({ memcmp(b.baseAddress! + i, $0.baseAddress!, word.count) }) == 0 else { return false }
         i += word.count
         return true
     }
@@ -309,25 +310,30 @@ public struct RowScan {
     static let trueWord = Array("true".utf8), falseWord = Array("false".utf8)
 
     /// A string from its opening quote: the range inside the quotes, and whether it is plain
-    /// (ASCII, no escapes).
+    /// (ASCII, no escapes, no control characters).
     static func string(_ b: UnsafeBufferPointer<UInt8>, _ i: inout Int) -> (Range<Int>, Bool)? {
         guard i < b.count, b[i] == UInt8(ascii: "\"") else { return nil }
         i += 1
         let start = i
         var plain = true
         while i < b.count {
-            let byte = b[i]
-            if byte == UInt8(ascii: "\"") {
+            // The next quote by memchr; an escape before it is looked at byte by byte.
+            guard let hit = memchr(b.baseAddress! + i, Int32(UInt8(ascii: "\"")), b.count - i) else { return nil }
+            let quote = b.baseAddress!.distance(to: hit.assumingMemoryBound(to: UInt8.self))
+            if memchr(b.baseAddress! + i, Int32(UInt8(ascii: "\\")), quote - i) == nil {
+                for k in i..<quote where b[k] >= 0x80 || b[k] < 0x20 { plain = false; break }
+                i = quote + 1
+                return (start..<quote, plain)
+            }
+            plain = false
+            while i < quote {
+                i += b[i] == UInt8(ascii: "\\") ? 2 : 1
+            }
+            if i == quote {
                 i += 1
-                return (start..<i - 1, plain)
+                return (start..<quote, false)
             }
-            if byte == UInt8(ascii: "\\") {
-                plain = false
-                i += 2
-                continue
-            }
-            if byte >= 0x80 || byte < 0x20 { plain = false }
-            i += 1
+            // The quote was escaped: go on after it.
         }
         return nil
     }
