@@ -1,4 +1,5 @@
 import BananasTestSupport
+import Foundation
 import Testing
 @testable import BananasCore
 @testable import BananasFile
@@ -193,5 +194,79 @@ import Testing
             let out = try scan.applying(edit, modifiedAt: RowPatchTests.modifiedAt, expiringBefore: 0) { _ in RowPatchTests.stamp }
             #expect(out.bytes == ListCodec.encode(whole))
         }
+    }
+}
+
+/// `ListFile.patch` on real files: when it may edit bytes in place of the whole-list path,
+/// and that what it leaves behind (the file, the base, the written hashes) is what the
+/// whole-list path would have left.
+@Suite struct ListFilePatchTests {
+    func check(_ name: String) -> (RowScan) throws -> (edit: ListEdit?, report: String) {
+        { scan in
+            let item = try scan.item(try scan.resolveExactly(name))
+            return (.update(id: item.id, changes: [.checked: .flag(true)]), item.id)
+        }
+    }
+
+    @Test("a file bananas wrote is patched; the base then holds its bytes")
+    func patchesItsOwnFile() throws {
+        let folder = TempFolder()
+        let file = ListFile(path: folder.listPath, stateDirectory: folder.path + "/state")
+        // Stamped by a clock running 30 s ahead of this one: the check must still win.
+        let ahead = Stamp(millis: Clock.nowMillis() + 30_000, counter: 0, replica: "a1b2c3d4e5f6")
+        _ = try file.update { list, _ in
+            for (n, name) in ["Milk", "Eggs", "Bread"].enumerated() {
+                try list.apply(.insert(Item(id: ItemID.random(), name: name, sortOrder: Double(n * 1024))), stamp: ahead)
+            }
+        }
+        let id = try #require(try file.patch(lockTimeoutMillis: 1_000, check("eggs")))
+        let bytes = try #require(folder.bytes())
+        let list = try ListCodec.decode(bytes).list
+        #expect(list.item(id)?.checked == true)
+        #expect(list.item(id)?.stamps[.checked] ?? .zero > ahead, "stamped past what it replaced")
+        #expect(bytes == ListCodec.encode(list), "the bytes are the encoder's")
+        let base = try #require(file.base)
+        #expect(base.glance().writtenHashes.last == Hash.content(bytes))
+        #expect(base.glance().list() == list, "the base is the patched file")
+        // Nothing to change: nothing written.
+        let again = try file.patch(lockTimeoutMillis: 1_000, check("Eggs"))
+        #expect(again == id)
+        #expect(folder.bytes() == bytes)
+    }
+
+    @Test("a foreign write, a conflict copy or a dead instance's journal send it the whole-list way")
+    func declinesWhatItCannotSee() throws {
+        let folder = TempFolder()
+        let file = ListFile(path: folder.listPath, stateDirectory: folder.path + "/state")
+        _ = try file.update { list, _ in
+            try list.apply(.insert(Item(id: ItemID.random(), name: "Milk", sortOrder: 0)), stamp: RowPatchTests.stamp)
+        }
+        let ours = try #require(folder.bytes())
+
+        // A conflict copy beside the list.
+        folder.write(String(decoding: ours, as: UTF8.self), to: "BananaList.sync-conflict-20261121-101530-ABCDEF7.json")
+        #expect(try file.patch(lockTimeoutMillis: 1_000, check("Milk")) == nil)
+        try FileManager.default.removeItem(atPath: folder.path + "/BananaList.sync-conflict-20261121-101530-ABCDEF7.json")
+
+        // A journal left by an instance that died with an edit in it.
+        let journals = file.state!.journalsPath
+        try FileManager.default.createDirectory(atPath: journals, withIntermediateDirectories: true)
+        var edited = try ListCodec.decode(ours).list
+        try edited.apply(.insert(Item(id: ItemID.random(), name: "Jam", sortOrder: 9)), stamp: RowPatchTests.stamp)
+        FileManager.default.createFile(atPath: journals + "/dead.journal", contents: Data(Journal.line(for: edited)))
+        #expect(try file.patch(lockTimeoutMillis: 1_000, check("Milk")) == nil)
+        try FileManager.default.removeItem(atPath: journals + "/dead.journal")
+
+        // A stampless writer's version of the file (same list, other bytes).
+        folder.write(String(decoding: JSONText.serialize(ListCodec.encodeValue(try ListCodec.decode(ours).list)), as: UTF8.self))
+        #expect(try file.patch(lockTimeoutMillis: 1_000, check("Milk")) == nil)
+
+        // Its own file again: patched.
+        folder.write(String(decoding: ours, as: UTF8.self))
+        #expect(try file.patch(lockTimeoutMillis: 1_000, check("Milk")) != nil)
+        // A question only the whole list can answer (an id prefix): declined, nothing written.
+        let before = folder.bytes()
+        #expect(try file.patch(lockTimeoutMillis: 1_000, check("Mi")) == nil)
+        #expect(folder.bytes() == before)
     }
 }
