@@ -79,6 +79,20 @@ enum Sys {
     }
 
     /// Reads the whole of an open descriptor.
+    /// Faults in a large fresh buffer's pages with one call (Linux's MADV_POPULATE_WRITE)
+    /// instead of one page fault per 4 KiB as it is filled: reading a 65 MB file into a new
+    /// array took 16,000 faults. Where the call is not known, the pages fault in as before.
+    static func populate(_ buffer: UnsafeMutableRawBufferPointer) {
+        #if os(Linux)
+        guard buffer.count >= 1 << 20, let base = buffer.baseAddress else { return }
+        let page = Int(getpagesize())
+        let start = (Int(bitPattern: base) + page - 1) & ~(page - 1)
+        let end = (Int(bitPattern: base) + buffer.count) & ~(page - 1)
+        guard end > start, let pointer = UnsafeMutableRawPointer(bitPattern: start) else { return }
+        _ = madvise(pointer, end - start, 23 /* MADV_POPULATE_WRITE, Linux 5.14 */)
+        #endif
+    }
+
     /// `spare`: room kept past the hinted size, for a caller that edits the bytes in place.
     static func readAll(_ fd: Int32, sizeHint: Int = 0, spare: Int = 0) -> [UInt8]? {
         // Straight into the array (no chunk copied over): a file of 6.5 MB is read at every
@@ -89,6 +103,7 @@ enum Sys {
             var failed = false, ended = false
             let previous = result
             result = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, count in
+                Sys.populate(UnsafeMutableRawBufferPointer(buffer))
                 count = previous.withUnsafeBufferPointer { buffer.initialize(fromContentsOf: $0) }
                 while count < capacity {
                     let n = read(fd, buffer.baseAddress! + count, capacity - count)

@@ -63,6 +63,16 @@ enum InProcess {
         }
     }
 
+    /// The write protocol alone on the file of `items` items (temp file, write, fsync, read
+    /// back and compare, rename, fsync of the folder): the least any write of it costs.
+    static func atomicWrite(items: Int, folder: String, runs: Int? = nil) throws -> Samples {
+        let bytes = ListCodec.encode(Fixtures.list(items: items))
+        let path = folder + "/Floor.json"
+        return try measure(warmup: runs == nil ? 2 : 0, runs: runs ?? (items >= 100_000 ? 10 : 30)) { _ in
+            try AtomicWrite.replace(path, with: bytes)
+        }
+    }
+
     /// Parts of a flush or a read, for the profile table: decode and encode of the whole file.
     static func codec(items: Int, runs: Int? = nil) throws -> (decode: Samples, encode: Samples, bytes: Int) {
         let list = Fixtures.list(items: items)

@@ -60,11 +60,13 @@ for size in sizes {
     let flush = try InProcess.flush(items: size, folder: folder)
     let merge = InProcess.merge(items: size)
     let codec = try InProcess.codec(items: size)
-    line(String(format: "%7d items  key→frame %7.3f ms   flush %8.2f ms   merge %8.2f ms   decode %8.2f ms   encode %8.2f ms   file %d bytes",
-                size, key.median, flush.median, merge.median, codec.decode.median, codec.encode.median, codec.bytes))
+    let atomicWrite = try InProcess.atomicWrite(items: size, folder: folder)
+    line(String(format: "%7d items  key→frame %7.3f ms   flush %8.2f ms   merge %8.2f ms   decode %8.2f ms   encode %8.2f ms   atomic write %8.2f ms   file %d bytes",
+                size, key.median, flush.median, merge.median, codec.decode.median, codec.encode.median, atomicWrite.median, codec.bytes))
     records.append("""
       {"items": \(size), "fileBytes": \(codec.bytes), "keyPress": \(key.json()), "flush": \(flush.json()), \
-    "merge": \(merge.json()), "decode": \(codec.decode.json()), "encode": \(codec.encode.json())}
+    "merge": \(merge.json()), "decode": \(codec.decode.json()), "encode": \(codec.encode.json()), \
+    "atomicWrite": \(atomicWrite.json())}
     """)
 }
 if let jsonPath {

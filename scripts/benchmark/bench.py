@@ -221,6 +221,10 @@ class Bench:
                     say(f"{size:>7} items  {tool:<12} {op:<6} median {row[tool][op]['median']:8.1f} ms")
             out[str(size)] = row
         self.results["peers"] = out
+        # A command that only starts and exits: with the in-process atomic write of the file,
+        # the least a bananas command that writes the list can take (the floor table).
+        self.results["processStart"] = self.hyperfine(f"{self.bin} --version", "true", self.env(self.work), self.runs(30, 30, 0))
+        say(f"process start (bananas --version) median {self.results['processStart']['median']:8.1f} ms")
 
     def hyperfine(self, command, prepare, env, runs):
         export = os.path.join(self.work, "hyperfine.json")
