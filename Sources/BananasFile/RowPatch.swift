@@ -117,7 +117,8 @@ extension ListFile {
         lockTimeoutMillis: Int64,
         _ plan: (RowScan) throws -> (edit: ListEdit?, report: Report)
     ) throws -> Report? {
-        guard let base, let state else { return nil }
+        // A missing file or folder, and what cannot be read, are worded by the usual path.
+        guard let base, let state, Sys.linkStatus(path) != nil else { return nil }
         // Copies and journals are merged by the usual path; a copy that appears after this
         // look is merged by the next command or instance, as one that appears after a write.
         guard ConflictCopy.find(beside: path).isEmpty,

@@ -105,7 +105,11 @@ public struct RowScan {
         let folded = query.trimmingWhitespace().lowercased()
         guard !folded.isEmpty else { throw Unavailable() }
         let key = Array(folded.utf8)
-        for i in rows.indices where RowScan.equalFolded(bytes[rows[i].id], key) { return i }
+        if RowScan.isASCII(key) {
+            for i in rows.indices where RowScan.equalFolded(bytes[rows[i].id], key) { return i }
+        } else {
+            for i in rows.indices where try text(rows[i].id).lowercased() == folded { return i }
+        }
         var found: Int?
         for i in rows.indices where try nameMatches(i, folded: folded, key: key) {
             guard found == nil else { throw Unavailable() }
@@ -118,8 +122,10 @@ public struct RowScan {
     /// Whether row `i`'s name, lowercased, is `folded` (whose UTF-8 is `key`).
     private func nameMatches(_ i: Int, folded: String, key: [UInt8]) throws(Unavailable) -> Bool {
         let row = rows[i]
-        if row.plain & 1 != 0 {
-            // An ASCII name lowercases to ASCII, byte for byte.
+        if row.plain & 1 != 0, RowScan.isASCII(key) {
+            // ASCII lowercases to ASCII, byte for byte, and two ASCII texts are equal as
+            // Strings only when their bytes are (a non-ASCII text may equal an ASCII one
+            // as a String: U+037E is ";").
             return row.name.count == key.count && RowScan.equalFolded(bytes[row.name], key)
         }
         return try text(row.name).lowercased() == folded
@@ -132,6 +138,8 @@ public struct RowScan {
         guard let value = try? cursor.string() else { throw Unavailable() }
         return value
     }
+
+    static func isASCII(_ bytes: [UInt8]) -> Bool { bytes.allSatisfy { $0 < 0x80 } }
 
     /// Whether `bytes` lowercased (ASCII letters only) equal `key`, an ASCII-lowercased text
     /// or one with other bytes (which then never match an ASCII letter folded).
@@ -368,10 +376,11 @@ extension RowScan: ItemQueries {
         if frame.sections.contains(name) { return name }
         let folded = name.lowercased()
         let exact = Array(name.utf8), key = Array(folded.utf8)
+        let ascii = RowScan.isASCII(exact) && RowScan.isASCII(key)
         var variants: Set<String> = []
         for row in rows {
             let range = row.section
-            if row.plain & 2 != 0 {
+            if row.plain & 2 != 0, ascii {
                 if Bytes.equal(bytes[range], exact) { return name }
                 if range.count == key.count, RowScan.equalFolded(bytes[range], key) {
                     variants.insert(String(decoding: bytes[range], as: UTF8.self))

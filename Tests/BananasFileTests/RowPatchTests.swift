@@ -21,6 +21,15 @@ import Testing
             var list = SpliceTests.list(rng.below(40))
             for _ in 0..<rng.below(12) { SpliceTests.mutate(&list, &rng, clock: &clock) }
             if rng.below(4) == 0 { list.rows.values.forEach { list.rows[$0.id]?.extra = [:] } }  // most rows plain
+            if rng.below(3) == 0 {
+                // Names and sections equal as Strings to texts with other bytes.
+                for (n, (name, section)) in [("a;b", "Kit"), ("Kit", "a;b"), ("a\u{037E}b", "kit"), ("KIT", "\u{212A}it")].enumerated()
+                where rng.below(2) == 0 {
+                    list.rows["D0000000-0000-4000-8000-00000000000\(n)"] = Item(
+                        id: "D0000000-0000-4000-8000-00000000000\(n)", name: name, section: section,
+                        sortOrder: Double(rng.below(50_000)), stamps: ItemStamps(all: SpliceTests.stamp))
+                }
+            }
             let bytes = ListCodec.encode(list)
             files.append((bytes, try! ListCodec.decode(bytes).list))
         }
@@ -29,7 +38,8 @@ import Testing
 
     /// Names to ask about: every item's in three spellings, a section's, and strangers.
     static func queries(_ list: ShoppingList) -> [String] {
-        var names = ["New", "new", "nothing like it", "  Item 3 ", "S1", "s2", "", "Ünï"]
+        // U+037E is ";" and U+212A "K" as Strings; "\u{212A}".lowercased() is "k".
+        var names = ["New", "new", "nothing like it", "  Item 3 ", "S1", "s2", "", "Ünï", "a\u{037E}b", "\u{212A}it", "S\u{0031}"]
         for item in list.rows.values.prefix(8) {
             names += [item.name, item.name.uppercased(), item.id.lowercased(), String(item.id.prefix(6)), item.section]
         }
