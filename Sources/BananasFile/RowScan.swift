@@ -98,25 +98,45 @@ public struct RowScan {
         return item
     }
 
-    /// Row `query` names, found as `Addressing.resolve` finds it when the answer is an exact
-    /// id (any case) or the one visible item with that name (any case); anything else (an id
-    /// prefix, the start of a name, no match, several) throws `Unavailable`.
+    /// Row `query` names, found as `Addressing.resolve(_:in:allowNamePrefix: true)` finds it:
+    /// an exact id (any case), else the one visible item with that name (any case), else the
+    /// one whose id starts with it (four characters or more), else the one whose name starts
+    /// with it. Where that order ends in an error (several items, or none) this throws
+    /// `Unavailable`, and the whole-list path says what the error is.
     public func resolveExactly(_ query: String) throws(Unavailable) -> Int {
         let folded = query.trimmingWhitespace().lowercased()
         guard !folded.isEmpty else { throw Unavailable() }
         let key = Array(folded.utf8)
-        if RowScan.isASCII(key) {
+        let ascii = RowScan.isASCII(key)
+        if ascii {
             for i in rows.indices where RowScan.equalFolded(bytes[rows[i].id], key) { return i }
         } else {
             for i in rows.indices where try text(rows[i].id).lowercased() == folded { return i }
         }
+        if let found = try unique({ i throws(Unavailable) in try nameMatches(i, folded: folded, key: key) }) { return found }
+        if folded.count >= Addressing.minimumPrefix, let found = try unique({ i throws(Unavailable) in
+            ascii ? RowScan.startsFolded(bytes[rows[i].id], key) : try text(rows[i].id).lowercased().hasPrefix(folded)
+        }) { return found }
+        if let found = try unique({ i throws(Unavailable) in
+            rows[i].plain & 1 != 0 && ascii
+                ? RowScan.startsFolded(bytes[rows[i].name], key) : try text(rows[i].name).lowercased().hasPrefix(folded)
+        }) { return found }
+        throw Unavailable()
+    }
+
+    /// The one row that matches; nil when none does; `Unavailable` when several do.
+    private func unique(_ matches: (Int) throws(Unavailable) -> Bool) throws(Unavailable) -> Int? {
         var found: Int?
-        for i in rows.indices where try nameMatches(i, folded: folded, key: key) {
+        for i in rows.indices where try matches(i) {
             guard found == nil else { throw Unavailable() }
             found = i
         }
-        guard let found else { throw Unavailable() }
         return found
+    }
+
+    /// Whether `bytes` lowercased (ASCII letters only) start with `key`.
+    static func startsFolded(_ bytes: ArraySlice<UInt8>, _ key: [UInt8]) -> Bool {
+        bytes.count >= key.count && equalFolded(bytes.prefix(key.count), key)
     }
 
     /// Whether row `i`'s name, lowercased, is `folded` (whose UTF-8 is `key`).

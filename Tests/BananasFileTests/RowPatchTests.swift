@@ -41,7 +41,8 @@ import Testing
         // U+037E is ";" and U+212A "K" as Strings; "\u{212A}".lowercased() is "k".
         var names = ["New", "new", "nothing like it", "  Item 3 ", "S1", "s2", "", "Ünï", "a\u{037E}b", "\u{212A}it", "S\u{0031}"]
         for item in list.rows.values.prefix(8) {
-            names += [item.name, item.name.uppercased(), item.id.lowercased(), String(item.id.prefix(6)), item.section]
+            names += [item.name, item.name.uppercased(), item.id.lowercased(), String(item.id.prefix(6)), item.section,
+                      String(item.name.prefix(3)), String(item.name.lowercased().prefix(6)), String(item.id.prefix(3))]
         }
         return names
     }
@@ -274,9 +275,10 @@ import Testing
         // Its own file again: patched.
         folder.write(String(decoding: ours, as: UTF8.self))
         #expect(try file.patch(lockTimeoutMillis: 1_000, check("Milk")) != nil)
-        // A question only the whole list can answer (an id prefix): declined, nothing written.
+        // A question whose answer is an error (no such item): declined, nothing written; the
+        // whole-list path words the error.
         let before = folder.bytes()
-        #expect(try file.patch(lockTimeoutMillis: 1_000, check("Mi")) == nil)
+        #expect(try file.patch(lockTimeoutMillis: 1_000, check("Zz")) == nil)
         #expect(folder.bytes() == before)
     }
 }
