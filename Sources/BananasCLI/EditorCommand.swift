@@ -49,7 +49,7 @@ struct ViewCommand: ParsableCommand {
 func runEditor(file: ListFile, mode: ListStore.Mode, theme themeName: String?) throws {
     guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else {
         // Not a terminal (a pipe, a script): print the list the way `bananas list` does.
-        var list = try ListCommand.parse(["--file", file.path])
+        let list = try ListCommand.parse(["--file", file.path])
         try list.run()
         return
     }

@@ -87,7 +87,7 @@ public enum Screen {
         case .conflict: .conflict
         case .paused: .paused
         }
-        var x = grid.put(" " + TextWidth.truncate(summary, to: room - 2) + " ", x: 0, y: y, role: role, limit: room)
+        let x = grid.put(" " + TextWidth.truncate(summary, to: room - 2) + " ", x: 0, y: y, role: role, limit: room)
         // The whole path when it fits, else the file's name, else nothing.
         let path = frame.fileLabel.displaySafe
         let fileName = String(path.split(separator: "/").last ?? Substring(path))

@@ -284,7 +284,7 @@ public final class ListFile: Sendable {
         if !path.hasPrefix("/") {
             var buffer = [CChar](repeating: 0, count: Int(PATH_MAX))
             if getcwd(&buffer, buffer.count) != nil {
-                absolute = String(cString: buffer) + "/" + path
+                absolute = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) + "/" + path
             }
         }
         if let real = realpath(absolute, nil) {

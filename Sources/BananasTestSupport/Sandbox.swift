@@ -19,7 +19,7 @@ public final class Sandbox: @unchecked Sendable {
     public func file() -> ListFile { ListFile(path: listPath, stateDirectory: stateDirectory) }
 
     public func write(_ text: String) {
-        _ = FileManager.default.createFile(atPath: listPath, contents: Data(text.utf8))
+        createTestFile(atPath: listPath, contents: Data(text.utf8))
     }
 
     public var bytes: [UInt8]? { FileManager.default.contents(atPath: listPath).map { [UInt8]($0) } }
@@ -55,4 +55,12 @@ public func eventually(timeout: Double = 5, _ condition: @MainActor () -> Bool) 
         try? await Task.sleep(nanoseconds: 5_000_000)
     }
     return true
+}
+
+/// Writes a file a test sets up. A setup that cannot write its file stops the run there, with
+/// the path, instead of letting the test go on against a file that is not there.
+public func createTestFile(atPath path: String, contents: Data?) {
+    guard FileManager.default.createFile(atPath: path, contents: contents) else {
+        preconditionFailure("could not write the test's file \(path) (errno \(errno))")
+    }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import BananasTestSupport
 
 @Suite struct CLIBadInputTests {
     @Test func badTextIsRefusedAndNothingChanges() {
@@ -95,7 +96,7 @@ import Testing
         let cli = CLI()
         defer { cli.cleanUp() }
         cli("add", "Milk")
-        FileManager.default.createFile(atPath: cli.listPath + ".lock", contents: Data(String(getpid()).utf8))
+        createTestFile(atPath: cli.listPath + ".lock", contents: Data(String(getpid()).utf8))
         let result = cli.run(["add", "Eggs", "--lock-timeout", "300"])
         #expect(result.status == 7)
         #expect(result.stderr.contains("locked by process \(getpid())"))

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import BananasTestSupport
 
 @Suite struct CLIWorkflowTests {
     @Test func theReadmeWalkthrough() throws {
@@ -91,7 +92,7 @@ import Testing
         #expect(json["schemaVersion"] as? Int == 2)
         #expect(json["items"] as? Int == 2 && json["checked"] as? Int == 1)
         #expect(json["file"] as? String == cli.listPath)
-        FileManager.default.createFile(atPath: cli.listPath + ".lock", contents: Data(String(getpid()).utf8))
+        createTestFile(atPath: cli.listPath + ".lock", contents: Data(String(getpid()).utf8))
         #expect(cli("status").stdout.contains("locked by pid \(getpid())"))
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import BananasTestSupport
 
 /// Sync-engine conflict copies through the real binary: any command merges them; `status`
 /// names the ones it cannot.
@@ -18,7 +19,7 @@ struct ConflictCopyCLITests {
         #expect(other("add", "Eggs").status == 0)
         #expect(cli("check", "Milk").status == 0)
         let copy = "BananaList.sync-conflict-20261121-101530-ABCDEF7.json"
-        FileManager.default.createFile(atPath: cli.folder + "/" + copy, contents: other.fileBytes)
+        createTestFile(atPath: cli.folder + "/" + copy, contents: other.fileBytes)
 
         let items = try cli.items()
         let milk = try #require(items.first { $0["name"] as? String == "Milk" })
@@ -34,7 +35,7 @@ struct ConflictCopyCLITests {
         defer { cli.cleanUp() }
         #expect(cli("add", "Milk").status == 0)
         let copy = "BananaList (Ann's conflicted copy 2026-11-21).json"
-        FileManager.default.createFile(atPath: cli.folder + "/" + copy, contents: Data(#"{"items": ["#.utf8))
+        createTestFile(atPath: cli.folder + "/" + copy, contents: Data(#"{"items": ["#.utf8))
 
         let text = cli("status")
         #expect(text.status == 0)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import BananasTestSupport
 
 /// A small tmpfs mounted over a test's folder, for a full disk and a read-only mount. Needs
 /// root and the right to mount (true in the session and in CI's container; tests skip with
@@ -49,7 +50,7 @@ final class TmpfsMount {
     /// Unmounts (before the test's folder is removed).
     func unmount() {
         remount(readOnly: false)
-        TmpfsMount.run(["/bin/umount", "-l", path])
+        _ = TmpfsMount.run(["/bin/umount", "-l", path])
     }
 }
 
@@ -68,7 +69,7 @@ struct HostileFilesystemTests {
         defer { cli.cleanUp() }
         cli("add", "Milk")
         let victim = cli.home + "-victim"
-        FileManager.default.createFile(atPath: victim, contents: Data("precious".utf8))
+        createTestFile(atPath: victim, contents: Data("precious".utf8))
         defer { try? FileManager.default.removeItem(atPath: victim) }
         symlink(victim, cli.listPath + ".lock")
         let before = cli.fileBytes
@@ -95,7 +96,7 @@ struct HostileFilesystemTests {
         defer { cli.cleanUp() }
         cli("add", "Milk")
         let victim = cli.home + "-victim"
-        FileManager.default.createFile(atPath: victim, contents: Data("precious".utf8))
+        createTestFile(atPath: victim, contents: Data("precious".utf8))
         defer { try? FileManager.default.removeItem(atPath: victim) }
         // Named like a temp file of a dead Get Bananas server (`.tmp.<pid>`), old enough to clear.
         let planted = cli.listPath + ".tmp.999999"

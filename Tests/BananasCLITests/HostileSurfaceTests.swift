@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import BananasTestSupport
 
 /// A hostile list file, put in place in a test's folder.
 struct HostileFile: CustomTestStringConvertible, Sendable {
@@ -31,7 +32,7 @@ struct HostileFile: CustomTestStringConvertible, Sendable {
         var files = names.map { name in
             let bytes = committed(name)
             return HostileFile(name: name, bytes: bytes, reason: "unparseable file", message: "is not a list bananas can read") { cli in
-                FileManager.default.createFile(atPath: cli.listPath, contents: Data(bytes))
+                createTestFile(atPath: cli.listPath, contents: Data(bytes))
             }
         }
         files.append(HostileFile(name: "over the size limit (sparse)", bytes: nil, reason: "file too large", message: "-byte limit for a list") { cli in
@@ -171,7 +172,7 @@ struct HostileSurfaceTests {
             let cli = CLI()
             defer { cli.cleanUp() }
             let bytes = HostileFile.committed(name)
-            FileManager.default.createFile(atPath: cli.listPath, contents: Data(bytes))
+            createTestFile(atPath: cli.listPath, contents: Data(bytes))
             let shown = Set(try cli.items().map { $0["name"] as! String })
             #expect(!shown.isEmpty, "\(name)")
             #expect(cli("status").stdout.contains("note: "), "\(name): the problems are reported")
@@ -190,7 +191,7 @@ struct HostileSurfaceTests {
         let cli = CLI()
         defer { cli.cleanUp() }
         let bytes = HostileFile.committed("newer-schema.json")
-        FileManager.default.createFile(atPath: cli.listPath, contents: Data(bytes))
+        createTestFile(atPath: cli.listPath, contents: Data(bytes))
         #expect(cli("list").stdout.contains("Milk"))
         #expect(cli("add", "Eggs").status == 6)
         let session = try SessionProcess(cli)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import BananasTestSupport
 
 /// A running `bananas session`: a long-lived instance (the editor's store and sync engine
 /// without a screen) driven by lines on stdin; it answers in JSON lines.
@@ -53,8 +54,13 @@ final class SessionProcess: @unchecked Sendable {
 
     struct Timeout: Error, CustomStringConvertible {
         let what: String
-        let seen: [[String: Any]]
-        var description: String { "timed out waiting for \(what); saw \(seen.suffix(6))" }
+        /// The last messages seen, as text (a Sendable error cannot hold `Any`).
+        let seen: String
+        init(what: String, seen: [[String: Any]]) {
+            self.what = what
+            self.seen = "\(seen.suffix(6))"
+        }
+        var description: String { "timed out waiting for \(what); saw \(seen)" }
     }
 
     /// Waits for a line (after the first `after` lines) that satisfies `match`.
@@ -144,7 +150,7 @@ final class LockHolder {
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
-        FileManager.default.createFile(atPath: lockPath, contents: Data(String(process.processIdentifier).utf8))
+        createTestFile(atPath: lockPath, contents: Data(String(process.processIdentifier).utf8))
     }
 
     func release() {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import BananasTestSupport
 
 /// Runs the real `bananas` binary, as a user's shell would.
 struct CLI {
@@ -76,11 +77,12 @@ struct CLI {
                       stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
     }
 
+    @discardableResult
     func callAsFunction(_ arguments: String...) -> Result { run(arguments) }
 
     var fileBytes: Data? { FileManager.default.contents(atPath: listPath) }
 
-    func writeFile(_ text: String) { FileManager.default.createFile(atPath: listPath, contents: Data(text.utf8)) }
+    func writeFile(_ text: String) { createTestFile(atPath: listPath, contents: Data(text.utf8)) }
 
     var entries: [String] { (try? FileManager.default.contentsOfDirectory(atPath: folder).sorted()) ?? [] }
 

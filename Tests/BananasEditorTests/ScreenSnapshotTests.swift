@@ -336,7 +336,7 @@ func expectScreen(_ grid: Grid, _ expected: String, sourceLocation: SourceLocati
     // To review a changed screen: BANANAS_SNAPSHOT_DIR=/tmp/s swift test --filter Screen
     if actual != expected, let folder = ProcessInfo.processInfo.environment["BANANAS_SNAPSHOT_DIR"] {
         try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        FileManager.default.createFile(atPath: folder + "/line-\(sourceLocation.line).txt", contents: Data(actual.utf8))
+        _ = FileManager.default.createFile(atPath: folder + "/line-\(sourceLocation.line).txt", contents: Data(actual.utf8))
     }
     #expect(actual == expected, "screen was:\n\(actual)\n", sourceLocation: sourceLocation)
 }

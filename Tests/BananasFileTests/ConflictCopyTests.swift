@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import BananasFile
+import BananasTestSupport
 
 @Suite("Conflict copies: names")
 struct ConflictCopyNameTests {
@@ -86,9 +87,9 @@ struct ConflictCopyNameTests {
         try FileManager.default.createDirectory(atPath: archive, withIntermediateDirectories: true)
         let now: Int64 = 100 * 86_400_000
         let old = now - ConflictCopy.archiveLifetimeMillis - 1
-        FileManager.default.createFile(atPath: archive + "/\(old)-BananaList 2.json", contents: Data())
+        createTestFile(atPath: archive + "/\(old)-BananaList 2.json", contents: Data())
         for n in 0..<(ConflictCopy.archiveLimit + 1) {
-            FileManager.default.createFile(atPath: archive + "/\(now - 1000 + Int64(n))-BananaList 2.json", contents: Data())
+            createTestFile(atPath: archive + "/\(now - 1000 + Int64(n))-BananaList 2.json", contents: Data())
         }
         ConflictCopy.pruneArchive(archive, now: now)
         let left = try FileManager.default.contentsOfDirectory(atPath: archive)

@@ -34,7 +34,7 @@ import Testing
             list.unreadableRows = [.object(["id": .number("7"), "weird": .bool(true)])]
             list.extra["zzz"] = .string("kept")
             if size > 1 {
-                try? list.apply(.delete(id: "ID-0"), stamp: Stamp(millis: 5, counter: 0, replica: "r"))
+                _ = try? list.apply(.delete(id: "ID-0"), stamp: Stamp(millis: 5, counter: 0, replica: "r"))
             }
             lists.append(list)
         }

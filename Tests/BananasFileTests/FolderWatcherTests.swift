@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Testing
 @testable import BananasFile
+import BananasTestSupport
 
 /// The watcher's layers with the intervals an idle process uses: events at once, the poll and
 /// the rescan seconds and minutes apart, a file elsewhere (the conflict log) as a `.tick`.
@@ -75,10 +76,10 @@ struct FolderWatcherTests {
             Thread.sleep(forTimeInterval: 0.2)
             if reports.all.isEmpty { break }
         }
-        FileManager.default.createFile(atPath: state + "/base.json", contents: Data("{}".utf8))
+        createTestFile(atPath: state + "/base.json", contents: Data("{}".utf8))
         Thread.sleep(forTimeInterval: 0.2)
         #expect(reports.all.isEmpty, "other names in that folder are not reported")
-        FileManager.default.createFile(atPath: log, contents: Data("{}\n".utf8))
+        createTestFile(atPath: log, contents: Data("{}\n".utf8))
         #expect(reports.wait(for: .tick, timeout: 1))
         #expect(!reports.all.contains(.event), "the list is not read for it")
     }

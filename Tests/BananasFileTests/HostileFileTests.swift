@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import BananasCore
 @testable import BananasFile
+import BananasTestSupport
 
 /// The hostile corpus through the file layer: every unreadable file is refused with a
 /// message that says what is wrong, and never written; readable oddities lose no row.
@@ -12,7 +13,7 @@ struct HostileFileTests {
     func unreadable(_ name: String) throws {
         let bytes = HostileCorpus.committed.first { $0.name == name }!.bytes
         let folder = TempFolder()
-        FileManager.default.createFile(atPath: folder.listPath, contents: Data(bytes))
+        createTestFile(atPath: folder.listPath, contents: Data(bytes))
         let file = ListFile(path: folder.listPath)
         do {
             _ = try file.load()
@@ -31,7 +32,7 @@ struct HostileFileTests {
         for name in ["duplicate-id.json", "wrong-typed-rows.json", "number-overflow.json"] {
             let bytes = HostileCorpus.committed.first { $0.name == name }!.bytes
             let folder = TempFolder()
-            FileManager.default.createFile(atPath: folder.listPath, contents: Data(bytes))
+            createTestFile(atPath: folder.listPath, contents: Data(bytes))
             let file = ListFile(path: folder.listPath)
             let before = try file.load()
             #expect(!before.decoded.problems.isEmpty, "\(name) reports its problems")

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import BananasCore
 @testable import BananasFile
+import BananasTestSupport
 
 func addItem(_ name: String, to file: ListFile) throws {
     _ = try file.update { list, _ in
@@ -113,7 +114,7 @@ func inode(_ path: String) -> UInt64? {
     @Test func anUnchangedVersionOneFileIsNotUpgraded() throws {
         let folder = TempFolder()
         let legacy = fixture("legacy-BananaList.json")
-        FileManager.default.createFile(atPath: folder.listPath, contents: Data(legacy))
+        createTestFile(atPath: folder.listPath, contents: Data(legacy))
         let result = try ListFile(path: folder.listPath).update { _, _ in }
         #expect(!result.wrote)
         #expect(folder.bytes() == legacy)

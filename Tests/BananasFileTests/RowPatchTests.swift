@@ -264,7 +264,7 @@ import Testing
         try FileManager.default.createDirectory(atPath: journals, withIntermediateDirectories: true)
         var edited = try ListCodec.decode(ours).list
         try edited.apply(.insert(Item(id: ItemID.random(), name: "Jam", sortOrder: 9)), stamp: RowPatchTests.stamp)
-        FileManager.default.createFile(atPath: journals + "/dead.journal", contents: Data(Journal.line(for: edited)))
+        createTestFile(atPath: journals + "/dead.journal", contents: Data(Journal.line(for: edited)))
         #expect(try file.patch(lockTimeoutMillis: 1_000, check("Milk")) == nil)
         try FileManager.default.removeItem(atPath: journals + "/dead.journal")
 

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import BananasFile
+import BananasTestSupport
 
 /// A fresh temporary folder per test, removed afterwards.
 final class TempFolder {
@@ -16,7 +17,7 @@ final class TempFolder {
     var listPath: String { path + "/BananaList.json" }
 
     func write(_ text: String, to name: String = "BananaList.json") {
-        FileManager.default.createFile(atPath: path + "/" + name, contents: Data(text.utf8))
+        createTestFile(atPath: path + "/" + name, contents: Data(text.utf8))
     }
 
     func bytes(_ name: String = "BananaList.json") -> [UInt8]? {

@@ -36,7 +36,7 @@ private struct Device {
 
     /// Puts `bytes` beside the list under `name`, as a sync engine would.
     func drop(_ name: String, _ bytes: [UInt8]) {
-        FileManager.default.createFile(atPath: folder + "/" + name, contents: Data(bytes))
+        createTestFile(atPath: folder + "/" + name, contents: Data(bytes))
     }
 
     func exists(_ name: String) -> Bool { FileManager.default.fileExists(atPath: folder + "/" + name) }
@@ -253,7 +253,7 @@ struct ConflictCopyStoreTests {
         try holder.run()
         defer { holder.terminate() }
         let lock = a.box.listPath + ".lock"
-        FileManager.default.createFile(atPath: lock, contents: Data(String(holder.processIdentifier).utf8))
+        createTestFile(atPath: lock, contents: Data(String(holder.processIdentifier).utf8))
         defer { try? FileManager.default.removeItem(atPath: lock) }
         let aside = ListFile(path: a.folder + "/aside.json")
         try FileManager.default.moveItem(atPath: a.box.listPath, toPath: aside.path)
