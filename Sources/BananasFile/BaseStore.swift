@@ -179,17 +179,7 @@ public struct BaseStore: Sendable {
             defer { close(fd) }
             var st = stat()
             if fstat(fd, &st) == 0, Sys.isRegular(st) {
-                let written = bytes.withUnsafeBytes { buffer -> Bool in
-                    var offset = 0
-                    while offset < buffer.count {
-                        let n = pwrite(fd, buffer.baseAddress! + offset, buffer.count - offset, off_t(offset))
-                        if n < 0, errno == EINTR { continue }
-                        guard n > 0 else { return false }
-                        offset += n
-                    }
-                    return true
-                }
-                return written && ftruncate(fd, off_t(bytes.count)) == 0
+                return Sys.writeAll(fd, bytes, atOffset: 0) && ftruncate(fd, off_t(bytes.count)) == 0
             }
         }
         return (try? AtomicWrite.replace(path, with: bytes, durable: false) { _ in true }) != nil
@@ -241,9 +231,7 @@ final class BaseCache: Sendable {
     }
     private let entry = Mutex<Entry?>(nil)
 
-    func list(for hash: UInt64) -> ShoppingList? {
-        entry.withLock { $0?.hash == hash ? $0?.list : nil }
-    }
+    func list(for hash: UInt64) -> ShoppingList? { entry(for: hash)?.list }
 
     func entry(for hash: UInt64) -> (list: ShoppingList, legacyHashes: [UInt64]?)? {
         entry.withLock { $0?.hash == hash ? ($0!.list, $0!.legacyHashes) : nil }

@@ -47,10 +47,7 @@ public struct ItemLayout: Sendable {
 
 /// Byte comparisons at memory speed (the generic `==` of `[UInt8]` goes a byte at a time).
 enum Bytes {
-    static func equal(_ a: [UInt8], _ b: [UInt8]) -> Bool {
-        guard a.count == b.count else { return false }
-        return a.withUnsafeBytes { x in b.withUnsafeBytes { y in a.isEmpty || memcmp(x.baseAddress!, y.baseAddress!, a.count) == 0 } }
-    }
+    static func equal(_ a: [UInt8], _ b: [UInt8]) -> Bool { equal(a[...], b) }
 
     static func equal(_ a: ArraySlice<UInt8>, _ b: [UInt8]) -> Bool {
         guard a.count == b.count else { return false }

@@ -281,11 +281,9 @@ public final class ListFile: Sendable {
     /// An absolute path with the symlinks that exist now resolved.
     static func resolve(_ path: String) -> String {
         var absolute = path
-        if !path.hasPrefix("/") {
-            var buffer = [CChar](repeating: 0, count: Int(PATH_MAX))
-            if getcwd(&buffer, buffer.count) != nil {
-                absolute = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) + "/" + path
-            }
+        if !path.hasPrefix("/"), let cwd = getcwd(nil, 0) {
+            defer { free(cwd) }
+            absolute = String(cString: cwd) + "/" + path
         }
         if let real = realpath(absolute, nil) {
             defer { free(real) }

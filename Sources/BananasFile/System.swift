@@ -122,11 +122,15 @@ enum Sys {
         }
     }
 
-    /// Writes all of `bytes`, retrying short writes; false with errno set on failure.
-    static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
+    /// Writes all of `bytes`, retrying short writes; false with errno set on failure. With
+    /// `atOffset`, from that position in the file (pwrite) instead of the descriptor's own.
+    static func writeAll(_ fd: Int32, _ bytes: [UInt8], atOffset start: Int? = nil) -> Bool {
         var offset = 0
         while offset < bytes.count {
-            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, bytes.count - offset) }
+            let n = bytes.withUnsafeBytes { buffer in
+                let from = buffer.baseAddress! + offset, count = bytes.count - offset
+                return start.map { pwrite(fd, from, count, off_t($0 + offset)) } ?? write(fd, from, count)
+            }
             if n < 0 {
                 if errno == EINTR { continue }
                 return false
