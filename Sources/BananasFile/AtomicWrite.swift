@@ -85,13 +85,16 @@ public enum AtomicWrite {
         try replace(path, with: bytes) { _ in true }
     }
 
+    /// From this size a cache's old file is removed before the new one is renamed in.
+    static let removedFirstFrom = 64 * 1024
+
     /// Suffix of our temp files; others' (`.tmp.<pid>` from the Get Bananas server) match too.
     static let tempMarker = ".tmp."
 
     /// - Parameter durable: false skips the fsyncs and the read-back (which, unsynced, would
-    ///   only read the page cache back), and removes the old file before the rename, for
+    ///   only read the page cache back), and removes a large old file before the rename, for
     ///   caches whose loss costs nothing but a recomputation (the base): readers see the old
-    ///   bytes, the new ones, or no file, never a mix.
+    ///   bytes, the new ones, or (for a large file) no file, never a mix.
     static func replace(_ path: String, with bytes: [UInt8], durable: Bool = true, verify: ([UInt8]) -> Bool) throws(ListFileError) {
         try replace(path, with: bytes, durable: durable, calls: PosixFileCalls(), verify: verify)
     }
@@ -127,8 +130,9 @@ public enum AtomicWrite {
         // ext4 (auto_da_alloc) writes a file's data out at once when it is renamed over
         // another: for a cache that cost as much as an fsync (8 ms for 6.5 MB). Renamed onto
         // no file, it is written back later like any other; readers meanwhile see no file for
-        // a moment, which for a cache means only a recomputation.
-        if !durable { calls.unlink(path) }
+        // a moment, which for a cache means only a recomputation. A small file costs nothing
+        // either way, and is renamed over the old one, so readers always find one.
+        if !durable, bytes.count >= AtomicWrite.removedFirstFrom { calls.unlink(path) }
         guard calls.rename(temp, path) else { throw fail(errno, "replace") }
         if durable { calls.syncDirectory(of: path) }
     }

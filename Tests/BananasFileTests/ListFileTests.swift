@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import Synchronization
 @testable import BananasCore
 @testable import BananasFile
 import BananasTestSupport
@@ -61,6 +62,38 @@ func inode(_ path: String) -> UInt64? {
         let next = Hash.content(Array(try Data(contentsOf: URL(fileURLWithPath: folder.listPath))))
         #expect(next != written && file.base?.announced() == next)
         #expect(!FileManager.default.fileExists(atPath: folder.listPath + ".lock"))
+    }
+
+    /// A process that glances at the base while another saves one must find the written
+    /// hashes as one save left them. Written in place, a reader could meet a mix of two saves
+    /// (the same length, shifted by a line) that ended in an older hash; the older base it
+    /// then merged against hid a Get Bananas remove, and the row came back
+    /// (docs/reliability.md, "Fixed: a half-written hash list").
+    @Test func aReaderNeverMeetsTheWrittenHashesHalfWritten() throws {
+        let folder = TempFolder()
+        let store = try #require(ListFile(path: folder.listPath, stateDirectory: folder.path + "/state").base)
+        let saves = (0..<10_000).map { Array("{\"save\": \($0)}".utf8) }
+        let hashes = saves.map(Hash.content)
+        let order = Dictionary(uniqueKeysWithValues: hashes.enumerated().map { ($1, $0) })
+        store.announce(hashes[0])
+        for n in 0..<BaseStore.hashesKept { store.save(nil, written: saves[n]) }  // a full list: each save shifts it
+
+        let done = Mutex(false)
+        DispatchQueue.global().async {
+            for n in BaseStore.hashesKept..<saves.count { store.save(nil, written: saves[n]) }
+            done.withLock { $0 = true }
+        }
+        var glances = 0, mixed: [[String]] = []
+        while !done.withLock({ $0 }) {
+            let seen = store.glance().writtenHashes.map { order[$0] }
+            glances += 1
+            // One save's list: hashes it saved, each the one after the one before.
+            let whole = !seen.isEmpty && seen.allSatisfy { $0 != nil }
+                && zip(seen, seen.dropFirst()).allSatisfy { $0! + 1 == $1! }
+            if !whole { mixed.append(seen.map { $0.map(String.init) ?? "?" }) }
+        }
+        #expect(glances > 100, "the reader ran alongside the writer")
+        #expect(mixed.isEmpty, "\(mixed.count) of \(glances) glances met a mix of saves: \(mixed.prefix(2))")
     }
 
     /// Another process that reads a file bananas wrote may splice its next write into those
