@@ -37,7 +37,7 @@ public struct BananasCommand: ParsableCommand {
         subcommands: [
             EditorCommand.self, ViewCommand.self, ListCommand.self, AddCommand.self, CheckCommand.self, UncheckCommand.self, EditCommand.self,
             RemoveCommand.self, ClearCheckedCommand.self, SectionsCommand.self, StatusCommand.self,
-            ConflictsCommand.self, KeysCommand.self, ThemesCommand.self, MCPCommand.self, SessionCommand.self,
+            ConflictsCommand.self, DeletedCommand.self, RestoreCommand.self, KeysCommand.self, ThemesCommand.self, MCPCommand.self, SessionCommand.self,
         ],
         defaultSubcommand: EditorCommand.self
     )
@@ -86,9 +86,6 @@ struct FileOptions: ParsableArguments {
 
     var listFile: ListFile { Locations.listFile(explicit: file) }
 
-    /// `BANANAS_WHOLE_LIST=1` turns the row patch off (every command decodes the whole list),
-    /// to compare the two paths: the tests and the benchmark do.
-    static var wholeListOnly: Bool { Environment.value("BANANAS_WHOLE_LIST") == "1" }
 }
 
 /// A failure with a message for the user and an exit code.

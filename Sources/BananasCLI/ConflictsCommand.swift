@@ -3,17 +3,18 @@ import BananasCore
 import BananasFile
 import BananasSync
 
-/// `bananas conflicts`: the values that lost to a concurrent edit, kept in this machine's
-/// conflict log; review them, restore one, or dismiss them.
+/// `bananas conflicts`: the values that lost to a concurrent edit, kept in the list file itself
+/// (so every device shows the same ones); review them, restore one, or dismiss them.
 struct ConflictsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "conflicts",
         abstract: "Review values that lost to a concurrent edit, and restore them.",
         discussion: """
-            When two writers change the same field of the same item at about the same time,
-            the later edit wins and the other value is logged here. Restoring one makes it the
-            current value again (a new edit, so it reaches every device); dismissing marks it
-            reviewed. The log keeps the newest \(ConflictLog.capacity) entries.
+            When two writers change the same field (or section) while neither has seen the
+            other's change, the value with the later stamp wins and the other is kept here, in
+            the list file, on every device. Restoring one makes it the current value again;
+            dismissing marks it reviewed. Both are edits that reach every device. The list
+            keeps at most \(ShoppingList.conflictCapacity) records; reviewed ones go after 30 days.
             """,
         subcommands: [ListConflicts.self, RestoreConflict.self, DismissConflicts.self],
         defaultSubcommand: ListConflicts.self
@@ -21,49 +22,39 @@ struct ConflictsCommand: ParsableCommand {
 }
 
 extension ConflictsCommand {
-    static func log(_ options: FileOptions) throws -> ConflictLog {
-        guard let log = options.listFile.state.map(ConflictLog.init(folder:)) else {
-            throw CLIError(message: "there is no state folder for this list", code: ExitCodes.failure)
-        }
-        return log
-    }
-
-    static func find(_ id: String, in entries: [ConflictLog.Entry]) throws -> ConflictLog.Entry {
-        let matches = entries.filter { $0.id.hasPrefix(id.lowercased()) }
+    static func find(_ id: String, in conflicts: [Conflict]) throws -> Conflict {
+        let matches = conflicts.filter { $0.id.hasPrefix(id.lowercased()) }
         guard matches.count == 1 else {
             throw CLIError(
                 message: matches.isEmpty
-                    ? "no conflict \(Output.safe(id)) in the log (see bananas conflicts --all)"
+                    ? "no conflict \(Output.safe(id)) (see bananas conflicts --all)"
                     : "\(Output.safe(id)) matches several conflicts; give more of the id",
                 code: matches.isEmpty ? ExitCodes.notFound : ExitCodes.ambiguous)
         }
         return matches[0]
     }
 
-    static func shown(_ value: FieldValue, _ field: ItemField) -> String {
+    static func shown(_ value: FieldValue, _ field: String) -> String {
         switch value {
         case .text(let s): "\"" + Output.safe(s) + "\""
-        case .flag(let b): field == .checked ? (b ? "checked" : "unchecked") : (b ? "yes" : "no")
+        case .flag(let b): field == "checked" ? (b ? "checked" : "unchecked") : (b ? "yes" : "no")
         case .order(let d): String(d)
         }
     }
 
-    static func line(_ entry: ConflictLog.Entry) -> String {
-        let c = entry.conflict
-        var text = "\(entry.id)  \(Output.safe(c.itemName)) · \(c.field.rawValue): kept \(shown(c.kept, c.field)), lost \(shown(c.lost, c.field))"
-        text += "  (" + String(Timestamp.iso8601(millis: entry.loggedAt).prefix(19).map { $0 == "T" ? " " : $0 }) + ")"
-        if let how = entry.resolution { text += " — " + how }
+    static func line(_ c: Conflict) -> String {
+        var text = "\(c.id)  \(c.isSection ? "section " : "")\(Output.safe(c.name)) · \(c.field): kept \(shown(c.kept, c.field)), lost \(shown(c.lost, c.field))"
+        text += "  (" + String(Timestamp.iso8601(millis: c.lostStamp.millis).prefix(19).map { $0 == "T" ? " " : $0 }) + ")"
+        if let how = c.resolution { text += " — " + how }
         return text
     }
 
-    static func json(_ entry: ConflictLog.Entry) -> JSONValue {
-        let c = entry.conflict
-        return .object([
-            "id": .string(entry.id), "item": .string(c.itemID), "name": .string(c.itemName),
-            "field": .string(c.field.rawValue), "kept": ConflictLog.json(c.kept), "lost": ConflictLog.json(c.lost),
-            "keptStamp": .string(c.keptStamp.encoded), "lostStamp": .string(c.lostStamp.encoded),
-            "loggedAt": .string(Timestamp.iso8601(millis: entry.loggedAt)),
-            "resolution": entry.resolution.map(JSONValue.string) ?? .null,
+    static func json(_ c: Conflict) -> JSONValue {
+        .object([
+            "id": .string(c.id), (c.isSection ? "section" : "item"): .string(c.subjectID), "name": .string(c.name),
+            "field": .string(c.field), "kept": ListCodec.fieldJSON(c.kept), "lost": ListCodec.fieldJSON(c.lost),
+            "lostStamp": .string(c.lostStamp.encoded),
+            "resolution": c.resolution.map(JSONValue.string) ?? .null,
         ])
     }
 }
@@ -77,16 +68,16 @@ struct ListConflicts: ParsableCommand {
 
     func run() throws {
         try perform {
-            let entries = try ConflictsCommand.log(options).entries().filter { all || $0.awaitsReview }
+            let conflicts = try openList(options.listFile, lockTimeoutMillis: options.lockTimeout).list.conflictList(all: all)
             if json {
-                Output.printJSON(.array(entries.map(ConflictsCommand.json)))
+                Output.printJSON(.array(conflicts.map(ConflictsCommand.json)))
                 return
             }
-            if entries.isEmpty {
-                Output.line(all ? "The conflict log is empty." : "No conflicts await review.")
+            if conflicts.isEmpty {
+                Output.line(all ? "No conflicts recorded." : "No conflicts await review.")
                 return
             }
-            entries.forEach { Output.line(ConflictsCommand.line($0)) }
+            conflicts.forEach { Output.line(ConflictsCommand.line($0)) }
             if !all { Output.line("Restore a value: bananas conflicts restore ID · mark reviewed: bananas conflicts dismiss ID") }
         }
     }
@@ -101,17 +92,15 @@ struct RestoreConflict: ParsableCommand {
 
     func run() throws {
         try perform {
-            let log = try ConflictsCommand.log(options)
-            let entry = try ConflictsCommand.find(id, in: log.entries())
-            let c = entry.conflict
-            try mutate(options) { list in
-                guard list.item(c.itemID) != nil else {
-                    throw CLIError(message: "\(Output.safe(c.itemName)) is no longer on the list; add it again instead", code: ExitCodes.notFound)
+            let restored: Conflict = try mutate(options) { list in
+                let conflict = try ConflictsCommand.find(id, in: list.conflictList(all: true))
+                do {
+                    return (try list.restoreEdit(conflict), conflict)
+                } catch EditError.noSuchItem {
+                    throw CLIError(message: "\(Output.safe(conflict.name)) is no longer on the list; bring it back with bananas restore first", code: ExitCodes.notFound)
                 }
-                return (ListEdit.update(id: c.itemID, changes: [c.field: c.lost]), ())
             }
-            try log.resolve(entry.id, as: "restored", at: Clock.nowMillis())
-            Output.line("Restored \(Output.safe(c.itemName)) · \(c.field.rawValue) = \(ConflictsCommand.shown(c.lost, c.field))")
+            Output.line("Restored \(Output.safe(restored.name)) · \(restored.field) = \(ConflictsCommand.shown(restored.lost, restored.field))")
         }
     }
 }
@@ -130,12 +119,85 @@ struct DismissConflicts: ParsableCommand {
 
     func run() throws {
         try perform {
-            let log = try ConflictsCommand.log(options)
-            let waiting = log.awaitingReview()
-            let chosen = all ? waiting : try ids.map { try ConflictsCommand.find($0, in: log.entries()) }
-            let now = Clock.nowMillis()
-            for entry in chosen { try log.resolve(entry.id, as: "dismissed", at: now) }
-            Output.line(chosen.count == 1 ? "Dismissed 1 conflict." : "Dismissed \(chosen.count) conflicts.")
+            let count: Int = try mutate(options) { list in
+                let waiting = list.conflictList()
+                let chosen = all ? waiting : try ids.map { try ConflictsCommand.find($0, in: list.conflictList(all: true)) }
+                return (list.dismissEdit(chosen), chosen.count)
+            }
+            Output.line(count == 1 ? "Dismissed 1 conflict." : "Dismissed \(count) conflicts.")
+        }
+    }
+}
+
+/// `bananas deleted`: the items deleted recently (from any device), which `bananas restore`
+/// brings back. The safety net when a writer deletes what it should not.
+struct DeletedCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "deleted",
+        abstract: "List recently deleted items (bring one back with bananas restore).",
+        discussion: "Deleted items are kept hidden for 180 days, on every device that shares the list.")
+
+    @OptionGroup var options: FileOptions
+    @Flag(help: "Print JSON.") var json = false
+
+    func run() throws {
+        try perform {
+            let deleted = try openList(options.listFile, lockTimeoutMillis: options.lockTimeout).list.recentlyDeleted
+            if json {
+                Output.printJSON(.array(deleted.map { entry in
+                    var object = Output.json(entry.item)
+                    if case .object(var fields) = object {
+                        fields["deletedAt"] = .string(Timestamp.iso8601(millis: entry.deleted.stamp.millis))
+                        object = .object(fields)
+                    }
+                    return object
+                }))
+                return
+            }
+            if deleted.isEmpty {
+                Output.line("Nothing was deleted recently.")
+                return
+            }
+            for (item, tombstone) in deleted {
+                let when = String(Timestamp.iso8601(millis: tombstone.stamp.millis).prefix(16).map { $0 == "T" ? " " : $0 })
+                Output.line("\(item.id.prefix(8))  \(Output.safe(item.name))\(item.amount.isEmpty ? "" : " (" + Output.safe(item.amount) + ")") · \(Output.sectionTitle(item.section)) · deleted \(when)")
+            }
+            Output.line("Bring one back: bananas restore NAME-OR-ID")
+        }
+    }
+}
+
+struct RestoreCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "restore", abstract: "Bring back recently deleted items (a new edit that reaches every device).")
+
+    @OptionGroup var options: FileOptions
+    @Argument(help: "Items: id, id prefix, or name, as `bananas deleted` shows them.") var items: [String]
+
+    func run() throws {
+        try perform {
+            let restored: [Item] = try mutate(options) { list in
+                let deleted = ShoppingList(rows: list.recentlyDeleted.map(\.item))
+                var found: [Item] = []
+                for query in items {
+                    do {
+                        let item = try Addressing.resolve(query, in: deleted, allowNamePrefix: true)
+                        if !found.contains(where: { $0.id == item.id }) { found.append(item) }
+                    } catch let error as AddressError {
+                        if list.item(query) != nil || list.firstItem(named: query) != nil {
+                            throw CLIError(message: "\(Output.safe(query)) is on the list (not deleted)", code: ExitCodes.notFound)
+                        }
+                        throw error
+                    }
+                }
+                var steps: [ListEdit] = []
+                for item in found {
+                    if let ensure = list.ensureSectionEdit(item.section), !steps.contains(ensure) { steps.append(ensure) }
+                    steps.append(.insert(item))
+                }
+                return (.batch(steps), found)
+            }
+            for item in restored { Output.line("Restored \(Output.safe(item.name)) to \(Output.sectionTitle(item.section))") }
         }
     }
 }

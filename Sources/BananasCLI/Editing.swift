@@ -12,19 +12,6 @@ func mutate<Report>(
     try openList(options.listFile, lockTimeoutMillis: options.lockTimeout).commit(lockTimeoutMillis: options.lockTimeout, build)
 }
 
-/// `mutate`, done first as a row patch (`ListFile.patch`: the file's bytes edited without
-/// decoding every row) with `quickly`, when the file allows it; else as `mutate` does.
-func mutate<Report>(
-    _ options: FileOptions,
-    quickly: (RowScan) throws -> (edit: ListEdit?, report: Report),
-    _ build: (ShoppingList) throws -> (edit: ListEdit?, report: Report)
-) throws -> Report {
-    if !FileOptions.wholeListOnly, let report = try options.listFile.patch(lockTimeoutMillis: options.lockTimeout, quickly) {
-        return report
-    }
-    return try mutate(options, build)
-}
-
 /// The command's session on the list (it reads the file), kept until the process exits.
 ///
 /// A command is one short process: freeing the lists it decoded, item by item, on the way

@@ -69,46 +69,8 @@ struct AddCommand: ParsableCommand {
     @Flag(help: "Add even when the name is already on the list.") var duplicate = false
     @Flag(help: "Print the added items as JSON.") var json = false
 
-    static let defaultSection = "Other"
-
     func validate() throws {
         if names.isEmpty { throw ValidationError("name at least one item to add") }
-    }
-
-    /// The edit that adds `names` (validated, without repeats) to `list`, and what to say
-    /// about each. The same for a decoded list and for a file read as rows (`RowScan`).
-    static func plan(
-        _ names: [String], amount: String?, section: String?, optional: Bool, duplicate: Bool, in list: any ItemQueries
-    ) throws -> (edit: ListEdit?, report: [(Item, String)]) {
-        var steps: [ListEdit] = []
-        var reports: [(Item, String)] = []
-        let target = try section.map { try list.section(named: $0) ?? $0 } ?? defaultSection
-        var order = try list.nextSortOrder
-        var sectionEnsured = false
-        for name in names {
-            let existing = try list.firstItem(named: name)
-            if let existing, !duplicate {
-                if existing.checked {
-                    var changes: [ItemField: FieldValue] = [.checked: .flag(false)]
-                    if let amount { changes[.amount] = .text(amount) }
-                    if optional { changes[.optional] = .flag(true) }
-                    steps.append(.update(id: existing.id, changes: changes))
-                    reports.append((existing, "unchecked (it was already on the list)"))
-                } else {
-                    reports.append((existing, "is already on the list (use --duplicate to add it again)"))
-                }
-                continue
-            }
-            let item = Item(id: ItemID.random(), name: name, amount: amount ?? "", section: target,
-                            optional: optional, sortOrder: order)
-            order += 1024
-            // The section is created only when an item goes into it.
-            if !sectionEnsured, let ensure = list.ensureSectionEdit(target) { steps.insert(ensure, at: 0) }
-            sectionEnsured = true
-            steps.append(.insert(item))
-            reports.append((item, "added to " + Output.sectionTitle(target)))
-        }
-        return (.batch(steps), reports)
     }
 
     func run() throws {
@@ -122,10 +84,16 @@ struct AddCommand: ParsableCommand {
             let section = try self.section.map { try TextRules.validated($0, as: .section) }
             if section?.isEmpty == true { throw TextRules.Violation.empty(.section) }
 
-            let plan = { (list: any ItemQueries) throws -> (edit: ListEdit?, report: [(Item, String)]) in
-                try Self.plan(names, amount: amount, section: section, optional: optional, duplicate: duplicate, in: list)
+            let reports = try mutate(options) { list -> (edit: ListEdit?, report: [(Item, String)]) in
+                let plan = list.addEdit(names, amount: amount, section: section, optional: optional, duplicate: duplicate)
+                return (plan.edit, plan.outcomes.map { outcome in
+                    switch outcome {
+                    case .added(let item): (item, "added to " + Output.sectionTitle(item.section))
+                    case .unchecked(let item): (item, "unchecked (it was already on the list)")
+                    case .alreadyOnList(let item): (item, "is already on the list (use --duplicate to add it again)")
+                    }
+                })
             }
-            let reports = try mutate(options, quickly: plan, plan)
             if json {
                 Output.printJSON(.object(["items": .array(reports.map { Output.json($0.0) })]))
             } else {
@@ -145,14 +113,7 @@ protocol CheckingCommand: ParsableCommand {
 extension CheckingCommand {
     func run() throws {
         try perform {
-            let changed: [Item] = try mutate(options, quickly: { scan in
-                var found: [Item] = []
-                for query in items {
-                    let item = try scan.item(try scan.resolveExactly(query))
-                    if !found.contains(where: { $0.id == item.id }) { found.append(item) }
-                }
-                return (.batch(found.map { .update(id: $0.id, changes: [.checked: .flag(Self.value)]) }), found)
-            }) { list in
+            let changed: [Item] = try mutate(options) { list in
                 let found = try resolveAll(items, in: list)
                 return (.batch(found.map { .update(id: $0.id, changes: [.checked: .flag(Self.value)]) }), found)
             }

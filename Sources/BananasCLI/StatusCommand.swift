@@ -18,8 +18,15 @@ struct StatusCommand: ParsableCommand {
             var fields: [String: JSONValue] = ["file": .string(file.path)]
             var lines = ["file: " + file.path]
             var failure: ListFileError?
+            var conflicts: [Conflict] = []
+            var skew: (millis: Int64, replica: String)?
             do throws(ListFileError) {
                 let snapshot = try file.load()
+                conflicts = snapshot.list.conflictList()
+                let now = Clock.nowMillis()
+                if let ahead = snapshot.list.furthestAhead(of: now), ahead.lead(over: now) > SyncStatus.skewWarningMillis {
+                    skew = (ahead.lead(over: now), ahead.replica)
+                }
                 let items = snapshot.list.items
                 let checked = items.filter(\.checked).count
                 fields["exists"] = .bool(snapshot.exists)
@@ -45,7 +52,6 @@ struct StatusCommand: ParsableCommand {
             }
             // The sync state as the editor would show it, for this machine.
             let waiting = file.state.map { Journal.orphans(in: $0.journalsPath).reduce(0) { $0 + $1.entries.count } } ?? 0
-            let conflicts = file.state.map { ConflictLog(folder: $0).awaitingReview() } ?? []
             var status = SyncStatus()
             status.pausedBy = failure
             status.pendingCount = waiting
@@ -63,6 +69,14 @@ struct StatusCommand: ParsableCommand {
             }
             if !conflicts.isEmpty {
                 lines.append("conflicts: \(conflicts.count) awaiting review (bananas conflicts)")
+            }
+            if let skew {
+                status.clockSkewMillis = skew.millis
+                status.clockSkewReplica = skew.replica
+                fields["clockSkew"] = .object(["aheadSeconds": .number(Double(skew.millis / 1000)), "replica": .string(skew.replica)])
+                lines.append("clock skew: a stamp in the list is \(SyncStatus.duration(skew.millis)) ahead of this clock (from \(skew.replica)); edits here still win over the values they replace")
+            } else {
+                fields["clockSkew"] = .null
             }
             for copy in copies {
                 lines.append("conflict copy not merged: " + Output.safe(copy.name) + " (" + Output.safe(copy.detail) + ")")

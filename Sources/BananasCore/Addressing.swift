@@ -116,22 +116,6 @@ extension ShoppingList {
             if let best = found, (best.sortOrder, best.id) < (item.sortOrder, item.id) { continue }
             found = item
         }
-        return found
+        return found.map(shown)
     }
 }
-
-/// The questions an `add` asks of the list it adds to. A decoded list answers them; so does
-/// a file read without decoding its rows (BananasFile's `RowScan`), which throws where only
-/// the whole list can answer.
-public protocol ItemQueries {
-    /// The first visible item (in list order) with this name in any case.
-    func firstItem(named name: String) throws -> Item?
-    /// Past every row's sortOrder, hidden rows' too.
-    var nextSortOrder: Double { get throws }
-    /// The section a user means by `name` (see `ShoppingList.section(named:)`).
-    func section(named name: String) throws -> String?
-    /// The edit that adds `name` to the list's own sections, if it is not there.
-    func ensureSectionEdit(_ name: String) -> ListEdit?
-}
-
-extension ShoppingList: ItemQueries {}

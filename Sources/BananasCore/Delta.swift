@@ -1,17 +1,17 @@
-/// The part of a list one stamped edit touched: the rows with a field carrying that stamp,
-/// the tombstones it made, and the sections register. Merging the delta into any copy of the
-/// list has the same effect as the edit had, so a journal of deltas can be replayed in any
-/// order, any number of times (merge is a join).
+/// The part of a list one edit touched: the rows, deletes, sections and conflict records
+/// that differ from the list before it. Merging the delta into any copy of the list has the
+/// same effect as the edit had, so a journal of deltas can be replayed in any order, any
+/// number of times (merge is a join).
 extension ShoppingList {
-    public func delta(stampedWith stamp: Stamp) -> ShoppingList {
-        var delta = ShoppingList(sections: sections, sectionsStamp: sectionsStamp)
-        for (id, row) in rows where ItemField.allCases.contains(where: { row.stamps[$0] == stamp }) {
-            delta.rows[id] = row
-        }
-        for (id, deleted) in tombstones where deleted == stamp {
-            delta.tombstones[id] = deleted
+    public func delta(from before: ShoppingList) -> ShoppingList {
+        var delta = ShoppingList(sectionEntries: sectionEntries.filter { before.sectionEntries[$0.key] != $0.value })
+        let ids = Self.differingRowIDs(rows, before.rows) ?? rows.keys.filter { before.rows[$0] != rows[$0] }
+        for id in ids { delta.rows[id] = rows[id] }
+        for (id, tombstone) in tombstones where before.tombstones[id] != tombstone {
+            delta.tombstones[id] = tombstone
             if let row = rows[id] { delta.rows[id] = row }
         }
+        for (key, record) in conflicts where before.conflicts[key] != record { delta.conflicts[key] = record }
         return delta
     }
 
@@ -26,7 +26,7 @@ extension ShoppingList {
     /// True when both show the same: the same sections and the same visible items with the
     /// same values (stamps aside). A file that differs from what we hold needs writing.
     public func hasSameVisibleContent(as other: ShoppingList) -> Bool {
-        guard sections == other.sections else { return false }
+        guard sections == other.sections, sectionEntries.mapValues(\.name) == other.sectionEntries.mapValues(\.name) else { return false }
         if tombstones == other.tombstones, let ids = Self.differingRowIDs(rows, other.rows) {
             // The same ids and deletes: only the rows that differ can differ in what shows.
             return ids.allSatisfy { id in

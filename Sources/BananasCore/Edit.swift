@@ -3,12 +3,26 @@
 public indirect enum ListEdit: Hashable, Sendable {
     /// Adds a row, or brings back a deleted one; every field takes the edit's stamp.
     case insert(Item)
-    /// Changes the given fields of a visible item.
-    case update(id: String, changes: [ItemField: FieldValue])
-    /// Deletes a visible item (a tombstone; the row is kept hidden).
+    /// Changes the given fields of a visible item. `seen` names, for fields whose value the
+    /// author saw in a prompt opened earlier, the stamp of that value: a value that changed
+    /// since is overwritten knowingly, and recorded as a conflict for review (rule 7).
+    case update(id: String, changes: [ItemField: FieldValue], seen: [ItemField: Stamp] = [:])
+    /// Undo of an update: sets the fields back only if each still holds the value the undone
+    /// edit wrote (`expecting` its stamp); otherwise changes nothing and throws
+    /// `EditError.changedSince` (rule 7).
+    case revert(id: String, changes: [ItemField: FieldValue], expecting: [ItemField: Stamp])
+    /// Deletes a visible item (a tombstone that remembers what it saw; the row is kept hidden).
     case delete(id: String)
-    /// Replaces the ordered list of sections.
+    /// Undo of an insert: deletes the item only if no field changed since (`expecting` its
+    /// stamps); otherwise throws `EditError.changedSince`.
+    case retract(id: String, expecting: ItemStamps)
+    /// Makes the sections not removed these names, in this order: new names are added, names
+    /// left out are removed, the others keep their identity and move as little as it takes.
     case setSections([String])
+    /// Changes fields of one section (by key): a rename, a move, a removal. Items are untouched.
+    case updateSection(key: String, changes: [SectionField: FieldValue])
+    /// Marks a conflict record reviewed ("restored" or "dismissed").
+    case review(ConflictRecord.Key, resolution: String)
     /// Several edits as one (one undo step).
     case batch([ListEdit])
 }
@@ -16,55 +30,123 @@ public indirect enum ListEdit: Hashable, Sendable {
 public enum EditError: Error, Equatable, CustomStringConvertible {
     case noSuchItem(String)
     case itemExists(String)
+    /// Undo met a value written since by someone else: nothing was changed.
+    case changedSince(id: String, field: String)
+    case noSuchConflict
 
     public var description: String {
         switch self {
         case .noSuchItem(let id): "no item with id \(id) on the list"
         case .itemExists(let id): "an item with id \(id) is already on the list"
+        case .changedSince(_, let field): "its \(field) was changed since by another edit, which undo does not overwrite"
+        case .noSuchConflict: "no such conflict"
         }
     }
 }
 
 extension ShoppingList {
-    /// Applies `edit`, stamping every field it changes with `stamp`, and returns the edit
-    /// that undoes it. `modifiedAt` is written to the changed rows' `lastModified`.
-    /// A change to a value it already has is no change: no stamp, nothing in the inverse.
+    /// Applies `edit` with the clock's `stamp` and returns the edit that undoes it. Every field
+    /// it changes is stamped `Stamp.edit(stamp, replacing:)` the value's stamp, so the edit
+    /// beats the value its author saw whatever the clocks say (rule 1). `modifiedAt` is
+    /// written to the changed rows' `lastModified`. A change to a value it already has is no
+    /// change: no stamp, nothing in the inverse.
     @discardableResult
     public mutating func apply(_ edit: ListEdit, stamp: Stamp, modifiedAt: String? = nil) throws -> ListEdit {
         switch edit {
-        case .insert(var item):
-            if isVisible(item.id) { throw EditError.itemExists(item.id) }
-            item.stamps = ItemStamps(all: stamp)
+        case .insert(let given):
+            if isVisible(given.id) { throw EditError.itemExists(given.id) }
+            var item = given
+            item.section = sectionKey(named: given.section)
+            let hidden = rows[given.id]
+            let deleted = tombstones[given.id]
+            var stamps = hidden?.stamps ?? ItemStamps()
+            for field in ItemField.allCases {
+                let replaced = max(hidden?.stamps[field] ?? .zero, deleted?.seen[field] ?? .zero)
+                stamps.supersede(field, with: Stamp.edit(stamp, replacing: replaced))
+                if hidden == nil { stamps.setSeen(field, []) }
+            }
+            item.stamps = stamps
             item.lastModified = modifiedAt ?? item.lastModified
             rows[item.id] = item
-            return .delete(id: item.id)
+            return .retract(id: item.id, expecting: stamps)
 
-        case .update(let id, let changes):
-            guard var item = item(id) else { throw EditError.noSuchItem(id) }
+        case .update(let id, let changes, let seen):
+            guard isVisible(id), var item = rows[id] else { throw EditError.noSuchItem(id) }
             var undo: [ItemField: FieldValue] = [:]
-            for (field, value) in changes where item[field] != value {
-                undo[field] = item[field]
+            var wrote: [ItemField: Stamp] = [:]
+            for (field, given) in changes.sorted(by: { $0.key < $1.key }) {
+                let value = field == .section ? .text(sectionKey(named: given.text)) : given
+                guard item[field] != value else { continue }
+                let fieldStamp = Stamp.edit(stamp, replacing: item.stamps[field])
+                if let saw = seen[field], saw != item.stamps[field], !item.stamps[field].isZero {
+                    // The author saw an older value: the one overwritten goes to review.
+                    let record = ConflictRecord(key: .init(subject: .item(id, field), lostStamp: item.stamps[field]),
+                                                lost: item[field], keptStamp: fieldStamp, label: item.name)
+                    conflicts[record.key] = conflicts[record.key].map { $0.merged(with: record) } ?? record
+                }
+                undo[field] = shown(item)[field]
                 item[field] = value
-                item.stamps[field] = stamp
+                item.stamps.supersede(field, with: fieldStamp)
+                wrote[field] = fieldStamp
             }
             if !undo.isEmpty {
                 item.lastModified = modifiedAt ?? item.lastModified
                 rows[id] = item
             }
-            return .update(id: id, changes: undo)
+            return .revert(id: id, changes: undo, expecting: wrote)
+
+        case .revert(let id, let changes, let expecting):
+            guard let item = rows[id], isVisible(id) else { throw EditError.noSuchItem(id) }
+            for field in changes.keys.sorted() where item.stamps[field] != expecting[field] {
+                throw EditError.changedSince(id: id, field: field.rawValue)
+            }
+            return try apply(.update(id: id, changes: changes), stamp: stamp, modifiedAt: modifiedAt)
 
         case .delete(let id):
-            guard let item = item(id) else { throw EditError.noSuchItem(id) }
-            tombstones[id] = max(tombstones[id] ?? .zero, stamp)
-            return .insert(item)
+            guard isVisible(id), let row = rows[id] else { throw EditError.noSuchItem(id) }
+            let tombstone = Tombstone(stamp: Stamp.edit(stamp, replacing: row.stamps.newest), seen: row.stamps)
+            tombstones[id] = tombstones[id].map { $0.merged(with: tombstone) } ?? tombstone
+            return .insert(shown(row))
 
-        case .setSections(let newSections):
+        case .retract(let id, let expecting):
+            guard let row = rows[id], isVisible(id) else { throw EditError.noSuchItem(id) }
+            for field in ItemField.allCases where row.stamps[field] != expecting[field] {
+                throw EditError.changedSince(id: id, field: field.rawValue)
+            }
+            return try apply(.delete(id: id), stamp: stamp, modifiedAt: modifiedAt)
+
+        case .setSections(let names):
             let old = sections
-            if old != newSections {
-                sections = newSections
-                sectionsStamp = stamp
+            guard old != names else { return .setSections(old) }
+            for step in sectionSteps(toShow: names, stamp: stamp) {
+                try apply(step, stamp: stamp, modifiedAt: modifiedAt)
             }
             return .setSections(old)
+
+        case .updateSection(let key, let changes):
+            let existing = sectionEntries[key]
+            var entry = existing ?? SectionEntry(key: key, position: nextSectionPosition)
+            var undo: [SectionField: FieldValue] = [:]
+            for (field, value) in changes.sorted(by: { $0.key.stampIndex < $1.key.stampIndex }) where entry[field] != value {
+                undo[field] = entry[field]
+                entry[field] = value
+                entry.stamps.supersede(field, with: Stamp.edit(stamp, replacing: entry.stamps[field]))
+            }
+            if existing == nil {
+                // A new section: every field is this edit's (a later edit of one beats it).
+                for field in SectionField.allCases where entry.stamps[field].isZero { entry.stamps[field] = stamp }
+                undo = [.removed: .flag(true)]
+            }
+            if sectionEntries[key] != entry { sectionEntries[key] = entry }
+            return .updateSection(key: key, changes: undo)
+
+        case .review(let key, let resolution):
+            guard var record = conflicts[key] else { throw EditError.noSuchConflict }
+            let previous = (record.resolved, record.resolution)
+            record.resolved = Stamp.edit(stamp, replacing: max(record.resolved, record.key.lostStamp, record.keptStamp))
+            record.resolution = resolution
+            conflicts[key] = record
+            return previous.0.isZero ? .review(key, resolution: "") : .review(key, resolution: previous.1)
 
         case .batch(let edits):
             // All or nothing: a failing step leaves the list as it was.
@@ -77,13 +159,91 @@ extension ShoppingList {
             return .batch(inverses.reversed())
         }
     }
+
+    /// A position after every section.
+    var nextSectionPosition: Double {
+        (sectionEntries.values.map(\.position).max() ?? 0).rounded(.down) + 1024
+    }
+
+    /// The section edits that make the sections shown `names`, in order: known names keep
+    /// their section (a removed one comes back), new names get a section keyed by the name
+    /// (or by the name and the stamp when a renamed section holds that key), the ones left
+    /// out are removed, and only sections out of order move (the others keep their
+    /// positions, so a concurrent move of another section survives).
+    func sectionSteps(toShow names: [String], stamp: Stamp) -> [ListEdit] {
+        var steps: [ListEdit] = []
+        var keys: [String] = []
+        var taken = Set<String>()
+        for name in names {
+            let key = sectionKey(named: name)
+            var chosen = key
+            if let entry = sectionEntries[key], entry.name != name || taken.contains(key) {
+                chosen = name + "@" + (stamp.compact ?? stamp.encoded)
+            }
+            taken.insert(chosen)
+            keys.append(chosen)
+        }
+        for (key, entry) in sectionEntries where !entry.removed && !taken.contains(key) {
+            steps.append(.updateSection(key: key, changes: [.removed: .flag(true)]))
+        }
+        // Keep the positions of the longest run already in order; place the others between.
+        let current = keys.map { sectionEntries[$0].flatMap { $0.removed ? nil : $0.position } }
+        let keep = Set(Self.longestIncreasingRun(current))
+        var previous = -Double.greatestFiniteMagnitude
+        for (index, key) in keys.enumerated() {
+            var changes: [SectionField: FieldValue] = [:]
+            if let entry = sectionEntries[key] {
+                if entry.removed { changes[.removed] = .flag(false) }
+                if entry.name != names[index] { changes[.name] = .text(names[index]) }
+            } else {
+                changes[.name] = .text(names[index])
+            }
+            var position = current[index] ?? previous
+            if !keep.contains(index) {
+                let next = (index + 1..<keys.count).first(where: keep.contains).flatMap { current[$0] }
+                position = switch (previous == -Double.greatestFiniteMagnitude ? nil : previous, next) {
+                case (nil, nil): 1024
+                case (let p?, nil): p.rounded(.down) + 1024
+                case (nil, let n?): n - 1024
+                case (let p?, let n?): (p + n) / 2
+                }
+                changes[.position] = .order(position)
+            }
+            previous = position
+            if !changes.isEmpty || sectionEntries[key] == nil { steps.append(.updateSection(key: key, changes: changes)) }
+        }
+        return steps
+    }
+
+    /// The indices of a longest strictly increasing run of the known values (nil: unknown).
+    static func longestIncreasingRun(_ values: [Double?]) -> [Int] {
+        var best: [[Int]] = []
+        for (index, value) in values.enumerated() {
+            guard let value else { best.append([]); continue }
+            var chain: [Int] = []
+            for earlier in 0..<index {
+                if let other = values[earlier], other < value, best[earlier].count > chain.count { chain = best[earlier] }
+            }
+            best.append(chain + [index])
+        }
+        return best.max { $0.count < $1.count } ?? []
+    }
+}
+
+extension FieldValue {
+    /// The text of a text value ("" otherwise).
+    var text: String {
+        if case .text(let text) = self { return text }
+        return ""
+    }
 }
 
 extension ListEdit {
     /// True when applying this edit changes nothing (an update with no changes, an empty batch).
     public var isEmpty: Bool {
         switch self {
-        case .update(_, let changes): changes.isEmpty
+        case .update(_, let changes, _), .revert(_, let changes, _): changes.isEmpty
+        case .updateSection(_, let changes): changes.isEmpty
         case .batch(let edits): edits.allSatisfy(\.isEmpty)
         default: false
         }

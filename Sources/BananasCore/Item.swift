@@ -7,25 +7,15 @@ public enum ItemField: String, CaseIterable, Sendable, Hashable, Comparable {
     }
 }
 
-/// One stamp per merged field. A zero stamp means "never stamped" (written by a writer that
-/// keeps no stamps, or read from a version-1 file).
-public struct ItemStamps: Hashable, Sendable {
-    private var values: [Stamp]
+/// A set of fields merged one by one, each with its own stamp: an item's or a section's.
+public protocol StampedField: CaseIterable, Hashable, Sendable {
+    /// The field's place in `allCases` (a table of stamps is indexed by it).
+    var stampIndex: Int { get }
+}
 
-    public init(all stamp: Stamp = .zero) {
-        values = Array(repeating: stamp, count: ItemField.allCases.count)
-    }
-
-    public subscript(field: ItemField) -> Stamp {
-        get { values[Self.index(field)] }
-        set { values[Self.index(field)] = newValue }
-    }
-
-    /// The newest stamp of any field.
-    public var newest: Stamp { values.max() ?? .zero }
-
-    private static func index(_ field: ItemField) -> Int {
-        switch field {
+extension ItemField: StampedField {
+    public var stampIndex: Int {
+        switch self {
         case .name: 0
         case .amount: 1
         case .section: 2
@@ -35,6 +25,73 @@ public struct ItemStamps: Hashable, Sendable {
         }
     }
 }
+
+/// One stamp per field, and for each field the stamps of the values it superseded (its
+/// `seen` history, newest first, at most `historyLimit`). A zero stamp means "never stamped"
+/// (written by a writer that keeps no stamps, or read from a version-1 file).
+///
+/// The history is what tells an overwrite from a conflict (docs/sync.md, "The merge
+/// contract"): a value whose stamp is in the other value's history was seen by that value's
+/// author and replaced knowingly; two values neither of which saw the other are concurrent,
+/// and the one that loses is recorded.
+public struct StampTable<Field: StampedField>: Hashable, Sendable {
+    private var values: [Stamp]
+    private var histories: [[Stamp]]
+
+    /// How many superseded stamps a field remembers. A value older than that many edits on
+    /// the other side is no longer known to have been seen: merging it records a conflict
+    /// (a review too many, never a value lost in silence).
+    public static var historyLimit: Int { 4 }
+
+    public init(all stamp: Stamp = .zero) {
+        values = Array(repeating: stamp, count: Field.allCases.count)
+        histories = Array(repeating: [], count: Field.allCases.count)
+    }
+
+    public subscript(field: Field) -> Stamp {
+        get { values[field.stampIndex] }
+        set { values[field.stampIndex] = newValue }
+    }
+
+    /// The stamps of the values this field's value superseded, newest first.
+    public func seen(_ field: Field) -> [Stamp] { histories[field.stampIndex] }
+
+    public mutating func setSeen(_ field: Field, _ stamps: [Stamp]) {
+        histories[field.stampIndex] = Self.trimmedHistory(stamps)
+    }
+
+    /// Replaces the field's stamp with `stamp`, remembering the one it supersedes.
+    public mutating func supersede(_ field: Field, with stamp: Stamp) {
+        let at = field.stampIndex
+        let old = values[at]
+        if !old.isZero { histories[at] = Self.trimmedHistory([old] + histories[at]) }
+        values[at] = stamp
+    }
+
+    /// True when the field's value was written by someone who had seen the value stamped
+    /// `stamp`: it is that value, or superseded it. An unstamped value (the oldest truth) is
+    /// seen by every stamped one.
+    public func hasSeen(_ field: Field, _ stamp: Stamp) -> Bool {
+        let at = field.stampIndex
+        return values[at] == stamp || stamp.isZero || histories[at].contains(stamp)
+    }
+
+    /// The newest stamp of any field.
+    public var newest: Stamp { values.max() ?? .zero }
+
+    /// True when no field remembers a superseded stamp.
+    public var hasNoHistory: Bool { histories.allSatisfy(\.isEmpty) }
+
+    /// Newest first, without repeats or zero stamps, at most `historyLimit`.
+    static func trimmedHistory(_ stamps: [Stamp]) -> [Stamp] {
+        var unique: [Stamp] = []
+        for stamp in stamps.sorted(by: >) where !stamp.isZero && unique.last != stamp { unique.append(stamp) }
+        return unique.count > historyLimit ? Array(unique.prefix(historyLimit)) : unique
+    }
+}
+
+/// One stamp per item field.
+public typealias ItemStamps = StampTable<ItemField>
 
 /// The value of one field, for edits that name a field.
 public enum FieldValue: Hashable, Sendable, CustomStringConvertible {
@@ -69,6 +126,7 @@ public struct Item: Hashable, Sendable, Identifiable {
         var lastModified: String?
         var stamps: ItemStamps
         var extra: [String: JSONValue]
+        var heldByStampless = false
 
         init(id: String, name: String, amount: String, section: String, checked: Bool, optional: Bool,
              sortOrder: Double, lastModified: String?, stamps: ItemStamps, extra: [String: JSONValue]) {
@@ -85,8 +143,10 @@ public struct Item: Hashable, Sendable, Identifiable {
         }
 
         func copy() -> Storage {
-            Storage(id: id, name: name, amount: amount, section: section, checked: checked, optional: optional,
-                    sortOrder: sortOrder, lastModified: lastModified, stamps: stamps, extra: extra)
+            let copy = Storage(id: id, name: name, amount: amount, section: section, checked: checked, optional: optional,
+                               sortOrder: sortOrder, lastModified: lastModified, stamps: stamps, extra: extra)
+            copy.heldByStampless = heldByStampless
+            return copy
         }
     }
 
@@ -145,6 +205,12 @@ public struct Item: Hashable, Sendable, Identifiable {
         set { unique().stamps = newValue }
         _modify { yield &unique().stamps }
     }
+    /// True once the row was in a whole-list save by a writer that keeps no stamps: that
+    /// writer held it, so its absence from a later such save is a delete (rule 4).
+    public var heldByStampless: Bool {
+        get { storage.heldByStampless }
+        set { unique().heldByStampless = newValue }
+    }
     /// Keys of this row we do not understand, kept so a rewrite never drops them.
     public var extra: [String: JSONValue] {
         get { storage.extra }
@@ -170,6 +236,7 @@ public struct Item: Hashable, Sendable, Identifiable {
         return x.id == y.id && x.name == y.name && x.amount == y.amount && x.section == y.section
             && x.checked == y.checked && x.optional == y.optional && x.sortOrder == y.sortOrder
             && x.lastModified == y.lastModified && x.stamps == y.stamps && x.extra == y.extra
+            && x.heldByStampless == y.heldByStampless
     }
 
     public func hash(into hasher: inout Hasher) {

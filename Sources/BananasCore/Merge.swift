@@ -1,7 +1,10 @@
-/// The merge of two copies of a list. Per field, the value with the greater stamp wins;
-/// deletes are tombstones; the sections list is one register. `merge` makes no stamps and
-/// reads no clock, and it is commutative, associative and idempotent (property tests prove
-/// it), so any number of copies merged in any order give the same list.
+/// The merge of two copies of a list (the merge contract, docs/sync.md). Per field, the value
+/// with the greater stamp wins; when neither value's author had seen the other (they are
+/// concurrent), the loser becomes a conflict record, kept in the list for every device to
+/// review. Deletes hide the row version their author saw; sections merge one by one.
+/// `merge` makes no stamps and reads no clock, and it is commutative, associative and
+/// idempotent (property tests prove it), so any number of copies merged in any order give the
+/// same list and the same conflict records.
 extension ShoppingList {
     public func merged(with other: ShoppingList) -> ShoppingList {
         var result = self
@@ -10,9 +13,9 @@ extension ShoppingList {
     }
 
     public mutating func merge(_ other: ShoppingList) {
-        if winner(other.sectionsStamp, other.sections, over: sectionsStamp, sections) {
-            sections = other.sections
-            sectionsStamp = other.sectionsStamp
+        var found: [ConflictRecord] = []
+        if other.sectionEntries != sectionEntries {
+            sectionEntries = Self.mergeSections(sectionEntries, other.sectionEntries, records: &found)
         }
         var copies: [String] = []
         if rows.isEmpty {
@@ -22,7 +25,7 @@ extension ShoppingList {
             // The same rows on both sides, most of them the same copies: merge only the others.
             for id in differing {
                 guard let ours = rows[id], let theirs = other.rows[id] else { continue }
-                let merged = Self.mergeRow(ours, theirs)
+                let merged = Self.mergeRow(ours, theirs, records: &found)
                 if merged != ours { rows[id] = merged }
             }
             // Equal rows in separate boxes (a file decoded again, a store's own edits that
@@ -30,11 +33,21 @@ extension ShoppingList {
             // the two compares them by identity.
             for id in copies { rows[id] = other.rows[id] }
         } else {
-            mergeRows(other.rows)
+            mergeRows(other.rows, records: &found)
             adoptLayout(of: other.rows)
         }
-        for (id, stamp) in other.tombstones where stamp > (tombstones[id] ?? .zero) {
-            tombstones[id] = stamp
+        if other.tombstones != tombstones {
+            for (id, theirs) in other.tombstones {
+                tombstones[id] = tombstones[id].map { $0.merged(with: theirs) } ?? theirs
+            }
+        }
+        if other.conflicts != conflicts {
+            for (key, theirs) in other.conflicts {
+                conflicts[key] = conflicts[key].map { $0.merged(with: theirs) } ?? theirs
+            }
+        }
+        for record in found {
+            conflicts[record.key] = conflicts[record.key].map { $0.merged(with: record) } ?? record
         }
         extra = Self.mergeExtra(extra, other.extra)
         syncExtra = Self.mergeExtra(syncExtra, other.syncExtra)
@@ -79,12 +92,12 @@ extension ShoppingList {
         rows = adopted
     }
 
-    private mutating func mergeRows(_ others: [String: Item]) {
+    private mutating func mergeRows(_ others: [String: Item], records: inout [ConflictRecord]) {
         for (id, theirs) in others {
             if let ours = rows[id] {
                 // Most rows are the same copy on both sides: nothing to merge, nothing to store.
                 if ours == theirs { continue }
-                let merged = Self.mergeRow(ours, theirs)
+                let merged = Self.mergeRow(ours, theirs, records: &records)
                 if merged != ours { rows[id] = merged }
             } else {
                 rows[id] = theirs
@@ -98,11 +111,20 @@ extension ShoppingList {
         return keyed.keys.sorted().map { keyed[$0]! }
     }
 
-    static func mergeRow(_ a: Item, _ b: Item) -> Item {
+    static func mergeRow(_ a: Item, _ b: Item, records: inout [ConflictRecord]) -> Item {
         var row = a
-        for field in ItemField.allCases where winner(b.stamps[field], b[field], over: a.stamps[field], a[field]) {
-            row[field] = b[field]
-            row.stamps[field] = b.stamps[field]
+        var lost: [(ItemField, FieldValue, Stamp, Stamp)] = []
+        for field in ItemField.allCases {
+            let outcome = mergeRegister(field, a.stamps, a[field], b.stamps, b[field])
+            if outcome.takeOther {
+                row[field] = b[field]
+                row.stamps[field] = b.stamps[field]
+            }
+            row.stamps.setSeen(field, outcome.seen)
+            if let loser = outcome.lost { lost.append((field, loser.value, loser.stamp, outcome.kept)) }
+        }
+        for (field, value, stamp, kept) in lost {
+            records.append(ConflictRecord(key: .init(subject: .item(a.id, field), lostStamp: stamp), lost: value, keptStamp: kept, label: row.name))
         }
         // The later of two dates, or the one there is. An empty date read from a file is kept
         // (turning it into none made merging a row with itself change it: found by the fuzzer).
@@ -111,7 +133,54 @@ extension ShoppingList {
         case (let x?, let y?): max(x, y)
         }
         row.extra = mergeExtra(a.extra, b.extra)
+        row.heldByStampless = a.heldByStampless || b.heldByStampless
         return row
+    }
+
+    static func mergeSections(_ a: [String: SectionEntry], _ b: [String: SectionEntry], records: inout [ConflictRecord]) -> [String: SectionEntry] {
+        var result = a
+        for (key, theirs) in b {
+            guard let ours = a[key] else {
+                result[key] = theirs
+                continue
+            }
+            if ours == theirs { continue }
+            var entry = ours
+            for field in SectionField.allCases {
+                let outcome = mergeRegister(field, ours.stamps, ours[field], theirs.stamps, theirs[field])
+                if outcome.takeOther {
+                    entry[field] = theirs[field]
+                    entry.stamps[field] = theirs.stamps[field]
+                }
+                entry.stamps.setSeen(field, outcome.seen)
+                if let loser = outcome.lost {
+                    records.append(ConflictRecord(key: .init(subject: .section(key, field), lostStamp: loser.stamp),
+                                                  lost: loser.value, keptStamp: outcome.kept, label: entry.name))
+                }
+            }
+            result[key] = entry
+        }
+        return result
+    }
+
+    /// One field of two copies: whether the other's value wins (the greater stamp, and for
+    /// equal stamps the greater value, so the choice never depends on order), the merged
+    /// history (every stamp either side superseded or lost, but the winner's), and the losing
+    /// value when neither side had seen the other's.
+    static func mergeRegister<Field: StampedField>(
+        _ field: Field, _ a: StampTable<Field>, _ aValue: FieldValue, _ b: StampTable<Field>, _ bValue: FieldValue
+    ) -> (takeOther: Bool, seen: [Stamp], lost: (value: FieldValue, stamp: Stamp)?, kept: Stamp) {
+        let (aStamp, bStamp) = (a[field], b[field])
+        if aStamp == bStamp {
+            let takeOther = aValue != bValue && aValue.precedes(bValue)
+            let seen = a.seen(field) == b.seen(field) ? a.seen(field) : StampTable<Field>.trimmedHistory(a.seen(field) + b.seen(field))
+            return (takeOther, seen, nil, aStamp)
+        }
+        let takeOther = bStamp > aStamp
+        let (winner, loser) = takeOther ? (bStamp, aStamp) : (aStamp, bStamp)
+        let seen = StampTable<Field>.trimmedHistory(a.seen(field) + b.seen(field) + [loser])
+        let concurrent = aValue != bValue && !a.hasSeen(field, bStamp) && !b.hasSeen(field, aStamp)
+        return (takeOther, seen, concurrent ? (takeOther ? aValue : bValue, loser) : nil, winner)
     }
 
     /// Unknown keys carry no stamps: per key, the value whose compact JSON text is greater
@@ -121,18 +190,6 @@ extension ShoppingList {
         if a.isEmpty { return b }
         return a.merging(b) { x, y in JSONText.compact(x) >= JSONText.compact(y) ? x : y }
     }
-}
-
-/// True when (stamp b, value b) beats (stamp a, value a): the greater stamp, and for equal
-/// stamps (two unstamped copies) the greater value, so the choice never depends on order.
-func winner(_ bStamp: Stamp, _ bValue: FieldValue, over aStamp: Stamp, _ aValue: FieldValue) -> Bool {
-    if bStamp != aStamp { return bStamp > aStamp }
-    return aValue.precedes(bValue)
-}
-
-func winner(_ bStamp: Stamp, _ bValue: [String], over aStamp: Stamp, _ aValue: [String]) -> Bool {
-    if bStamp != aStamp { return bStamp > aStamp }
-    return aValue.lexicographicallyPrecedes(bValue) { $0.unicodeScalars.lexicographicallyPrecedes($1.unicodeScalars) }
 }
 
 extension FieldValue {
@@ -148,16 +205,39 @@ extension FieldValue {
 }
 
 extension ShoppingList {
-    /// How long a delete is remembered: 180 days. A copy that stays away longer than this may
-    /// bring a deleted row back (documented in docs/decisions.md).
+    /// How long a delete is remembered: 180 days from when a replica first wrote it to a file.
+    /// A copy that stays away longer than this may bring a deleted row back (docs/decisions.md).
     public static let tombstoneLifetimeMillis: Int64 = 180 * 86_400_000
+    /// How long a reviewed conflict record is kept (so every device learns it was reviewed),
+    /// and how many records a list keeps at most (the oldest reviewed go first).
+    public static let reviewedConflictLifetimeMillis: Int64 = 30 * 86_400_000
+    public static let conflictCapacity = 200
 
-    /// Forgets deletes older than `cutoffMillis`, and the hidden rows they hide. This is
-    /// garbage collection, not part of `merge`: the writer runs it with the wall clock.
-    public mutating func expireTombstones(before cutoffMillis: Int64) {
-        for (id, deleted) in tombstones where deleted.millis < cutoffMillis {
-            if !isVisible(id) { rows[id] = nil }
-            tombstones[id] = nil
+    /// Bookkeeping a writer does with its wall clock before it writes, outside `merge`:
+    /// deletes and conflict records new to a file are dated `now`; deletes dated before
+    /// `now - tombstoneLifetimeMillis` are forgotten with the rows they hide; reviewed
+    /// records past their lifetime, and the oldest records past `conflictCapacity`, go.
+    public mutating func collectGarbage(now: Int64) {
+        for (id, tombstone) in tombstones {
+            if tombstone.firstSeen == 0 {
+                tombstones[id]!.firstSeen = now
+            } else if tombstone.firstSeen < now - Self.tombstoneLifetimeMillis {
+                if !isVisible(id) { rows[id] = nil }
+                tombstones[id] = nil
+            }
+        }
+        for (key, record) in conflicts {
+            if record.firstSeen == 0 {
+                conflicts[key]!.firstSeen = now
+            } else if !record.awaitsReview, record.firstSeen < now - Self.reviewedConflictLifetimeMillis {
+                conflicts[key] = nil
+            }
+        }
+        if conflicts.count > Self.conflictCapacity {
+            let oldestFirst = conflicts.values.sorted {
+                ($0.awaitsReview ? 1 : 0, $0.firstSeen, $0.key) < ($1.awaitsReview ? 1 : 0, $1.firstSeen, $1.key)
+            }
+            for record in oldestFirst.prefix(conflicts.count - Self.conflictCapacity) { conflicts[record.key] = nil }
         }
     }
 }

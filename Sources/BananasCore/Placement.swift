@@ -41,3 +41,54 @@ extension ShoppingList {
         return .batch(steps)
     }
 }
+
+/// What adding a name did (`ShoppingList.addEdit`).
+public enum AddOutcome: Hashable, Sendable {
+    /// A new item, in its section (by name).
+    case added(Item)
+    /// The name was on the list, checked: it is unchecked instead (and given the amount and
+    /// optional flag asked for).
+    case unchecked(Item)
+    /// The name is on the list already, unchecked: nothing done.
+    case alreadyOnList(Item)
+}
+
+extension ShoppingList {
+    /// The one rule for adding items, on every surface: each name (in the order given) is
+    /// added at the end of `section` (the section a person means by it, created if new;
+    /// `defaultSection` when nil) unless an item of that name (any case) is on the list, which
+    /// is unchecked if checked, or left alone; `duplicate` adds it anyway. Returns one edit
+    /// (one undo step) and what became of each name.
+    public func addEdit(
+        _ names: [String], amount: String? = nil, section: String? = nil, optional: Bool = false,
+        duplicate: Bool = false, makeID: () -> String = ItemID.random
+    ) -> (edit: ListEdit, outcomes: [AddOutcome]) {
+        var steps: [ListEdit] = []
+        var outcomes: [AddOutcome] = []
+        let target = section.map { self.section(named: $0) ?? $0 } ?? Self.defaultSection
+        var order = nextSortOrder
+        var sectionEnsured = false
+        for name in names {
+            if !duplicate, let existing = firstItem(named: name) {
+                if existing.checked {
+                    var changes: [ItemField: FieldValue] = [.checked: .flag(false)]
+                    if let amount { changes[.amount] = .text(amount) }
+                    if optional { changes[.optional] = .flag(true) }
+                    steps.append(.update(id: existing.id, changes: changes))
+                    outcomes.append(.unchecked(existing))
+                } else {
+                    outcomes.append(.alreadyOnList(existing))
+                }
+                continue
+            }
+            let item = Item(id: makeID(), name: name, amount: amount ?? "", section: target, optional: optional, sortOrder: order)
+            order += 1024
+            // The section is created only when an item goes into it.
+            if !sectionEnsured, let ensure = ensureSectionEdit(target) { steps.insert(ensure, at: 0) }
+            sectionEnsured = true
+            steps.append(.insert(item))
+            outcomes.append(.added(item))
+        }
+        return (.batch(steps), outcomes)
+    }
+}

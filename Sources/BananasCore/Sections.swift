@@ -25,8 +25,9 @@ extension ShoppingList {
         let folded = name.lowercased()
         var variants: Set<String> = []
         for row in rows.values where isVisible(row.id) {
-            if row.section == name { return name }
-            if row.section.lowercased() == folded { variants.insert(row.section) }
+            let shown = sectionName(row.section)
+            if shown == name { return name }
+            if shown.lowercased() == folded { variants.insert(shown) }
         }
         if let own = sections.first(where: { $0.lowercased() == folded }) { return own }
         if variants.count <= 1 { return variants.first }
@@ -50,17 +51,14 @@ extension ShoppingList {
         return .setSections(updated)
     }
 
-    /// Renames a section and moves its items with it.
+    /// Renames a section. Its items follow without being touched: they name the section by
+    /// its key (rule 6), so an item deleted meanwhile on another device stays deleted.
     public func renameSectionEdit(_ old: String, to new: String) throws -> ListEdit {
         let current = try requireSection(old)
         if current != new, let clash = section(named: new), clash.lowercased() != current.lowercased() {
             throw SectionError.exists(clash)
         }
-        var updated = displaySections
-        updated[updated.firstIndex(of: current)!] = new
-        let moves = items.filter { $0.section == current }
-            .map { ListEdit.update(id: $0.id, changes: [.section: .text(new)]) }
-        return .batch([.setSections(updated)] + moves)
+        return .updateSection(key: sectionKey(named: current), changes: [.name: .text(new), .removed: .flag(false)])
     }
 
     /// Moves a section to `index` in the section order.
@@ -97,4 +95,7 @@ extension ShoppingList {
     public func ensureSectionEdit(_ name: String) -> ListEdit? {
         sections.contains(name) ? nil : .setSections(sections + [name])
     }
+
+    /// The section every surface files an item under when none is given or remembered.
+    public static let defaultSection = "Other"
 }

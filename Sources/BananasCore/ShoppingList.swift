@@ -1,15 +1,23 @@
 /// The whole list as one value: what the file holds, plus the bookkeeping that lets any
 /// number of copies merge into the same result (stamps, tombstones, rows hidden by a delete).
 public struct ShoppingList: Hashable, Sendable {
-    /// Section names in display order (a last-writer-wins register stamped by `sectionsStamp`).
-    public var sections: [String]
-    public var sectionsStamp: Stamp
+    /// Every section by key, removed ones too (rule 6). `sections` is derived from them.
+    public internal(set) var sectionEntries: [String: SectionEntry] {
+        didSet { deriveSections() }
+    }
+    /// The names of the sections not removed, in display order: what version-1 readers read.
+    public private(set) var sections: [String] = []
+    /// True when some section's name is not its key (it was renamed): items' sections are
+    /// then shown by name, not by key.
+    public private(set) var hasRenamedSections = false
     /// Every row we know, by id, including rows hidden by a tombstone: they are kept so that
     /// an edit concurrent with the delete can bring the whole row back, whatever the order
-    /// copies are merged in.
+    /// copies are merged in. A row's `section` is its section's key.
     public internal(set) var rows: [String: Item]
-    /// Delete stamps by id.
-    public internal(set) var tombstones: [String: Stamp]
+    /// Deletes by id.
+    public internal(set) var tombstones: [String: Tombstone]
+    /// Values that lost to concurrent edits, for review on every device.
+    public internal(set) var conflicts: [ConflictRecord.Key: ConflictRecord]
     /// Top-level keys we do not understand, kept across a rewrite.
     public var extra: [String: JSONValue]
     /// Keys inside `sync` we do not understand.
@@ -21,24 +29,127 @@ public struct ShoppingList: Hashable, Sendable {
     /// Every field compared; the rows side by side where their tables pair up
     /// (`differingRowIDs`), which spares hashing every id when most rows are the same boxes.
     public static func == (a: ShoppingList, b: ShoppingList) -> Bool {
-        guard a.sectionsStamp == b.sectionsStamp, a.sections == b.sections, a.tombstones == b.tombstones,
+        guard a.sectionEntries == b.sectionEntries, a.tombstones == b.tombstones, a.conflicts == b.conflicts,
               a.extra == b.extra, a.syncExtra == b.syncExtra, a.unreadableRows == b.unreadableRows else { return false }
         if let differing = differingRowIDs(a.rows, b.rows) { return differing.isEmpty }
         return a.rows == b.rows
     }
 
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(sectionEntries)
+        hasher.combine(rows)
+        hasher.combine(tombstones)
+        hasher.combine(conflicts)
+    }
+
+    /// A list whose `sections` (in that order) were all written with `sectionsStamp` (a
+    /// version-1 or version-2 file, or a test).
     public init(
         sections: [String] = [], sectionsStamp: Stamp = .zero, rows: [Item] = [],
-        tombstones: [String: Stamp] = [:], extra: [String: JSONValue] = [:],
+        tombstones: [String: Tombstone] = [:], extra: [String: JSONValue] = [:],
         syncExtra: [String: JSONValue] = [:], unreadableRows: [JSONValue] = []
     ) {
-        self.sections = sections
-        self.sectionsStamp = sectionsStamp
+        self.init(sectionEntries: Self.entries(forNames: sections, stamp: sectionsStamp), rows: rows,
+                  tombstones: tombstones, extra: extra, syncExtra: syncExtra, unreadableRows: unreadableRows)
+    }
+
+    public init(
+        sectionEntries: [String: SectionEntry], rows: [Item] = [], tombstones: [String: Tombstone] = [:],
+        conflicts: [ConflictRecord] = [], extra: [String: JSONValue] = [:],
+        syncExtra: [String: JSONValue] = [:], unreadableRows: [JSONValue] = []
+    ) {
+        self.sectionEntries = sectionEntries
         self.rows = Dictionary(rows.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         self.tombstones = tombstones
+        self.conflicts = Dictionary(conflicts.map { ($0.key, $0) }, uniquingKeysWith: { $0.merged(with: $1) })
         self.extra = extra
         self.syncExtra = syncExtra
         self.unreadableRows = unreadableRows
+        deriveSections()
+    }
+
+    /// Sections for names in order, each stamped `stamp`, positions 1024 apart (a name twice
+    /// is one section, where it first comes).
+    public static func entries(forNames names: [String], stamp: Stamp) -> [String: SectionEntry] {
+        var entries: [String: SectionEntry] = [:]
+        for name in names where entries[name] == nil {
+            entries[name] = SectionEntry(key: name, position: Double(entries.count + 1) * 1024, stamps: .init(all: stamp))
+        }
+        return entries
+    }
+
+    private mutating func deriveSections() {
+        var shown: [SectionEntry] = []
+        var renamed = false
+        for entry in sectionEntries.values {
+            if entry.name != entry.key { renamed = true }
+            if !entry.removed { shown.append(entry) }
+        }
+        shown.sort(by: SectionEntry.displayOrder)
+        var names: [String] = []
+        var seen = Set<String>()
+        for entry in shown where seen.insert(entry.name).inserted { names.append(entry.name) }
+        if names != sections { sections = names }
+        hasRenamedSections = renamed
+    }
+
+    /// Replaces the section entries (the codec, a merge).
+    public mutating func setSectionEntries(_ entries: [String: SectionEntry]) {
+        sectionEntries = entries
+    }
+
+    /// The name shown for a section key: its entry's name, or the key itself.
+    public func sectionName(_ key: String) -> String {
+        guard hasRenamedSections, let entry = sectionEntries[key] else { return key }
+        return entry.name
+    }
+
+    /// The key of the section a person calls `name`: a section not removed of that name,
+    /// else a removed one, else the name itself (a section nobody listed).
+    public func sectionKey(named name: String) -> String {
+        if let entry = sectionEntries[name], entry.name == name { return name }
+        guard hasRenamedSections || sectionEntries[name] != nil else { return name }
+        let named = sectionEntries.values.filter { $0.name == name }
+        if let shown = named.filter({ !$0.removed }).min(by: SectionEntry.displayOrder) { return shown.key }
+        if let any = named.min(by: SectionEntry.displayOrder) { return any.key }
+        return name
+    }
+
+    /// A row read from a file, its section as the list keys it: a reader marks a key the file
+    /// named outright (`explicitKeyMark` first); any other section is a name, and goes to the
+    /// section of that name.
+    public func keyed(_ row: Item) -> Item {
+        var section = row.section
+        if section.utf8.first == 0 {
+            section.removeFirst()
+        } else if hasRenamedSections {
+            section = sectionKey(named: section)
+        }
+        guard section != row.section else { return row }
+        var copy = row
+        copy.section = section
+        return copy
+    }
+
+    public static let explicitKeyMark = "\u{0}"
+
+    /// Every row through `keyed`.
+    public mutating func keySections() {
+        guard hasRenamedSections || rows.values.contains(where: { $0.section.utf8.first == 0 }) else { return }
+        for (id, row) in rows {
+            let keyedRow = keyed(row)
+            if keyedRow.section != row.section { rows[id] = keyedRow }
+        }
+    }
+
+    /// `row` as people see it: its section by name.
+    public func shown(_ row: Item) -> Item {
+        guard hasRenamedSections else { return row }
+        let name = sectionName(row.section)
+        if name == row.section { return row }
+        var copy = row
+        copy.section = name
+        return copy
     }
 
     /// Removes the rows with `ids`, then adds `items` (a reader that decoded again only the
@@ -63,16 +174,22 @@ public struct ShoppingList: Hashable, Sendable {
     public func isVisible(_ id: String) -> Bool {
         guard let row = rows[id] else { return false }
         guard let deleted = tombstones[id] else { return true }
-        return row.stamps.newest > deleted
+        return !deleted.hides(row)
     }
 
-    /// The visible item with this id.
+    /// The visible item with this id, its section by name.
     public func item(_ id: String) -> Item? {
-        isVisible(id) ? rows[id] : nil
+        guard isVisible(id), let row = rows[id] else { return nil }
+        return shown(row)
     }
 
-    /// Visible items in list order (sortOrder, then id).
+    /// Visible items in list order (sortOrder, then id), sections by name.
     public var items: [Item] {
+        hasRenamedSections ? visibleRows.map(shown) : visibleRows
+    }
+
+    /// Visible rows in list order (sortOrder, then id), as stored: sections by key.
+    public var visibleRows: [Item] {
         // Sorting small keys, not whole items: moving and retaining large structs made
         // this 20x slower at 10,000 items.
         var visible: [Item] = []
@@ -83,9 +200,18 @@ public struct ShoppingList: Hashable, Sendable {
         return order.map { visible[$0.index] }
     }
 
-    /// Rows hidden by a tombstone, in id order.
+    /// Rows hidden by a tombstone, in id order (as stored: sections by key).
     public var hiddenRows: [Item] {
         rows.values.filter { !isVisible($0.id) }.sorted { $0.id < $1.id }
+    }
+
+    /// Deleted items people may bring back ("recently deleted"), newest delete first, their
+    /// sections by name.
+    public var recentlyDeleted: [(item: Item, deleted: Tombstone)] {
+        rows.values.compactMap { row in
+            guard let tombstone = tombstones[row.id], tombstone.hides(row) else { return nil }
+            return (shown(row), tombstone)
+        }.sorted { $0.deleted.stamp != $1.deleted.stamp ? $0.deleted.stamp > $1.deleted.stamp : $0.item.id < $1.item.id }
     }
 
     public var visibleCount: Int { rows.keys.reduce(0) { $0 + (isVisible($1) ? 1 : 0) } }
@@ -114,19 +240,30 @@ public struct ShoppingList: Hashable, Sendable {
 
     /// Every stamp in the list, for moving a clock past them.
     public var newestStamp: Stamp {
-        var newest = sectionsStamp
+        var newest = newestSectionStamp
         for row in rows.values { newest = max(newest, row.stamps.newest) }
-        for stamp in tombstones.values { newest = max(newest, stamp) }
+        for tombstone in tombstones.values { newest = max(newest, tombstone.stamp) }
         return newest
+    }
+
+    /// The stamp furthest ahead of `now` anywhere in the list, when one is: a replica whose
+    /// clock runs fast (or a damaged file). Its lead is what `status` reports as skew.
+    public func furthestAhead(of now: Int64) -> Stamp? {
+        let newest = newestStamp
+        return newest.millis > now ? newest : nil
+    }
+
+    var newestSectionStamp: Stamp {
+        sectionEntries.values.reduce(Stamp.zero) { max($0, $1.stamps.newest) }
     }
 
     /// `newestStamp`, for a list all of whose stamps `other`'s holder has already seen: only
     /// the rows that differ from `other`'s are looked at, where the two row tables pair up.
     public func newestStamp(besides other: ShoppingList) -> Stamp {
         guard let ids = Self.differingRowIDs(rows, other.rows) else { return newestStamp }
-        var newest = sectionsStamp
+        var newest = newestSectionStamp
         for id in ids { if let row = rows[id] { newest = max(newest, row.stamps.newest) } }
-        for stamp in tombstones.values { newest = max(newest, stamp) }
+        for tombstone in tombstones.values { newest = max(newest, tombstone.stamp) }
         return newest
     }
 

@@ -210,3 +210,78 @@ func hex(_ value: UInt64, digits: Int) -> String {
     let text = String(value, radix: 16)
     return text.count >= digits ? text : String(repeating: "0", count: digits - text.count) + text
 }
+
+extension Stamp {
+    /// The stamp for an edit made with the clock's `stamp` that replaces a value stamped
+    /// `replaced`: whichever is greater of the two, the clock's stamp or the one just after
+    /// `replaced` (with the editor's replica). An edit always beats the value its author saw,
+    /// however far ahead the clock that stamped that value ran (the merge contract, rule 1).
+    public static func edit(_ stamp: Stamp, replacing replaced: Stamp) -> Stamp {
+        guard replaced >= stamp else { return stamp }
+        if replaced.counter < Stamp.maxCounter {
+            return Stamp(millis: replaced.millis, counter: replaced.counter + 1, replica: stamp.replica)
+        }
+        return Stamp(millis: replaced.millis + 1, counter: 0, replica: stamp.replica)
+    }
+
+    /// How far this stamp's time is ahead of `now`, in ms (0 when it is not).
+    public func lead(over now: Int64) -> Int64 { max(0, millis - now) }
+}
+
+// MARK: The compact text form (schema version 3)
+
+extension Stamp {
+    static let compactMillisDigits = 10
+    static let compactCounterDigits = 4
+    private static let base36 = Array("0123456789abcdefghijklmnopqrstuvwxyz".utf8)
+
+    /// The compact form: milliseconds in 10 base-36 digits, the counter in 4, then the replica
+    /// (`0mi4x0b9a40000` + `9d4dbd8e90d0`). Fixed-width digits in ASCII order, so comparing two
+    /// compact stamps as strings still compares them as tuples. Nil when out of range.
+    public func appendCompact(to out: inout [UInt8]) -> Bool {
+        guard millis >= 0, millis < 3_656_158_440_062_976 /* 36^10 */, counter >= 0, counter < 1_679_616 /* 36^4 */ else { return false }
+        var digits = [UInt8](repeating: 0, count: Self.compactMillisDigits + Self.compactCounterDigits)
+        var rest = millis
+        for at in stride(from: Self.compactMillisDigits - 1, through: 0, by: -1) {
+            digits[at] = Self.base36[Int(rest % 36)]
+            rest /= 36
+        }
+        var counterRest = counter
+        for at in stride(from: digits.count - 1, through: Self.compactMillisDigits, by: -1) {
+            digits[at] = Self.base36[counterRest % 36]
+            counterRest /= 36
+        }
+        out.append(contentsOf: digits)
+        var replica = replica
+        replica.withUTF8 { out.append(contentsOf: $0) }
+        return true
+    }
+
+    public var compact: String? {
+        var bytes: [UInt8] = []
+        return appendCompact(to: &bytes) ? String(decoding: bytes, as: UTF8.self) : nil
+    }
+
+    /// Parses the compact form; nil when malformed.
+    public init?<Bytes: Collection<UInt8>>(compactUTF8 bytes: Bytes) {
+        let fixed = Stamp.compactMillisDigits + Stamp.compactCounterDigits
+        guard bytes.count > fixed, bytes.count - fixed <= 32 else { return nil }
+        func digit(_ byte: UInt8) -> Int64? {
+            switch byte {
+            case 0x30...0x39: Int64(byte - 0x30)
+            case 0x61...0x7A: Int64(byte - 0x61 + 10)
+            default: nil
+            }
+        }
+        var millis: Int64 = 0, counter: Int64 = 0
+        var index = bytes.startIndex
+        for position in 0..<fixed {
+            guard let value = digit(bytes[index]) else { return nil }
+            if position < Stamp.compactMillisDigits { millis = millis * 36 + value } else { counter = counter * 36 + value }
+            index = bytes.index(after: index)
+        }
+        let replica = bytes[index...]
+        guard replica.allSatisfy({ digit($0) != nil }) else { return nil }
+        self.init(millis: millis, counter: Int(counter), replica: String(decoding: replica, as: UTF8.self))
+    }
+}

@@ -184,34 +184,23 @@ public final class Editor {
             } catch {
                 state.message = .init("Could not redo: \(error)", kind: .error)
             }
-        case .restoreConflict(let entry):
-            let c = entry.conflict
-            guard store.list.item(c.itemID) != nil else {
-                state.message = .init("\(c.itemName.displaySafe) is no longer on the list", kind: .error)
-                break
-            }
+        case .restoreConflict(let conflict):
             do {
-                try store.perform(.update(id: c.itemID, changes: [c.field: c.lost]), label: "restore \(c.itemName) \(c.field.rawValue)")
-                try conflictLog()?.resolve(entry.id, as: "restored", at: Clock.nowMillis())
-                store.refreshConflicts()
-                state.message = .init("Restored \(c.itemName.displaySafe) \(c.field.rawValue) — u undoes")
+                try store.perform(try store.list.restoreEdit(conflict), label: "restore \(conflict.name) \(conflict.field)")
+                state.message = .init("Restored \(conflict.name.displaySafe) \(conflict.field) to \(Screen.shown(conflict.lost, field: conflict.field)) — u undoes")
+            } catch EditError.noSuchItem {
+                state.message = .init("\(conflict.name.displaySafe) is no longer on the list", kind: .error)
             } catch {
                 state.message = .init("Could not restore: \(error)", kind: .error)
             }
-        case .dismissConflicts(let entries):
+        case .dismissConflicts(let conflicts):
             do {
-                let now = Clock.nowMillis()
-                for entry in entries { try conflictLog()?.resolve(entry.id, as: "dismissed", at: now) }
-                store.refreshConflicts()
-                state.message = .init(entries.count == 1 ? "Dismissed 1 conflict" : "Dismissed \(entries.count) conflicts")
+                try store.perform(store.list.dismissEdit(conflicts), label: "dismiss conflicts")
+                state.message = .init(conflicts.count == 1 ? "Dismissed 1 conflict" : "Dismissed \(conflicts.count) conflicts")
             } catch {
                 state.message = .init("Could not dismiss: \(error)", kind: .error)
             }
         }
         return true
-    }
-
-    private func conflictLog() -> ConflictLog? {
-        store.file.state.map { ConflictLog(folder: $0) }
     }
 }

@@ -8,8 +8,8 @@ public enum EditorAction: Equatable, Sendable {
     case edit(ListEdit, label: String, select: EditorState.Selection?, message: String)
     case undo
     case redo
-    case restoreConflict(ConflictLog.Entry)
-    case dismissConflicts([ConflictLog.Entry])
+    case restoreConflict(Conflict)
+    case dismissConflicts([Conflict])
     /// Repaint the whole terminal (something else wrote over it).
     case redraw
     case quit
@@ -18,7 +18,7 @@ public enum EditorAction: Equatable, Sendable {
 extension EditorState {
     /// Handles one key: changes the state and returns what to do to the list.
     /// `conflicts` are the entries awaiting review (for the conflicts overlay).
-    public mutating func handle(_ key: Key, list: ShoppingList, conflicts: [ConflictLog.Entry] = []) -> EditorAction {
+    public mutating func handle(_ key: Key, list: ShoppingList, conflicts: [Conflict] = []) -> EditorAction {
         defer { settle(rows(for: list)) }
         switch mode {
         case .normal: return handleNormal(key, list: list, conflicts: conflicts)
@@ -31,7 +31,7 @@ extension EditorState {
 
     // MARK: - Normal mode
 
-    private mutating func handleNormal(_ key: Key, list: ShoppingList, conflicts: [ConflictLog.Entry]) -> EditorAction {
+    private mutating func handleNormal(_ key: Key, list: ShoppingList, conflicts: [Conflict]) -> EditorAction {
         message = nil
         if key == .escape {
             if !filter.isEmpty {
@@ -328,7 +328,7 @@ extension EditorState {
                 // Below the item the cursor is on, else at the end of the section.
                 let place = after.flatMap { a in working.items(in: section).filter { $0.id != id }.firstIndex { $0.id == a.id } }.map { $0 + 1 }
                 let insertOrder: Double
-                if case .update(_, let changes) = try working.placeEdit(id, inSection: section, at: place),
+                if case .update(_, let changes, _) = try working.placeEdit(id, inSection: section, at: place),
                    case .order(let o)? = changes[.sortOrder] {
                     insertOrder = o
                 } else {
@@ -463,7 +463,7 @@ extension EditorState {
         return .none
     }
 
-    private mutating func handleConflicts(_ key: Key, conflicts: [ConflictLog.Entry]) -> EditorAction {
+    private mutating func handleConflicts(_ key: Key, conflicts: [Conflict]) -> EditorAction {
         guard !conflicts.isEmpty else {
             mode = .normal
             return .none

@@ -297,8 +297,8 @@ public enum Screen {
                           contentWidth: 70, contentHeight: max(1, entries.count))
         let first = max(0, min(state.conflictIndex - box.height + 1, entries.count - box.height))
         for (k, entry) in entries.dropFirst(first).prefix(box.height).enumerated() {
-            let c = entry.conflict
-            let line = "\(c.itemName.displaySafe) · \(c.field.rawValue): kept \(shown(c.kept, c.field)), lost \(shown(c.lost, c.field))"
+            let c = entry
+            let line = "\(c.isSection ? "section " : "")\(c.name.displaySafe) · \(c.field): kept \(shown(c.kept, field: c.field)), lost \(shown(c.lost, field: c.field))"
             let y = box.y + k
             grid.put(TextWidth.padded(line, to: box.width), x: box.x, y: y, role: .help)
             if first + k == state.conflictIndex {
@@ -307,10 +307,10 @@ public enum Screen {
         }
     }
 
-    static func shown(_ value: FieldValue, _ field: ItemField) -> String {
+    static func shown(_ value: FieldValue, field: String) -> String {
         switch value {
         case .text(let s): "\"" + s.displaySafe + "\""
-        case .flag(let b): field == .checked ? (b ? "checked" : "unchecked") : (b ? "yes" : "no")
+        case .flag(let b): field == "checked" ? (b ? "checked" : "unchecked") : (b ? "yes" : "no")
         case .order(let d): String(d)
         }
     }

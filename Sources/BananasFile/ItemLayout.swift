@@ -140,7 +140,7 @@ extension ListCodec {
             }
             let rowStart = cursor.index
             guard let item = bytes.withUnsafeBufferPointer({ readPlainItem(&cursor, bytes: $0) }), cursor.index <= end else { return nil }
-            middle.append(item)
+            middle.append(known.decoded.list.keyed(item))
             middleRanges.append(rowStart..<cursor.index)
             last = .row
         }
@@ -167,7 +167,7 @@ extension ListCodec {
                 if !first { expected.append(UInt8(ascii: ",")) }
                 first = false
                 newline(&expected, 2)
-                appendPlainItem(item, to: &expected)
+                appendPlainItem(item, section: list.sectionName(item.section), to: &expected)
             }
             if tail < layout.ranges.count {
                 if !first { expected.append(UInt8(ascii: ",")) }
@@ -196,11 +196,11 @@ extension ListCodec {
         let old = known.decoded.list, layout = known.layout
         guard layout.isListOrder, layout.isCanonical, known.decoded.schemaVersion == currentSchemaVersion,
               list.rows.count >= old.rows.count, !layout.ids.isEmpty, list.unreadableRows.isEmpty, old.unreadableRows.isEmpty,
-              list.tombstones == old.tombstones
+              list.tombstones == old.tombstones, list.sectionEntries == old.sectionEntries || !list.hasRenamedSections && !old.hasRenamedSections
         else { return nil }
         // The sections and other keys are written again around the spliced items (an `add`
         // into a new section); the same tombstones keep which rows show, and where.
-        let sameFrame = list.sections == old.sections && list.sectionsStamp == old.sectionsStamp
+        let sameFrame = list.sectionEntries == old.sectionEntries && list.conflicts == old.conflicts
             && list.extra == old.extra && list.syncExtra == old.syncExtra
         // Deleted rows are written under `sync`: they must be the same rows.
         for id in list.tombstones.keys where list.rows[id] != old.rows[id] { return nil }
@@ -243,7 +243,7 @@ extension ListCodec {
                 let range = layout.ranges[i]
                 out.append(contentsOf: UnsafeBufferPointer(rebasing: source[copied..<range.lowerBound]))
                 let start = out.count
-                appendPlainItem(item, to: &out)
+                appendPlainItem(item, section: list.sectionName(item.section), to: &out)
                 copied = range.upperBound
                 // Rows up to this one move by the shift so far; this one may change length.
                 while changedIndex < i { next.ranges[changedIndex] = next.ranges[changedIndex].lowerBound + shift..<next.ranges[changedIndex].upperBound + shift; changedIndex += 1 }
@@ -263,7 +263,7 @@ extension ListCodec {
                     out.append(UInt8(ascii: ","))
                     newline(&out, 2)
                     let start = out.count
-                    appendPlainItem(item, to: &out)
+                    appendPlainItem(item, section: list.sectionName(item.section), to: &out)
                     next.ids.append(item.id)
                     next.orders.append(item.sortOrder)
                     next.ranges.append(start..<out.count)

@@ -9,22 +9,24 @@ public struct DecodedList: Sendable, Equatable {
     public var problems: [String]
 }
 
-/// BananaList.json, schema version 2, reading version 1. See docs/file-format.md.
+/// BananaList.json, schema version 3, reading versions 1 and 2. See docs/file-format.md.
 ///
 /// The decoder is forgiving (missing fields take defaults) but never lossy: unknown keys are
 /// kept, and rows it cannot read are kept verbatim and reported. The encoder writes only
 /// additive changes to the version-1 shape and gives the same bytes for the same list.
 public enum ListCodec {
-    public static let currentSchemaVersion = 2
+    public static let currentSchemaVersion = 3
     /// Files larger than this are refused (a shopping list of 100,000 items is about 50 MB).
     public static let maxFileSize = 128 * 1024 * 1024
 
     static let topLevelKeys: Set<String> = ["schemaVersion", "sections", "items", "sync"]
-    static let itemKeys: Set<String> = ["id", "name", "amount", "section", "checked", "optional", "sortOrder", "lastModified", "stamps"]
-    static let syncKeys: Set<String> = ["sectionsStamp", "deleted", "deletedRows"]
+    static let itemKeys: Set<String> = ["id", "name", "amount", "section", "checked", "optional", "sortOrder", "lastModified", "stamps", "sectionKey", "v"]
+    static let syncKeys: Set<String> = ["sectionsStamp", "sections", "deleted", "deletedRows", "conflicts"]
     static let keyOrder = ["schemaVersion", "sections", "items", "sync",
-                           "id", "name", "amount", "section", "checked", "optional", "sortOrder", "lastModified", "stamps",
-                           "sectionsStamp", "deleted", "deletedRows"]
+                           "id", "name", "amount", "section", "checked", "optional", "sortOrder", "lastModified", "stamps", "sectionKey", "v",
+                           "sectionsStamp", "deleted", "deletedRows", "conflicts",
+                           "key", "position", "removed", "at", "item", "field", "lost", "lostStamp", "keptStamp", "label",
+                           "resolved", "resolution", "firstSeen"]
 
     public enum DecodeError: Error, Equatable, CustomStringConvertible {
         case syntax(JSONSyntaxError)
@@ -65,7 +67,7 @@ public enum ListCodec {
 
         var schemaVersion = 1
         if let value = top["schemaVersion"] {
-            guard case .number(let literal) = value, let version = Int(literal), version >= 1 else {
+            guard case .number(let literal) = value, let version = Int(literal) ?? Double(literal).flatMap({ $0 == $0.rounded() && abs($0) < 1e9 ? Int($0) : nil }), version >= 1 else {
                 throw .structure("schemaVersion is \(value.typeDescription == "a number" ? "not a whole number from 1 up" : value.typeDescription)")
             }
             schemaVersion = version
@@ -91,17 +93,18 @@ public enum ListCodec {
         }
 
         var sectionsStamp = Stamp.zero
-        var tombstones: [String: Stamp] = [:]
+        var entries: [String: SectionEntry]?
+        var tombstones: [String: Tombstone] = [:]
+        var records: [ConflictRecord] = []
         var syncExtra: [String: JSONValue] = [:]
         if let value = top["sync"] {
             guard case .object(let sync) = value else { throw .structure("sync is \(value.typeDescription), not an object") }
             for (key, entry) in sync where !syncKeys.contains(key) { syncExtra[key] = entry }
             sectionsStamp = sync["sectionsStamp"]?.stringValue.flatMap(Stamp.init(encoded:)) ?? .zero
+            if case .array(let stored)? = sync["sections"] { entries = decodeSectionEntries(stored) }
             if case .object(let deleted)? = sync["deleted"] {
                 for (id, stamp) in deleted {
-                    if let stamp = stamp.stringValue.flatMap(Stamp.init(encoded:)) {
-                        tombstones[normalizedID(id)] = stamp
-                    }
+                    if let tombstone = decodeTombstone(stamp) { tombstones[normalizedID(id)] = tombstone }
                 }
             }
             if case .array(let hidden)? = sync["deletedRows"] {
@@ -116,15 +119,28 @@ public enum ListCodec {
                 // re-reading only changed rows would not know to bring back.
                 if joining.count != hiddenRows.count || !ignoredRows.isEmpty { layout.usable = false }
             }
+            if case .array(let stored)? = sync["conflicts"] { records = stored.compactMap(decodeConflict) }
         }
 
         var extra: [String: JSONValue] = [:]
         for (key, value) in top where !topLevelKeys.contains(key) { extra[key] = value }
 
-        let list = ShoppingList(
-            sections: sections, sectionsStamp: sectionsStamp, rows: rows, tombstones: tombstones,
+        var sectionEntries = entries ?? ShoppingList.entries(forNames: sections, stamp: sectionsStamp)
+        if entries != nil {
+            // Names in the array that no section has (a writer that keeps `sync` but edited
+            // the array by hand): sections of their own, unstamped.
+            let known = Set(sectionEntries.values.map(\.name))
+            var next = (sectionEntries.values.map(\.position).max() ?? 0).rounded(.down)
+            for name in sections where !known.contains(name) && sectionEntries[name] == nil {
+                next += 1024
+                sectionEntries[name] = SectionEntry(key: name, position: next)
+            }
+        }
+        var list = ShoppingList(
+            sectionEntries: sectionEntries, rows: rows, tombstones: tombstones, conflicts: records,
             extra: extra, syncExtra: syncExtra, unreadableRows: ShoppingList.canonicalRows(unreadable)
         )
+        list.keySections()
         return DecodedList(list: list, schemaVersion: schemaVersion, problems: problems)
     }
 
@@ -297,6 +313,7 @@ public enum ListCodec {
         var id: String?, name: String?, sortOrder: Double?, lastModified: String?
         var amount = "", section = "", checked = false, optional = false
         var stamps = ItemStamps()
+        var sectionKey: String?, held = false
         var seen: UInt16 = 0  // a bit per key
         func text() -> String? {
             guard cursor.current == UInt8(ascii: "\"") else { return nil }
@@ -331,6 +348,12 @@ public enum ListCodec {
                       let literal = try? cursor.numberLiteral(), let value = Double(literal), value.isFinite else { return nil }
                 sortOrder = value
             case .stamps: guard readPlainStamps(&cursor, bytes: bytes, into: &stamps) else { return nil }
+            case .sectionKey: guard let value = text() else { return nil }; sectionKey = value
+            case .v:
+                guard let range = cursor.plainString(),
+                      let meta = Meta.decode(UnsafeBufferPointer(rebasing: bytes[range]), as: ItemField.self) else { return nil }
+                stamps = meta.stamps
+                held = meta.flags.contains(UInt8(ascii: "g"))
             }
             cursor.skipWhitespace()
             if cursor.take(UInt8(ascii: ",")) { continue }
@@ -338,8 +361,10 @@ public enum ListCodec {
             return nil
         }
         guard let id, let name, let sortOrder, !name.trimmingWhitespace().isEmpty else { return nil }
-        return Item(id: id, name: name, amount: amount, section: section, checked: checked, optional: optional,
-                    sortOrder: sortOrder, lastModified: lastModified, stamps: stamps)
+        var item = Item(id: id, name: name, amount: amount, section: sectionKey.map { ShoppingList.explicitKeyMark + $0 } ?? section, checked: checked, optional: optional,
+                        sortOrder: sortOrder, lastModified: lastModified ?? impliedDate(stamps), stamps: stamps)
+        if held { item.heldByStampless = true }
+        return item
     }
 
     /// A `stamps` object of field names and well-formed stamp strings, each field once.
@@ -368,7 +393,7 @@ public enum ListCodec {
 
     /// The keys of an item row, told apart by their bytes.
     enum PlainKey: UInt8 {
-        case id, name, amount, section, checked, optional, sortOrder, lastModified, stamps
+        case id, name, amount, section, checked, optional, sortOrder, lastModified, stamps, sectionKey, v
 
         init?(utf8 key: UnsafeBufferPointer<UInt8>) {
             func matches(_ name: StaticString) -> Bool {
@@ -377,7 +402,9 @@ public enum ListCodec {
                 return true
             }
             switch key.count {
+            case 1 where matches("v"): self = .v
             case 2 where matches("id"): self = .id
+            case 10 where matches("sectionKey"): self = .sectionKey
             case 4 where matches("name"): self = .name
             case 6 where matches("amount"): self = .amount
             case 6 where matches("stamps"): self = .stamps
@@ -401,7 +428,7 @@ public enum ListCodec {
             case .checked: .checked
             case .optional: .optional
             case .sortOrder: .sortOrder
-            case .id, .lastModified, .stamps: nil
+            case .id, .lastModified, .stamps, .sectionKey, .v: nil
             }
         }
     }
@@ -455,6 +482,14 @@ public enum ListCodec {
                     }
                 }
             }
+            if case .string(let text)? = object["v"], let meta = Meta.decode(Array(text.utf8), as: ItemField.self) {
+                item.stamps = meta.stamps
+                if meta.flags.contains(UInt8(ascii: "g")) { item.heldByStampless = true }
+            } else if let other = object["v"] {
+                extra["v"] = other
+            }
+            if case .string(let key)? = object["sectionKey"] { item.section = ShoppingList.explicitKeyMark + key } else if let other = object["sectionKey"] { extra["sectionKey"] = other }
+            if item.lastModified == nil, object["lastModified"] == nil { item.lastModified = impliedDate(item.stamps) }
             item.extra = extra
             return .success(item)
         } catch {
@@ -477,9 +512,9 @@ public enum ListCodec {
     }
 
     static func encode(_ list: ShoppingList, layout: inout LayoutRecorder) -> [UInt8] {
-        let items = list.items
-        return encodeDocument(list, capacity: items.count * 700 + 4096) { out in
-            appendItems(items, unreadable: list.unreadableRows, to: &out, layout: &layout)
+        let items = list.visibleRows
+        return encodeDocument(list, capacity: items.count * 320 + 4096) { out in
+            appendItems(items, of: list, to: &out, layout: &layout)
         }
     }
 
@@ -525,7 +560,7 @@ public enum ListCodec {
     /// The version-2 file for `list` as a JSON value (the journal writes it compact).
     public static func encodeValue(_ list: ShoppingList) -> JSONValue {
         var top = topLevel(list)
-        top["items"] = .array(list.items.map(encodeItem) + list.unreadableRows)
+        top["items"] = .array(list.visibleRows.map { encodeItem($0, in: list) } + list.unreadableRows)
         return .object(top)
     }
 
@@ -536,14 +571,139 @@ public enum ListCodec {
         top["sections"] = .array(list.sections.map(JSONValue.string))
 
         var sync = list.syncExtra
-        if !list.sectionsStamp.isZero { sync["sectionsStamp"] = .string(list.sectionsStamp.encoded) }
+        if !list.sectionEntries.isEmpty {
+            sync["sections"] = .array(list.sectionEntries.keys.sorted().map { encodeSectionEntry(list.sectionEntries[$0]!) })
+        }
         if !list.tombstones.isEmpty {
-            sync["deleted"] = .object(list.tombstones.mapValues { .string($0.encoded) })
+            sync["deleted"] = .object(list.tombstones.mapValues(encodeTombstone))
         }
         let hidden = list.hiddenRows
-        if !hidden.isEmpty { sync["deletedRows"] = .array(hidden.map(encodeItem)) }
+        if !hidden.isEmpty { sync["deletedRows"] = .array(hidden.map { encodeItem($0, in: list) }) }
+        if !list.conflicts.isEmpty {
+            sync["conflicts"] = .array(list.conflicts.keys.sorted().map { encodeConflict(list.conflicts[$0]!) })
+        }
         if !sync.isEmpty { top["sync"] = .object(sync) }
         return top
+    }
+
+    static func encodeSectionEntry(_ entry: SectionEntry) -> JSONValue {
+        var object: [String: JSONValue] = ["name": .string(entry.name), "position": .number(entry.position)]
+        if entry.key != entry.name { object["key"] = .string(entry.key) }
+        if entry.removed { object["removed"] = .bool(true) }
+        if let meta = Meta.encode(entry.stamps) { object["v"] = .string(meta) }
+        return .object(object)
+    }
+
+    static func decodeSectionEntries(_ stored: [JSONValue]) -> [String: SectionEntry] {
+        var entries: [String: SectionEntry] = [:]
+        for value in stored {
+            guard case .object(let object) = value, case .string(let name)? = object["name"] else { continue }
+            let key = object["key"]?.stringValue ?? name
+            var position = Double(entries.count + 1) * 1024
+            if case .number(let literal)? = object["position"], let order = Double(literal), order.isFinite { position = order }
+            var removed = false
+            if case .bool(let flag)? = object["removed"] { removed = flag }
+            var entry = SectionEntry(key: key, name: name, position: position, removed: removed)
+            if let text = object["v"]?.stringValue, let meta = Meta.decode(Array(text.utf8), as: SectionField.self) { entry.stamps = meta.stamps }
+            if entries[key] == nil { entries[key] = entry }
+        }
+        return entries
+    }
+
+    static func encodeTombstone(_ tombstone: Tombstone) -> JSONValue {
+        var object: [String: JSONValue] = ["at": .string(tombstone.stamp.compact ?? tombstone.stamp.encoded)]
+        if let meta = Meta.encode(tombstone.seen) { object["v"] = .string(meta) }
+        if tombstone.firstSeen != 0 { object["firstSeen"] = .number(String(tombstone.firstSeen)) }
+        return .object(object)
+    }
+
+    static func decodeTombstone(_ value: JSONValue) -> Tombstone? {
+        switch value {
+        case .string(let text):
+            return Stamp(encoded: text).map(Tombstone.init(legacy:))
+        case .object(let object):
+            guard let at = object["at"]?.stringValue.flatMap(Meta.stamp) else { return nil }
+            var tombstone = Tombstone(stamp: at, seen: ItemStamps(all: at))
+            if let text = object["v"]?.stringValue, let meta = Meta.decode(Array(text.utf8), as: ItemField.self) { tombstone.seen = meta.stamps }
+            if case .number(let literal)? = object["firstSeen"], let millis = Int64(literal) { tombstone.firstSeen = millis }
+            return tombstone
+        default:
+            return nil
+        }
+    }
+
+    static func encodeConflict(_ record: ConflictRecord) -> JSONValue {
+        var object: [String: JSONValue] = [
+            "field": .string(record.key.subject.fieldName),
+            "lost": fieldJSON(record.lost),
+            "lostStamp": .string(record.key.lostStamp.compact ?? record.key.lostStamp.encoded),
+            "keptStamp": .string(record.keptStamp.compact ?? record.keptStamp.encoded),
+            "label": .string(record.label),
+        ]
+        switch record.key.subject {
+        case .item(let id, _): object["item"] = .string(id)
+        case .section(let key, _): object["section"] = .string(key)
+        }
+        if !record.resolved.isZero {
+            object["resolved"] = .string(record.resolved.compact ?? record.resolved.encoded)
+            object["resolution"] = .string(record.resolution)
+        }
+        if record.firstSeen != 0 { object["firstSeen"] = .number(String(record.firstSeen)) }
+        return .object(object)
+    }
+
+    static func decodeConflict(_ value: JSONValue) -> ConflictRecord? {
+        guard case .object(let object) = value, let fieldName = object["field"]?.stringValue,
+              let lostStamp = object["lostStamp"]?.stringValue.flatMap(Meta.stamp), let lostValue = object["lost"] else { return nil }
+        let subject: ConflictRecord.Subject
+        let lost: FieldValue
+        if let id = object["item"]?.stringValue, let field = ItemField(rawValue: fieldName), let value = fieldValue(lostValue, for: field) {
+            subject = .item(normalizedID(id), field)
+            lost = value
+        } else if let key = object["section"]?.stringValue, let field = SectionField(rawValue: fieldName) {
+            subject = .section(key, field)
+            switch (field, lostValue) {
+            case (.name, .string(let text)): lost = .text(text)
+            case (.removed, .bool(let flag)): lost = .flag(flag)
+            case (.position, .number(let literal)): guard let order = Double(literal) else { return nil }; lost = .order(order)
+            default: return nil
+            }
+        } else {
+            return nil
+        }
+        var record = ConflictRecord(key: .init(subject: subject, lostStamp: lostStamp), lost: lost,
+                                    keptStamp: object["keptStamp"]?.stringValue.flatMap(Meta.stamp) ?? .zero,
+                                    label: object["label"]?.stringValue ?? "")
+        if let resolved = object["resolved"]?.stringValue.flatMap(Meta.stamp) {
+            record.resolved = resolved
+            record.resolution = object["resolution"]?.stringValue ?? "dismissed"
+        }
+        if case .number(let literal)? = object["firstSeen"], let millis = Int64(literal) { record.firstSeen = millis }
+        return record
+    }
+
+    public static func fieldJSON(_ value: FieldValue) -> JSONValue {
+        switch value {
+        case .text(let text): .string(text)
+        case .flag(let flag): .bool(flag)
+        case .order(let order): .number(order)
+        }
+    }
+
+    static func fieldValue(_ value: JSONValue, for field: ItemField) -> FieldValue? {
+        switch (field, value) {
+        case (.name, .string(let text)), (.amount, .string(let text)), (.section, .string(let text)): .text(text)
+        case (.checked, .bool(let flag)), (.optional, .bool(let flag)): .flag(flag)
+        case (.sortOrder, .number(let literal)): Double(literal).map(FieldValue.order)
+        default: nil
+        }
+    }
+
+    /// The `lastModified` a row written without one has: the time of its newest stamp (the
+    /// writer leaves the date out when it is that).
+    static func impliedDate(_ stamps: ItemStamps) -> String? {
+        let newest = stamps.newest
+        return newest.isZero ? nil : Timestamp.iso8601(millis: newest.millis)
     }
 
     static let keyRank = JSONText.keyRanks(keyOrder)
@@ -557,7 +717,8 @@ public enum ListCodec {
     }
 
     /// The `items` array, at the top level's first indent.
-    static func appendItems(_ items: [Item], unreadable: [JSONValue], to out: inout [UInt8], layout: inout LayoutRecorder) {
+    static func appendItems(_ items: [Item], of list: ShoppingList, to out: inout [UInt8], layout: inout LayoutRecorder) {
+        let unreadable = list.unreadableRows
         layout.ids.reserveCapacity(items.count)
         layout.orders.reserveCapacity(items.count)
         layout.ranges.reserveCapacity(items.count)
@@ -577,10 +738,10 @@ public enum ListCodec {
             newline(&out, 2)
             let start = out.count
             if item.extra.isEmpty {
-                appendPlainItem(item, to: &out)
+                appendPlainItem(item, section: list.sectionName(item.section), to: &out)
             } else {
                 // Unknown keys sort among ours: the general writer keeps the order exact.
-                JSONText.append(encodeItem(item), to: &out, indent: 2, rank: keyRank)
+                JSONText.append(encodeItem(item, in: list), to: &out, indent: 2, rank: keyRank)
             }
             layout.row(item, start..<out.count)
         }
@@ -608,11 +769,11 @@ public enum ListCodec {
         out.append(UInt8(ascii: "\""))
     }
 
-    /// An item without unknown keys, as the general writer would write `encodeItem(item)`.
-    static func appendPlainItem(_ item: Item, to out: inout [UInt8]) {
+    /// An item without unknown keys, as the general writer would write `encodeItem(item, in:)`,
+    /// on one line. `section` is the name the item's section shows (`list.sectionName`).
+    static func appendPlainItem(_ item: Item, section: String, to out: inout [UInt8]) {
         func key(_ name: StaticString, first: Bool = false) {
-            if !first { out.append(UInt8(ascii: ",")) }
-            newline(&out, 3)
+            if !first { out.append(UInt8(ascii: ",")); out.append(UInt8(ascii: " ")) }
             out.append(UInt8(ascii: "\""))
             out.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
             out.append(UInt8(ascii: "\""))
@@ -628,57 +789,118 @@ public enum ListCodec {
         key("amount")
         JSONText.appendString(item.amount, to: &out)
         key("section")
-        JSONText.appendString(item.section, to: &out)
+        JSONText.appendString(section, to: &out)
         key("checked")
         flag(item.checked)
         key("optional")
         flag(item.optional)
         key("sortOrder")
         if case .number(let literal) = JSONValue.number(item.sortOrder) { out.append(contentsOf: literal.utf8) }
-        if let date = item.lastModified {
+        if let date = item.lastModified, date != impliedDate(item.stamps) {
             key("lastModified")
             JSONText.appendString(date, to: &out)
         }
-        var openedStamps = false
-        for field in stampOrder where !item.stamps[field].isZero {
-            if !openedStamps {
-                key("stamps")
-                out.append(UInt8(ascii: "{"))
-            } else {
-                out.append(UInt8(ascii: ","))
-            }
-            openedStamps = true
-            newline(&out, 4)
-            JSONText.appendString(field.rawValue, to: &out)
-            out.append(UInt8(ascii: ":"))
-            out.append(UInt8(ascii: " "))
-            appendStamp(item.stamps[field], to: &out)
+        if section != item.section {
+            key("sectionKey")
+            JSONText.appendString(item.section, to: &out)
         }
-        if openedStamps {
-            newline(&out, 3)
-            out.append(UInt8(ascii: "}"))
+        if let meta = Meta.encode(item.stamps, flags: item.heldByStampless ? "g" : "") {
+            key("v")
+            JSONText.appendString(meta, to: &out)
         }
-        newline(&out, 2)
         out.append(UInt8(ascii: "}"))
     }
 
-    static func encodeItem(_ item: Item) -> JSONValue {
+    static func encodeItem(_ item: Item, in list: ShoppingList) -> JSONValue {
         var object = item.extra
+        let section = list.sectionName(item.section)
         object["id"] = .string(item.id)
         object["name"] = .string(item.name)
         object["amount"] = .string(item.amount)
-        object["section"] = .string(item.section)
+        object["section"] = .string(section)
         object["checked"] = .bool(item.checked)
         object["optional"] = .bool(item.optional)
         object["sortOrder"] = .number(item.sortOrder)
-        if let date = item.lastModified {
+        if let date = item.lastModified, date != impliedDate(item.stamps) {
             object["lastModified"] = .string(date)
         }
-        var stamps: [String: JSONValue] = [:]
-        for field in ItemField.allCases where !item.stamps[field].isZero {
-            stamps[field.rawValue] = .string(item.stamps[field].encoded)
-        }
-        if !stamps.isEmpty { object["stamps"] = .object(stamps) }
+        if section != item.section { object["sectionKey"] = .string(item.section) }
+        if let meta = Meta.encode(item.stamps, flags: item.heldByStampless ? "g" : "") { object["v"] = .string(meta) }
         return .object(object)
     }
+}
+
+/// The `v` text of schema version 3: a table of stamps and its fields' stamps and histories in
+/// one short string. `STAMP STAMP…|F,F,…[|FLAGS]`: the distinct stamps (compact form), then per
+/// field (in the fields' order) the index of its stamp, with `:i.j` for the stamps it
+/// superseded; an empty field has no stamp. For a row with one stamp: `0mi4x0b9a400009d4d…|0,0,0,0,0,0`.
+enum Meta {
+    static func encode<Field: StampedField>(_ stamps: StampTable<Field>, flags: String = "") -> String? {
+        var table: [Stamp] = []
+        func index(_ stamp: Stamp) -> Int {
+            if let at = table.firstIndex(of: stamp) { return at }
+            table.append(stamp)
+            return table.count - 1
+        }
+        var fields: [String] = []
+        var any = false
+        for field in Field.allCases {
+            let stamp = stamps[field]
+            guard !stamp.isZero else { fields.append(""); continue }
+            any = true
+            var text = String(index(stamp))
+            let seen = stamps.seen(field)
+            if !seen.isEmpty { text += ":" + seen.map { String(index($0)) }.joined(separator: ".") }
+            fields.append(text)
+        }
+        guard any else { return flags.isEmpty ? nil : "|" + Array(repeating: "", count: Field.allCases.count).joined(separator: ",") + "|" + flags }
+        var text = table.map { $0.compact ?? $0.encoded }.joined(separator: " ") + "|" + fields.joined(separator: ",")
+        if !flags.isEmpty { text += "|" + flags }
+        return text
+    }
+
+    static func decode<Field: StampedField, Bytes: Collection<UInt8>>(_ bytes: Bytes, as: Field.Type) -> (stamps: StampTable<Field>, flags: [UInt8])? where Bytes.Index == Int {
+        let parts = bytes.split(separator: UInt8(ascii: "|"), omittingEmptySubsequences: false)
+        guard parts.count == 2 || parts.count == 3 else { return nil }
+        var table: [Stamp] = []
+        for text in parts[0].split(separator: UInt8(ascii: " ")) {
+            guard let stamp = stamp(text) else { return nil }
+            table.append(stamp)
+        }
+        let fields = parts[1].split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false)
+        guard fields.count == Field.allCases.count else { return nil }
+        var stamps = StampTable<Field>()
+        for (field, text) in zip(Field.allCases, fields) where !text.isEmpty {
+            let pieces = text.split(separator: UInt8(ascii: ":"), omittingEmptySubsequences: false)
+            guard pieces.count <= 2, let at = number(pieces[0]), at < table.count else { return nil }
+            stamps[field] = table[at]
+            if pieces.count == 2 {
+                var seen: [Stamp] = []
+                for piece in pieces[1].split(separator: UInt8(ascii: ".")) {
+                    guard let at = number(piece), at < table.count else { return nil }
+                    seen.append(table[at])
+                }
+                stamps.setSeen(field, seen)
+            }
+        }
+        return (stamps, parts.count == 3 ? Array(parts[2]) : [])
+    }
+
+    static func number<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> Int? {
+        guard !bytes.isEmpty, bytes.count < 6 else { return nil }
+        var value = 0
+        for byte in bytes {
+            guard byte >= 0x30, byte <= 0x39 else { return nil }
+            value = value * 10 + Int(byte - 0x30)
+        }
+        return value
+    }
+
+    /// A stamp in the compact form, or the long form (`…-…-replica`) for one out of its range.
+    static func stamp<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> Stamp? {
+        if bytes.contains(UInt8(ascii: "-")) { return Stamp(encoded: String(decoding: bytes, as: UTF8.self)) }
+        return Stamp(compactUTF8: bytes)
+    }
+
+    static func stamp(_ text: String) -> Stamp? { stamp(Array(text.utf8)) }
 }

@@ -243,7 +243,7 @@ public final class ListFile: Sendable {
         // But a file that lacks what we hold (a sync engine put back an older copy; the
         // absorbed list has it from the base) is.
         guard list != absorbed || !list.hasSameVisibleContent(as: snapshot.list) else { return unchanged() }
-        list.expireTombstones(before: now - ShoppingList.tombstoneLifetimeMillis)
+        list.collectGarbage(now: now)
         // Encoding copies the bytes of the rows that did not change from the file as read.
         let (bytes, layout) = ListCodec.encode(list, after: snapshot.known)
         if let old = snapshot.bytes, Bytes.equal(old, bytes) { return unchanged() }

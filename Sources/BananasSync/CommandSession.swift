@@ -29,7 +29,7 @@ public final class CommandSession {
             snapshot = state.snapshot
         case .failed(let error):
             throw error
-        case .unchanged, .conflicts, .copies, .tick:
+        case .unchanged, .copies, .tick:
             preconditionFailure("a first read reports the file's state or a failure")
         }
     }
@@ -69,5 +69,4 @@ public final class CommandSession {
     }
 
     /// Conflicts awaiting review on this machine.
-    public var conflictLog: ConflictLog? { engine.conflictLog }
 }

@@ -90,7 +90,6 @@ public final class ListStore {
         let engine = SyncEngine(file: file, mergesCopies: mode == .live)
         self.engine = engine
         handle(engine.queue.sync { engine.read(settling: false) })
-        status.conflicts = engine.conflictLog?.awaitingReview() ?? []
         if mode == .live {
             adopt(engine.queue.sync { engine.orphans(excluding: nil) })
         }
@@ -98,16 +97,6 @@ public final class ListStore {
             DispatchQueue.main.async {
                 MainActor.assumeIsolated { self?.handle(report) }
             }
-        }
-    }
-
-    /// Re-reads the conflict log now (after this process resolved an entry), instead of
-    /// waiting for the watcher to notice the log changed.
-    public func refreshConflicts() {
-        let entries = engine.queue.sync { engine.conflictLog?.awaitingReview() ?? [] }
-        if status.conflicts != entries {
-            status.conflicts = entries
-            notify(.status)
         }
     }
 
@@ -129,6 +118,13 @@ public final class ListStore {
 
     // MARK: Editing
 
+    /// Undo or redo met a value someone else wrote since the step: nothing was changed.
+    public struct UndoRefused: Error, CustomStringConvertible {
+        public var label: String
+        public var reason: EditError
+        public var description: String { "cannot undo \(label): \(reason)" }
+    }
+
     public var canUndo: Bool { !undoStack.isEmpty }
     public var canRedo: Bool { !redoStack.isEmpty }
     public var undoLabel: String? { undoStack.last?.label }
@@ -146,7 +142,10 @@ public final class ListStore {
     }
 
     /// Undoes the last edit made here; returns its label, or nil when there is nothing to
-    /// undo. An edit whose item someone else has since deleted is skipped.
+    /// undo. An edit whose item someone else has since deleted is skipped. An edit whose
+    /// value someone else has since changed is not undone (undo never overwrites a value it
+    /// did not write): it throws `EditError.changedSince`, changing nothing, and the step is
+    /// dropped.
     @discardableResult
     public func undo() throws -> String? {
         try replay(from: \.undoStack, to: \.redoStack)
@@ -168,7 +167,8 @@ public final class ListStore {
                     return step.label
                 }
                 // Already as it was (someone else did the same): try the step before.
-            } catch is EditError {
+            } catch let error as EditError {
+                if case .changedSince = error { throw UndoRefused(label: step.label, reason: error) }
                 continue  // its item is gone: nothing left to undo there
             }
         }
@@ -184,7 +184,7 @@ public final class ListStore {
         var next = list
         let inverse = try next.apply(edit, stamp: stamp, modifiedAt: Timestamp.iso8601(millis: now))
         guard next != list else { return nil }
-        let delta = next.delta(stampedWith: stamp)
+        let delta = next.delta(from: list)
         list = next
         revision += 1
         editCount += 1
@@ -267,11 +267,6 @@ public final class ListStore {
             status.pausedBy = error
             pausedByWrite = false
             refreshStatus()
-        case .conflicts(let entries):
-            if status.conflicts != entries {
-                status.conflicts = entries
-                notify(.status)
-            }
         case .copies(let unmerged):
             if status.unmergedCopies != unmerged {
                 status.unmergedCopies = unmerged
@@ -294,23 +289,21 @@ public final class ListStore {
         }
     }
 
-    /// Merges a state of the file into the list, logging conflicts with edits made here.
+    /// Merges a state of the file into the list (the merge records what lost to what).
     private func absorb(_ fileList: ShoppingList) {
-        if mode != .viewer {
-            let found = ShoppingList.conflicts(local: list, remote: fileList, base: lastSynced)
-            if !found.isEmpty {
-                let engine = engine
-                engine.queue.async { engine.log(found) }
-            }
-        }
         lastSynced = fileList
         // Every stamp in `list` has been seen by the clock: only the file's others are new.
         clock.observe(fileList.newestStamp(besides: list), now: Clock.nowMillis())
         let merged = list.merged(with: fileList)
-        status.clockSkewMillis = clock.largestSkewSeen
+        let now = Clock.nowMillis()
+        let ahead = merged.furthestAhead(of: now)
+        status.clockSkewMillis = max(clock.largestSkewSeen, ahead?.lead(over: now) ?? 0)
+        status.clockSkewReplica = ahead.flatMap { $0.lead(over: now) > SyncStatus.skewWarningMillis ? $0.replica : nil }
         if merged != list {
             list = merged
             revision += 1
+            let conflicts = list.conflictList()
+            if conflicts != status.conflicts { status.conflicts = conflicts }
             notify(.merged)
         }
     }
@@ -320,6 +313,7 @@ public final class ListStore {
     private func refreshStatus() {
         var next = status
         next.pendingCount = pending
+        next.conflicts = list.conflictList()
         if next != status {
             status = next
         }

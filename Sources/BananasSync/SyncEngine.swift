@@ -15,7 +15,6 @@ import Glibc
 final class SyncEngine: @unchecked Sendable {
     let file: ListFile
     let queue: DispatchQueue
-    let conflictLog: ConflictLog?
     private var deliver: @Sendable (FileReport) -> Void = { _ in }
 
     /// Hash of the bytes last read or written: a change event with these bytes is our own
@@ -31,7 +30,6 @@ final class SyncEngine: @unchecked Sendable {
     /// Stamps foreign writers' changes. Its own replica id: the store's clock is separate.
     private var clock = StampClock(replica: ReplicaID.random())
     private var watcher: FolderWatcher?
-    private var conflictLogSignature: [UInt8]?
     private var lastRescan: Int64 = 0
     /// False for the viewer: it reports copies it cannot read, and merges nothing.
     let mergesCopies: Bool
@@ -49,7 +47,6 @@ final class SyncEngine: @unchecked Sendable {
         self.file = file
         self.mergesCopies = mergesCopies
         queue = DispatchQueue(label: "bananas.sync")
-        conflictLog = file.state.map(ConflictLog.init(folder:))
     }
 
     // MARK: Reading
@@ -192,7 +189,6 @@ final class SyncEngine: @unchecked Sendable {
 
         var merged: [(copy: ConflictCopy, bytes: [UInt8])] = []
         var unmerged: [UnmergedCopy] = []
-        var conflicts: [Conflict] = []
         var retired: [String] = []
         do {
             let result = try file.update(
@@ -205,7 +201,7 @@ final class SyncEngine: @unchecked Sendable {
                     }
                 }
             ) { list, _ in
-                (merged, unmerged, conflicts) = ([], [], [])
+                (merged, unmerged) = ([], [])
                 let base = file.base?.load()
                 // Listed again under the lock: another process may have merged them meanwhile.
                 for copy in ConflictCopy.find(beside: file.path) {
@@ -217,10 +213,7 @@ final class SyncEngine: @unchecked Sendable {
                         clock.observe(max(list.newestStamp, snapshot.list.newestStamp), now: now)
                         // Bytes bananas wrote here carry every change as stamps: nothing to absorb.
                         let known = base.flatMap { $0.writtenHashes.contains(Hash.content(bytes)) ? nil : $0.list }
-                        let (next, found) = ShoppingList.mergingConflictCopy(
-                            snapshot.list, into: list, base: known, stamp: clock.next(now: now))
-                        list = next
-                        conflicts += found
+                        list = ShoppingList.mergingConflictCopy(snapshot.list, into: list, base: known, stamp: clock.next(now: now))
                         merged.append((copy, bytes))
                     }
                 }
@@ -238,7 +231,6 @@ final class SyncEngine: @unchecked Sendable {
         } catch {
             outcome.failure = ListFileError.wrap(error, path: file.path)
         }
-        if !conflicts.isEmpty { log(conflicts) }
         return outcome
     }
 
@@ -305,14 +297,12 @@ final class SyncEngine: @unchecked Sendable {
             let watcher = FolderWatcher(
                 file: file.path, queue: queue, options: options,
                 interesting: ConflictCopy.recogniser(forList: file.path),
-                // Another process logging or resolving a conflict shows here at once.
-                alsoWatching: [conflictLog?.path].compactMap { $0 }
+                alsoWatching: []
             ) { [weak self] trigger in
                 self?.changed(trigger)
             }
             watcher.start()
             self.watcher = watcher
-            conflictLogSignature = logSignature()
             settleConflictCopies()
             // A change between the store's first read and the watch would go unseen until the
             // rescan: look once more now that events are on.
@@ -342,28 +332,9 @@ final class SyncEngine: @unchecked Sendable {
         housekeeping()
     }
 
-    /// Cheap checks on every tick (every poll, and when the conflict log's folder changes):
-    /// the conflict log changed (another process logged or resolved something)?
+    /// Cheap checks on every tick (every poll): the store's own housekeeping.
     private func housekeeping() {
-        let signature = logSignature()
-        if signature != conflictLogSignature {
-            conflictLogSignature = signature
-            deliver(.conflicts(conflictLog?.awaitingReview() ?? []))
-        }
         deliver(.tick)
-    }
-
-    private func logSignature() -> [UInt8]? {
-        guard let path = conflictLog?.path else { return nil }
-        return FileSignature.of(path)
-    }
-
-    /// Logs conflicts, then reports the entries awaiting review.
-    func log(_ conflicts: [Conflict]) {
-        guard let conflictLog else { return }
-        try? conflictLog.append(conflicts, at: Clock.nowMillis())
-        conflictLogSignature = logSignature()
-        deliver(.conflicts(conflictLog.awaitingReview()))
     }
 
     /// Journals left by dead instances of this file.
@@ -392,7 +363,6 @@ enum FileReport: @unchecked Sendable {
     case state(FileState)
     case unchanged
     case failed(ListFileError)
-    case conflicts([ConflictLog.Entry])
     /// The conflict copies beside the file that could not be merged (now all of them).
     case copies([UnmergedCopy])
     /// A quiet poll: time for the store's own housekeeping (retries, journals of dead instances).

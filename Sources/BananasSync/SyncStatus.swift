@@ -17,8 +17,8 @@ public struct SyncStatus: Equatable, Sendable {
 
     /// Confirmed edits not yet in the file.
     public var pendingCount = 0
-    /// Conflict-log entries awaiting review.
-    public var conflicts: [ConflictLog.Entry] = []
+    /// Values that lost to concurrent edits, awaiting review (the records in the list).
+    public var conflicts: [Conflict] = []
     /// Conflict copies beside the file that could not be merged.
     public var unmergedCopies: [UnmergedCopy] = []
     /// Why the file cannot be read or written now.
@@ -29,6 +29,8 @@ public struct SyncStatus: Equatable, Sendable {
     public var journalProblem: ListFileError?
     /// The largest amount, in ms, by which a stamp seen was ahead of this machine's clock.
     public var clockSkewMillis: Int64 = 0
+    /// The replica (instance) whose stamp was furthest ahead, when that is past the warning.
+    public var clockSkewReplica: String?
 
     public init() {}
 
@@ -52,8 +54,8 @@ public struct SyncStatus: Equatable, Sendable {
             text = "pending \(pendingCount)"
         case .conflict:
             text = "conflict \(conflicts.count + unmergedCopies.count)"
-            if let first = conflicts.last?.conflict {
-                text += " — " + TextRules.escaped(first.itemName) + " " + first.field.rawValue
+            if let first = conflicts.last {
+                text += " — " + TextRules.escaped(first.name) + " " + first.field
             } else if let copy = unmergedCopies.first {
                 text += " — copy " + TextRules.escaped(copy.name) + " not merged (" + copy.reason + ")"
             }
@@ -63,7 +65,7 @@ public struct SyncStatus: Equatable, Sendable {
         }
         if let journalProblem { text += " · journal: " + journalProblem.pausedReason }
         if clockSkewMillis > SyncStatus.skewWarningMillis {
-            text += " · clock skew \(clockSkewMillis / 1000)s"
+            text += " · clock skew " + SyncStatus.duration(clockSkewMillis) + (clockSkewReplica.map { " (\($0))" } ?? "")
         }
         return text
     }
@@ -90,6 +92,16 @@ public struct SyncStatus: Equatable, Sendable {
     /// second for ten seconds, then to ten seconds, then to the minute, hour or day. Each
     /// change is a redraw of an idle editor, so the text changes 14 times in the first
     /// minute, then once a minute, then once an hour (docs/decisions.md).
+    /// A span for people: `45s`, `2h 5m`, `3d`, `100y`.
+    public static func duration(_ millis: Int64) -> String {
+        let seconds = max(0, millis) / 1000
+        if seconds < 60 { return "\(seconds)s" }
+        if seconds < 3600 { return "\(seconds / 60)m" }
+        if seconds < 86_400 { return "\(seconds / 3600)h" + (seconds % 3600 >= 60 ? " \(seconds % 3600 / 60)m" : "") }
+        if seconds < 365 * 86_400 { return "\(seconds / 86_400)d" }
+        return "\(seconds / (365 * 86_400))y"
+    }
+
     public static func age(_ millis: Int64) -> String {
         let seconds = max(0, millis) / 1000
         if seconds < 1 { return "just now" }

@@ -89,11 +89,11 @@ enum StamplessWriter {
 
     @Test func sectionChangesByTheAppAreStamped() throws {
         let base = try sampleList()
-        var file = StamplessWriter.app(base) { _ in }
-        file.sections = ["Dairy", "Produce"]
-        let absorbed = ShoppingList.absorbing(file: file, base: base, stamp: now)
+        let file = StamplessWriter.app(base) { _ in }
+        let reordered = ShoppingList(sections: ["Dairy", "Produce"], rows: Array(file.rows.values))
+        let absorbed = ShoppingList.absorbing(file: reordered, base: base, stamp: now)
         #expect(absorbed.sections == ["Dairy", "Produce"])
-        #expect(absorbed.sectionsStamp == now)
+        #expect(absorbed.sectionEntries.values.contains { $0.stamps[.position] == now }, "the move is the app's edit, stamped")
     }
 }
 
@@ -103,9 +103,10 @@ enum StamplessWriter {
         var local = base, remote = base
         try local.apply(.update(id: "A", changes: [.amount: .text("3")]), stamp: stamp(5, "me"))
         try remote.apply(.update(id: "A", changes: [.amount: .text("12"), .checked: .flag(true)]), stamp: stamp(6, "you"))
-        let conflicts = ShoppingList.conflicts(local: local, remote: remote, base: base)
-        #expect(conflicts == [Conflict(itemID: "A", itemName: "Bananas", field: .amount,
-                                       kept: .text("12"), keptStamp: stamp(6, "you"), lost: .text("3"), lostStamp: stamp(5, "me"))])
+        let merged = local.merged(with: remote)
+        #expect(merged.conflictList().map { [$0.name, $0.field] } == [["Bananas", "amount"]])
+        #expect(merged.conflictList().first?.lost == .text("3") && merged.conflictList().first?.kept == .text("12"))
+        #expect(merged.conflicts == remote.merged(with: local).conflicts, "every device records the same")
     }
 
     @Test func oneSidedChangesAndEqualValuesAreNotConflicts() throws {
@@ -114,6 +115,6 @@ enum StamplessWriter {
         try local.apply(.update(id: "A", changes: [.checked: .flag(true)]), stamp: stamp(5, "me"))
         try remote.apply(.update(id: "A", changes: [.checked: .flag(true)]), stamp: stamp(6, "you"))
         try remote.apply(.update(id: "B", changes: [.amount: .text("1 L")]), stamp: stamp(7, "you"))
-        #expect(ShoppingList.conflicts(local: local, remote: remote, base: base).isEmpty)
+        #expect(local.merged(with: remote).conflicts.isEmpty)
     }
 }

@@ -28,7 +28,7 @@ import Testing
             // With a row only one side has, the tables cannot pair: the full walk.
             var unpaired = a
             unpaired.rows["ONLY-HERE"] = Item(id: "ONLY-HERE", name: "x")
-            #expect(ShoppingList.conflicts(local: a, remote: b, base: nil) == ShoppingList.conflicts(local: unpaired, remote: b, base: nil))
+            #expect(a.merged(with: b).conflicts == unpaired.merged(with: b).conflicts)
         }
         #expect(paired > 100, "the pairs should exercise the paired walk (\(paired) did)")
     }
@@ -64,7 +64,7 @@ import Testing
             try list.apply(.insert(Item(id: "ITEM-\(n)", name: "item \(n)", section: "A", sortOrder: Double(n))), stamp: stamp(1))
         }
         // The same rows in a table built afresh (its own hash seed): as after a whole decode.
-        let decoded = ShoppingList(sections: list.sections, sectionsStamp: list.sectionsStamp, rows: Array(list.rows.values))
+        let decoded = ShoppingList(sectionEntries: list.sectionEntries, rows: Array(list.rows.values))
         var merged = list
         merged.merge(decoded)
         #expect(merged == list)

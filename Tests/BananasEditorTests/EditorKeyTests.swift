@@ -371,10 +371,10 @@ struct EditorKeyTests {
 @Suite("Conflicts overlay")
 struct ConflictOverlayTests {
     static let entries = [
-        ConflictLog.Entry(id: "c1", loggedAt: now, conflict: Conflict(itemID: "B1", itemName: "Oat milk", field: .amount,
-                                                                  kept: .text("2 L"), keptStamp: .zero, lost: .text("1 L"), lostStamp: .zero)),
-        ConflictLog.Entry(id: "c2", loggedAt: now, conflict: Conflict(itemID: "A1", itemName: "Bananas", field: .checked,
-                                                                  kept: .flag(true), keptStamp: .zero, lost: .flag(false), lostStamp: .zero)),
+        Conflict(itemID: "B1", name: "Oat milk", field: .amount, kept: .text("2 L"), lost: .text("1 L"),
+                 lostStamp: Stamp(millis: 1, counter: 0, replica: "a")),
+        Conflict(itemID: "A1", name: "Bananas", field: .checked, kept: .flag(true), lost: .flag(false),
+                 lostStamp: Stamp(millis: 2, counter: 0, replica: "a")),
     ]
 
     @Test("c opens the list of lost values; r restores the selected one, d dismisses it, D all")

@@ -166,8 +166,8 @@ struct ScreenSnapshotTests {
         var pending = SyncStatus()
         pending.pendingCount = 2
         var conflict = SyncStatus()
-        conflict.conflicts = [ConflictLog.Entry(id: "c1", loggedAt: now, conflict: Conflict(
-            itemID: "B1", itemName: "Oat milk", field: .amount, kept: .text("2 L"), keptStamp: .zero, lost: .text("1 L"), lostStamp: .zero))]
+        conflict.conflicts = [Conflict(itemID: "B1", name: "Oat milk", field: .amount, kept: .text("2 L"), lost: .text("1 L"),
+                                       lostStamp: Stamp(millis: 1, counter: 0, replica: "a"))]
         var paused = SyncStatus()
         paused.pausedBy = .lockHeld(path: "/x/BananaList.json.lock", pid: 4242, ageSeconds: 2)
         let cases: [(SyncStatus, Role, String)] = [

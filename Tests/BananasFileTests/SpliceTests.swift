@@ -38,7 +38,7 @@ import Testing
         case 4: _ = try? list.apply(.delete(id: id), stamp: clock.next(now: now))
         case 5: _ = try? list.apply(.update(id: id, changes: [.sortOrder: .order(Double(rng.next() % 100_000))]), stamp: clock.next(now: now))
         case 6: list.rows[id]?.extra["price"] = .number("\(rng.next() % 100)")
-        case 7: list.sections.append("Section \(rng.next())")
+        case 7: _ = try? list.apply(.setSections(list.sections + ["Section \(rng.next())"]), stamp: clock.next(now: now))
         case 8: list.extra["note"] = .string("top \(rng.next() % 5)")
         default: _ = try? list.apply(.update(id: id, changes: [.section: .text("S\(rng.next() % 6)")]), stamp: clock.next(now: now))
         }

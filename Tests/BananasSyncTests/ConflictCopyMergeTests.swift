@@ -46,7 +46,8 @@ private struct Device {
         return (try? FileManager.default.contentsOfDirectory(atPath: state.mergedCopiesPath)) ?? []
     }
 
-    var conflicts: [ConflictLog.Entry] { file.state.map { ConflictLog(folder: $0).awaitingReview() } ?? [] }
+    /// The values awaiting review, as the file now records them.
+    var conflicts: [Conflict] { ((try? file.load())?.list.conflictList()) ?? [] }
 }
 
 private func Sys_directory(_ path: String) -> String { (path as NSString).deletingLastPathComponent }
@@ -92,7 +93,7 @@ struct ConflictCopyMergeTests {
         a.drop("BananaList (Ann's conflicted copy 2026-11-21).json", b.box.bytes!)
         let session = try CommandSession(file: a.file)
         #expect(session.list.named("Milk")?.amount == "2 L")
-        let logged = a.conflicts.map(\.conflict)
+        let logged = a.conflicts
         #expect(logged.count == 1 && logged.first?.lost == .text("1 L") && logged.first?.kept == .text("2 L"))
     }
 
@@ -120,8 +121,8 @@ struct ConflictCopyMergeTests {
         #expect(session.list.named("Tea")?.checked == true)
         #expect(session.list.named("Milk")?.amount == "3 L")
         #expect(!a.exists("BananaList 2.json"))
-        let logged = a.conflicts.map(\.conflict)
-        #expect(logged.contains { $0.itemName == "Milk" && $0.field == .amount && $0.lost == .text("1 L") },
+        let logged = a.conflicts
+        #expect(logged.contains { $0.name == "Milk" && $0.field == "amount" && $0.lost == .text("1 L") },
                 "the value it replaced can be restored")
     }
 

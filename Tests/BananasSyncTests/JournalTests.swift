@@ -26,8 +26,9 @@ struct JournalTests {
                 default: edit = .setSections(["A", "S\(step)"])
                 }
                 let stamp = clock.next(now: Int64(1_000 + step))
+                let before = list
                 try list.apply(edit, stamp: stamp)
-                deltas.append(list.delta(stampedWith: stamp))
+                deltas.append(list.delta(from: before))
             }
             var replayed = start
             for delta in (deltas + deltas).shuffled(using: &rng) { replayed.merge(delta) }
@@ -42,8 +43,8 @@ struct JournalTests {
         var list = ShoppingList()
         let stamp = Stamp(millis: 5, counter: 0, replica: "a")
         try list.apply(.insert(item("Milk")), stamp: stamp)
-        try journal.append(list.delta(stampedWith: stamp))
-        try journal.append(list.delta(stampedWith: stamp))
+        try journal.append(list.delta(from: ShoppingList()))
+        try journal.append(list.delta(from: ShoppingList()))
         var bytes = [UInt8](FileManager.default.contents(atPath: journal.path)!)
         #expect(Journal.entries(in: bytes).count == 2)
         bytes[bytes.count - 10] ^= 1  // damage the second line
@@ -60,7 +61,7 @@ struct JournalTests {
         let stamp = Stamp(millis: 5, counter: 0, replica: "a")
         try list.apply(.insert(item("Milk")), stamp: stamp)
         var journal: Journal? = try Journal(folder: folder)
-        try journal!.append(list.delta(stampedWith: stamp))
+        try journal!.append(list.delta(from: ShoppingList()))
         #expect(Journal.orphans(in: folder).isEmpty)  // its lock is held
         let path = journal!.path
         journal = nil  // the owner is gone (its lock with it)
@@ -80,31 +81,5 @@ struct JournalTests {
         journal = nil
         #expect(Journal.orphans(in: folder).isEmpty)
         #expect(!FileManager.default.fileExists(atPath: path))
-    }
-
-    func conflict(_ n: Int) -> Conflict {
-        Conflict(itemID: "ID\(n)", itemName: "Item \(n)", field: .amount,
-                 kept: .text("2"), keptStamp: Stamp(millis: 10, counter: n, replica: "b"),
-                 lost: .text("1"), lostStamp: Stamp(millis: 9, counter: n, replica: "a"))
-    }
-
-    @Test("the conflict log keeps entries once, records resolutions, and stays bounded")
-    func conflictLog() throws {
-        let box = Sandbox()
-        let log = ConflictLog(path: box.path + "/state/conflicts.jsonl")
-        try log.append([conflict(1), conflict(2)], at: 100)
-        try log.append([conflict(1)], at: 200)  // already logged (by another process, say)
-        #expect(log.entries().map(\.conflict) == [conflict(1), conflict(2)])
-        try log.resolve(log.entries()[0].id, as: "dismissed", at: 300)
-        #expect(log.awaitingReview().map(\.conflict) == [conflict(2)])
-        #expect(log.entries()[0].resolution == "dismissed")
-
-        for batch in stride(from: 3, to: ConflictLog.capacity + 50, by: 25) {
-            try log.append((batch..<min(batch + 25, ConflictLog.capacity + 50)).map(conflict), at: Int64(batch))
-        }
-        let entries = log.entries()
-        #expect(entries.count == ConflictLog.capacity)
-        #expect(!entries.contains { $0.conflict == conflict(1) })  // the reviewed one went first
-        #expect(entries.last?.conflict == conflict(ConflictLog.capacity + 49))
     }
 }

@@ -5,11 +5,13 @@ import Testing
 
 @Suite("Sync status wording")
 struct StatusTests {
-    let conflict = ConflictLog.Entry(
-        id: "3f2a9c1e", loggedAt: 0,
-        conflict: Conflict(itemID: "1", itemName: "Oat\u{1B}[2J milk", field: .amount, kept: .text("2 L"),
-                           keptStamp: Stamp(millis: 2, counter: 0, replica: "b"), lost: .text("1 L"),
-                           lostStamp: Stamp(millis: 1, counter: 0, replica: "a")))
+    let conflict: Conflict = {
+        var list = ShoppingList(rows: [Item(id: "1", name: "Oat\u{1B}[2J milk", amount: "2 L")])
+        let record = ConflictRecord(key: .init(subject: .item("1", .amount), lostStamp: Stamp(millis: 1, counter: 0, replica: "a")),
+                                    lost: .text("1 L"), keptStamp: Stamp(millis: 2, counter: 0, replica: "b"), label: "Oat milk")
+        list.merge(ShoppingList(sectionEntries: [:], conflicts: [record]))
+        return list.conflictList()[0]
+    }()
 
     @Test("each state, as the status bar says it, with paused > conflict > pending > synced")
     func states() {

@@ -127,7 +127,7 @@ struct StoreTests {
         try b.perform(.update(id: milk.id, changes: [.amount: .text("2 L")]), label: "amount")
         #expect(await eventually { a.status.conflicts.count == 1 })
         let entry = try #require(a.status.conflicts.first)
-        #expect(entry.conflict.lost == .text("1 L") && entry.conflict.kept == .text("2 L"))
+        #expect(entry.lost == .text("1 L") && entry.kept == .text("2 L"))
         #expect(a.list.item(milk.id)?.amount == "2 L")
         #expect(a.status.state == .conflict)
         #expect(await eventually { b.status.conflicts.count == 1 })  // every instance on this machine sees it

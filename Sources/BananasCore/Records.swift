@@ -1,0 +1,193 @@
+/// The bookkeeping values the merge contract keeps beside the rows: deletes that remember
+/// what their author saw, sections with identities of their own, and the values that lost
+/// to a concurrent edit (docs/sync.md, "The merge contract").
+
+/// A delete. It hides the row version its author saw: the row comes back only when one of
+/// its fields carries a stamp newer than the one the deleter saw for that field, that is, an
+/// edit the deleter had not seen, whatever the clocks said (rule 3).
+public struct Tombstone: Hashable, Sendable {
+    /// The delete's own stamp (its place among edits; shown in "recently deleted").
+    public var stamp: Stamp
+    /// For each item field, the stamp of the value the deleter saw.
+    public var seen: ItemStamps
+    /// When a replica first wrote this delete to a file, by that replica's clock (0: not yet).
+    /// Deletes expire by this, never by their own (possibly skewed) stamp.
+    public var firstSeen: Int64
+
+    public init(stamp: Stamp, seen: ItemStamps, firstSeen: Int64 = 0) {
+        self.stamp = stamp
+        self.seen = seen
+        self.firstSeen = firstSeen
+    }
+
+    /// A delete from a file that recorded only its stamp (schema version 2): it saw every
+    /// value stamped up to it, the rule that file's writer applied.
+    public init(legacy stamp: Stamp) {
+        self.init(stamp: stamp, seen: ItemStamps(all: stamp))
+    }
+
+    /// True while no field of `row` carries an edit the deleter had not seen.
+    public func hides(_ row: Item) -> Bool {
+        for field in ItemField.allCases where row.stamps[field] > seen[field] { return false }
+        return true
+    }
+
+    /// Two records of deletes of one row: the later delete, having seen what either saw.
+    func merged(with other: Tombstone) -> Tombstone {
+        if self == other { return self }
+        var seen = self.seen
+        for field in ItemField.allCases { seen[field] = max(seen[field], other.seen[field]) }
+        return Tombstone(stamp: max(stamp, other.stamp), seen: seen, firstSeen: max(firstSeen, other.firstSeen))
+    }
+}
+
+/// The stamped fields of a section.
+public enum SectionField: String, CaseIterable, Sendable, Hashable, StampedField {
+    case name, position, removed
+
+    public var stampIndex: Int {
+        switch self {
+        case .name: 0
+        case .position: 1
+        case .removed: 2
+        }
+    }
+}
+
+/// One section, with an identity of its own (`key`: the name it was created with, which never
+/// changes), so that two devices adding, renaming, moving or removing different sections keep
+/// all of it (rule 6). Items name their section by key; what a person sees is `name`.
+public struct SectionEntry: Hashable, Sendable {
+    public var key: String
+    public var name: String
+    /// Where it sorts among the sections (ties by key).
+    public var position: Double
+    /// Removed sections are kept, so a concurrent rename or move of one merges in any order.
+    public var removed: Bool
+    public var stamps: StampTable<SectionField>
+
+    public init(key: String, name: String? = nil, position: Double, removed: Bool = false, stamps: StampTable<SectionField> = .init()) {
+        self.key = key
+        self.name = name ?? key
+        self.position = position
+        self.removed = removed
+        self.stamps = stamps
+    }
+
+    public subscript(field: SectionField) -> FieldValue {
+        get {
+            switch field {
+            case .name: .text(name)
+            case .position: .order(position)
+            case .removed: .flag(removed)
+            }
+        }
+        set {
+            switch (field, newValue) {
+            case (.name, .text(let text)): name = text
+            case (.position, .order(let order)): position = order
+            case (.removed, .flag(let flag)): removed = flag
+            default: preconditionFailure("value \(newValue) does not fit section field \(field)")
+            }
+        }
+    }
+
+    static func displayOrder(_ a: SectionEntry, _ b: SectionEntry) -> Bool {
+        a.position != b.position ? a.position < b.position : a.key < b.key
+    }
+}
+
+/// A value that lost to a concurrent edit: kept in the file, so every device shows it for
+/// review (rule 2, 5). Reviewing it (restore or dismiss) is a stamped edit too.
+public struct ConflictRecord: Hashable, Sendable {
+    /// What lost: a field of an item (by id) or of a section (by key).
+    public enum Subject: Hashable, Sendable, Comparable {
+        case item(String, ItemField)
+        case section(String, SectionField)
+
+        public var fieldName: String {
+            switch self {
+            case .item(_, let field): field.rawValue
+            case .section(_, let field): field.rawValue
+            }
+        }
+
+        public static func < (a: Subject, b: Subject) -> Bool {
+            switch (a, b) {
+            case (.item(let x, let f), .item(let y, let g)): (x, f.stampIndex) < (y, g.stampIndex)
+            case (.section(let x, let f), .section(let y, let g)): (x, f.stampIndex) < (y, g.stampIndex)
+            case (.item, .section): true
+            case (.section, .item): false
+            }
+        }
+    }
+
+    /// A record is one lost value: its subject and its stamp.
+    public struct Key: Hashable, Sendable, Comparable {
+        public var subject: Subject
+        public var lostStamp: Stamp
+
+        public init(subject: Subject, lostStamp: Stamp) {
+            self.subject = subject
+            self.lostStamp = lostStamp
+        }
+
+        public static func < (a: Key, b: Key) -> Bool {
+            a.subject != b.subject ? a.subject < b.subject : a.lostStamp < b.lostStamp
+        }
+    }
+
+    public var key: Key
+    public var lost: FieldValue
+    /// The stamp of the value it lost to, as far as the merges that met it knew.
+    public var keptStamp: Stamp
+    /// The item's or section's name when it was recorded (for a reader of the review).
+    public var label: String
+    /// Zero while it awaits review; the review's stamp after.
+    public var resolved: Stamp
+    /// "restored" or "dismissed" once reviewed.
+    public var resolution: String
+    /// When a replica first wrote it to a file, by that replica's clock (0: not yet).
+    public var firstSeen: Int64
+
+    public init(key: Key, lost: FieldValue, keptStamp: Stamp, label: String,
+                resolved: Stamp = .zero, resolution: String = "", firstSeen: Int64 = 0) {
+        self.key = key
+        self.lost = lost
+        self.keptStamp = keptStamp
+        self.label = label
+        self.resolved = resolved
+        self.resolution = resolution
+        self.firstSeen = firstSeen
+    }
+
+    public var awaitsReview: Bool { resolved.isZero }
+
+    /// A short id for people to type (`bananas conflicts restore 3f9a`): stable on every
+    /// device, as it hashes the record's key.
+    public var shortID: String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        let text: String = switch key.subject {
+        case .item(let id, let field): "i/\(id)/\(field.rawValue)/\(key.lostStamp.encoded)"
+        case .section(let key, let field): "s/\(key)/\(field.rawValue)/\(self.key.lostStamp.encoded)"
+        }
+        for byte in text.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x100_0000_01b3
+        }
+        return hex(hash, digits: 16).prefix(8).description
+    }
+
+    /// Two records of the same lost value: what either knew, the same whatever the order.
+    func merged(with other: ConflictRecord) -> ConflictRecord {
+        if self == other { return self }
+        var result = (keptStamp, label) < (other.keptStamp, other.label) ? other : self
+        if (other.resolved, other.resolution) > (resolved, resolution) {
+            (result.resolved, result.resolution) = (other.resolved, other.resolution)
+        } else {
+            (result.resolved, result.resolution) = (resolved, resolution)
+        }
+        result.firstSeen = max(firstSeen, other.firstSeen)
+        return result
+    }
+}
