@@ -78,15 +78,17 @@ extension ShoppingList {
                 let value = field == .section ? .text(sectionKey(named: given.text)) : given
                 guard item[field] != value else { continue }
                 let fieldStamp = Stamp.edit(stamp, replacing: item.stamps[field])
-                if let saw = seen[field], saw != item.stamps[field], !item.stamps[field].isZero {
-                    // The author saw an older value: the one overwritten goes to review.
-                    let record = ConflictRecord(key: .init(subject: .item(id, field), lostStamp: item.stamps[field]),
-                                                lost: item[field], keptStamp: fieldStamp, label: item.name)
-                    conflicts[record.key] = conflicts[record.key].map { $0.merged(with: record) } ?? record
-                }
+                let current = item.stamps[field]
                 undo[field] = shown(item)[field]
                 item[field] = value
                 item.stamps.supersede(field, with: fieldStamp)
+                if let saw = seen[field], saw != current, !current.isZero {
+                    // The author saw an older value: the one overwritten was not replaced
+                    // knowingly, so it stays out of the history and goes to review.
+                    item.stamps.setSeen(field, [saw] + item.stamps.seen(field).filter { $0 != current })
+                    let record = ConflictRecord(subject: .item(id, field), lost: undo[field]!, lostStamp: current)
+                    conflicts[record.key] = conflicts[record.key].map { $0.merged(with: record) } ?? record
+                }
                 wrote[field] = fieldStamp
             }
             if !undo.isEmpty {
@@ -143,7 +145,7 @@ extension ShoppingList {
         case .review(let key, let resolution):
             guard var record = conflicts[key] else { throw EditError.noSuchConflict }
             let previous = (record.resolved, record.resolution)
-            record.resolved = Stamp.edit(stamp, replacing: max(record.resolved, record.key.lostStamp, record.keptStamp))
+            record.resolved = Stamp.edit(stamp, replacing: max(record.resolved, record.lostStamp))
             record.resolution = resolution
             conflicts[key] = record
             return previous.0.isZero ? .review(key, resolution: "") : .review(key, resolution: previous.1)

@@ -4,10 +4,12 @@
 /// - A field whose value differs from the base while its stamp did not change (or was
 ///   dropped) is a foreign edit, stamped `stamp`, having seen the base's value.
 /// - A row with no stamps that the base lacks is a foreign insert, stamped `stamp`.
-/// - A row the base shows that a stampless file lacks is a foreign delete only with evidence
-///   that the writer held the row: it was in an earlier stampless save (rule 4). Without it
-///   the row stays: a lost delete can be done again, a lost add cannot. A file that carries
-///   stamps deletes only through its tombstones.
+/// - A row the base shows that the file lacks is a foreign delete only with evidence that the
+///   writer held the row (rule 4): for a stampless file, the row was in an earlier stampless
+///   save; for a file that kept bananas's bookkeeping (the Node server edits the parsed JSON),
+///   the file is the base's own write (`writeStamp`), so its writer read every row the base
+///   shows. Without evidence the row stays: a lost delete can be done again, a lost add
+///   cannot. Any other file (a stale or re-delivered copy) deletes only through tombstones.
 /// - The sections: a stampless file's names that differ from the base's are its section edits.
 /// - What the foreign writer dropped (stamps, tombstones, hidden rows, records) comes back
 ///   from the base.
@@ -82,8 +84,9 @@ extension ShoppingList {
             result.rows[row.id] = absorbed
         }
 
-        if deletesByAbsence, stampless {
-            for (id, known) in base.rows where known.heldByStampless && base.isVisible(id) && file.rows[id] == nil {
+        let derivedFromBase = !stampless && !base.writeStamp.isZero && file.writeStamp == base.writeStamp
+        if deletesByAbsence, stampless || derivedFromBase {
+            for (id, known) in base.rows where (derivedFromBase || known.heldByStampless) && base.isVisible(id) && file.rows[id] == nil {
                 let tombstone = Tombstone(stamp: stamp, seen: known.stamps)
                 result.tombstones[id] = result.tombstones[id].map { $0.merged(with: tombstone) } ?? tombstone
             }
@@ -108,7 +111,8 @@ extension StampTable {
 /// lost to as the list now holds it.
 public struct Conflict: Hashable, Sendable {
     public var id: String
-    public var key: ConflictRecord.Key
+    /// Every record of this lost value (one per version that lost).
+    public var keys: [ConflictRecord.Key]
     /// The item's id, or the section's key.
     public var subjectID: String
     public var isSection: Bool
@@ -123,15 +127,15 @@ public struct Conflict: Hashable, Sendable {
 
     /// A lost value of an item's field (a record's view, or a test's).
     public init(itemID: String, name: String, field: ItemField, kept: FieldValue, lost: FieldValue, lostStamp: Stamp, resolution: String? = nil) {
-        let key = ConflictRecord.Key(subject: .item(itemID, field), lostStamp: lostStamp)
-        self.init(id: ConflictRecord(key: key, lost: lost, keptStamp: .zero, label: name).shortID, key: key, subjectID: itemID,
+        let record = ConflictRecord(subject: .item(itemID, field), lost: lost, lostStamp: lostStamp)
+        self.init(id: record.shortID, keys: [record.key], subjectID: itemID,
                   isSection: false, name: name, field: field.rawValue, kept: kept, lost: lost, lostStamp: lostStamp, resolution: resolution)
     }
 
-    init(id: String, key: ConflictRecord.Key, subjectID: String, isSection: Bool, name: String, field: String,
+    init(id: String, keys: [ConflictRecord.Key], subjectID: String, isSection: Bool, name: String, field: String,
          kept: FieldValue, lost: FieldValue, lostStamp: Stamp, resolution: String?) {
         self.id = id
-        self.key = key
+        self.keys = keys
         self.subjectID = subjectID
         self.isSection = isSection
         self.name = name
@@ -144,32 +148,53 @@ public struct Conflict: Hashable, Sendable {
 }
 
 extension ShoppingList {
-    /// The conflict records as surfaces show them, oldest lost value first; only those
-    /// awaiting review unless `all`.
+    /// The conflict records as surfaces show them, oldest lost value first, one per value a
+    /// field lost; only those awaiting review unless `all`, and none whose value the field
+    /// holds again.
     public func conflictList(all: Bool = false) -> [Conflict] {
-        conflicts.values.filter { all || $0.awaitsReview }.sorted { ($0.key.lostStamp, $0.key) < ($1.key.lostStamp, $1.key) }.map { record in
-            switch record.key.subject {
-            case .item(let id, let field):
-                let row = rows[id].map(shown)
-                return Conflict(id: record.shortID, key: record.key, subjectID: id, isSection: false,
-                                name: row?.name ?? record.label, field: field.rawValue,
-                                kept: row?[field] ?? .text(""), lost: field == .section ? .text(sectionName(record.lost.text)) : record.lost,
-                                lostStamp: record.key.lostStamp, resolution: record.awaitsReview ? nil : record.resolution)
-            case .section(let key, let field):
-                let entry = sectionEntries[key]
-                return Conflict(id: record.shortID, key: record.key, subjectID: key, isSection: true,
-                                name: entry?.name ?? record.label, field: field.rawValue,
-                                kept: entry?[field] ?? .text(""), lost: record.lost,
-                                lostStamp: record.key.lostStamp, resolution: record.awaitsReview ? nil : record.resolution)
+        var groups: [ConflictRecord.Subject: [FieldValue: [ConflictRecord]]] = [:]
+        for record in conflicts.values where (all || record.awaitsReview) && !isCurrent(record) {
+            groups[record.subject, default: [:]][record.lost, default: []].append(record)
+        }
+        var result: [Conflict] = []
+        for (subject, values) in groups {
+            for (lost, records) in values {
+                let newest = records.max { $0.lostStamp < $1.lostStamp }!
+                let keys = records.map(\.key).sorted()
+                let resolution = records.allSatisfy { !$0.awaitsReview } ? newest.resolution : nil
+                switch subject {
+                case .item(let id, let field):
+                    let row = rows[id].map(shown)
+                    result.append(Conflict(id: newest.shortID, keys: keys, subjectID: id, isSection: false,
+                                          name: row?.name ?? "(an item no longer kept)", field: field.rawValue,
+                                          kept: row?[field] ?? .text(""), lost: field == .section ? .text(sectionName(lost.text)) : lost,
+                                          lostStamp: newest.lostStamp, resolution: resolution))
+                case .section(let key, let field):
+                    let entry = sectionEntries[key]
+                    result.append(Conflict(id: newest.shortID, keys: keys, subjectID: key, isSection: true,
+                                          name: entry?.name ?? key, field: field.rawValue,
+                                          kept: entry?[field] ?? .text(""), lost: lost,
+                                          lostStamp: newest.lostStamp, resolution: resolution))
+                }
             }
+        }
+        return result.sorted { ($0.lostStamp, $0.keys[0]) < ($1.lostStamp, $1.keys[0]) }
+    }
+
+    /// True when the record's value is its field's value (again): nothing to review.
+    func isCurrent(_ record: ConflictRecord) -> Bool {
+        switch record.subject {
+        case .item(let id, let field): rows[id]?[field] == record.lost
+        case .section(let key, let field): sectionEntries[key]?[field] == record.lost
         }
     }
 
     /// The edit that makes a lost value current again and marks its record restored: a new
     /// edit, which every device merges like any other.
     public func restoreEdit(_ conflict: Conflict) throws -> ListEdit {
-        let review = ListEdit.review(conflict.key, resolution: "restored")
-        switch conflict.key.subject {
+        let review = ListEdit.batch(conflict.keys.map { .review($0, resolution: "restored") })
+        guard let subject = conflict.keys.first?.subject else { throw EditError.noSuchConflict }
+        switch subject {
         case .item(let id, let field):
             guard item(id) != nil else { throw EditError.noSuchItem(id) }
             return .batch([.update(id: id, changes: [field: conflict.lost]), review])
@@ -180,6 +205,6 @@ extension ShoppingList {
 
     /// The edit that marks records reviewed, keeping the current values.
     public func dismissEdit(_ conflicts: [Conflict]) -> ListEdit {
-        .batch(conflicts.map { .review($0.key, resolution: "dismissed") })
+        .batch(conflicts.flatMap { $0.keys.map { .review($0, resolution: "dismissed") } })
     }
 }

@@ -41,7 +41,7 @@ public struct StampTable<Field: StampedField>: Hashable, Sendable {
     /// How many superseded stamps a field remembers. A value older than that many edits on
     /// the other side is no longer known to have been seen: merging it records a conflict
     /// (a review too many, never a value lost in silence).
-    public static var historyLimit: Int { 4 }
+    public static var historyLimit: Int { 8 }
 
     public init(all stamp: Stamp = .zero) {
         values = Array(repeating: stamp, count: Field.allCases.count)
@@ -78,6 +78,14 @@ public struct StampTable<Field: StampedField>: Hashable, Sendable {
 
     /// The newest stamp of any field.
     public var newest: Stamp { values.max() ?? .zero }
+
+    /// The stamps alone, no field remembering what it superseded.
+    public var withoutHistory: StampTable {
+        guard !hasNoHistory else { return self }
+        var copy = self
+        for field in Field.allCases { copy.histories[field.stampIndex] = [] }
+        return copy
+    }
 
     /// True when no field remembers a superseded stamp.
     public var hasNoHistory: Bool { histories.allSatisfy(\.isEmpty) }

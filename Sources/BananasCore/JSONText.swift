@@ -26,8 +26,11 @@ public enum JSONText {
 
     /// Pretty-printed JSON with two-space indents and a final newline. Object keys come in
     /// `keyOrder` first, then the rest in code-point order.
-    public static func serialize(_ value: JSONValue, keyOrder: [String] = []) -> [UInt8] {
+    /// The elements of an array under one of `rowKeys` go on one line each (a list's rows:
+    /// a row is a line in a diff).
+    public static func serialize(_ value: JSONValue, keyOrder: [String] = [], rowKeys: Set<String> = []) -> [UInt8] {
         var writer = Writer(rank: keyRanks(keyOrder))
+        writer.rowKeys = rowKeys
         writer.write(value, indent: 0)
         writer.out.append(UInt8(ascii: "\n"))
         return writer.out
@@ -36,8 +39,10 @@ public enum JSONText {
     /// Appends `value` as `serialize` would write it nested `indent` levels deep (no final
     /// newline), for writers that build a large document piece by piece. `rank` is the key
     /// order as `keyRanks(_:)` makes it.
-    public static func append(_ value: JSONValue, to out: inout [UInt8], indent: Int, rank: [String: Int]) {
+    public static func append(_ value: JSONValue, to out: inout [UInt8], indent: Int, rank: [String: Int], rowKeys: Set<String> = [], inline: Bool = false) {
         var writer = Writer(rank: rank)
+        writer.rowKeys = rowKeys
+        writer.inline = inline
         swap(&writer.out, &out)
         writer.write(value, indent: indent)
         swap(&writer.out, &out)
@@ -411,6 +416,9 @@ private struct Parser {
 private struct Writer {
     let rank: [String: Int]
     var pretty = true
+    /// One line, with the spaces of the pretty form (a row).
+    var inline = false
+    var rowKeys: Set<String> = []
     var out: [UInt8] = []
 
     init(rank: [String: Int], pretty: Bool = true) {
@@ -419,7 +427,7 @@ private struct Writer {
     }
 
     mutating func newline(_ indent: Int) {
-        guard pretty else { return }
+        guard pretty, !inline else { return }
         out.append(0x0A)
         out.append(contentsOf: repeatElement(0x20, count: indent * 2))
     }
@@ -434,7 +442,7 @@ private struct Writer {
             if array.isEmpty { out.append(contentsOf: "[]".utf8); return }
             out.append(UInt8(ascii: "["))
             for (i, element) in array.enumerated() {
-                if i > 0 { out.append(UInt8(ascii: ",")) }
+                if i > 0 { out.append(contentsOf: (inline ? ", " : ",").utf8) }
                 newline(indent + 1)
                 write(element, indent: indent + 1)
             }
@@ -449,11 +457,24 @@ private struct Writer {
                 a.rank != b.rank ? a.rank < b.rank : a.key.utf8.lexicographicallyPrecedes(b.key.utf8)
             }
             for (i, entry) in entries.enumerated() {
-                if i > 0 { out.append(UInt8(ascii: ",")) }
+                if i > 0 { out.append(contentsOf: (inline ? ", " : ",").utf8) }
                 newline(indent + 1)
                 writeString(entry.key)
                 out.append(contentsOf: (pretty ? ": " : ":").utf8)
-                write(entry.value, indent: indent + 1)
+                if !inline, rowKeys.contains(entry.key), case .array(let rows) = entry.value, !rows.isEmpty {
+                    out.append(UInt8(ascii: "["))
+                    for (k, row) in rows.enumerated() {
+                        if k > 0 { out.append(UInt8(ascii: ",")) }
+                        newline(indent + 2)
+                        inline = true
+                        write(row, indent: indent + 2)
+                        inline = false
+                    }
+                    newline(indent + 1)
+                    out.append(UInt8(ascii: "]"))
+                } else {
+                    write(entry.value, indent: indent + 1)
+                }
             }
             newline(indent)
             out.append(UInt8(ascii: "}"))

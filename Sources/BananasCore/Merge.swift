@@ -49,6 +49,8 @@ extension ShoppingList {
         for record in found {
             conflicts[record.key] = conflicts[record.key].map { $0.merged(with: record) } ?? record
         }
+        if !conflicts.isEmpty { dropConflictsSeenSince() }
+        writeStamp = max(writeStamp, other.writeStamp)
         extra = Self.mergeExtra(extra, other.extra)
         syncExtra = Self.mergeExtra(syncExtra, other.syncExtra)
         if other.unreadableRows != unreadableRows {
@@ -113,7 +115,7 @@ extension ShoppingList {
 
     static func mergeRow(_ a: Item, _ b: Item, records: inout [ConflictRecord]) -> Item {
         var row = a
-        var lost: [(ItemField, FieldValue, Stamp, Stamp)] = []
+        var lost: [(ItemField, FieldValue, Stamp)] = []
         for field in ItemField.allCases {
             let outcome = mergeRegister(field, a.stamps, a[field], b.stamps, b[field])
             if outcome.takeOther {
@@ -121,10 +123,10 @@ extension ShoppingList {
                 row.stamps[field] = b.stamps[field]
             }
             row.stamps.setSeen(field, outcome.seen)
-            if let loser = outcome.lost { lost.append((field, loser.value, loser.stamp, outcome.kept)) }
+            if let loser = outcome.lost { lost.append((field, loser.value, loser.stamp)) }
         }
-        for (field, value, stamp, kept) in lost {
-            records.append(ConflictRecord(key: .init(subject: .item(a.id, field), lostStamp: stamp), lost: value, keptStamp: kept, label: row.name))
+        for (field, value, stamp) in lost {
+            records.append(ConflictRecord(subject: .item(a.id, field), lost: value, lostStamp: stamp))
         }
         // The later of two dates, or the one there is. An empty date read from a file is kept
         // (turning it into none made merging a row with itself change it: found by the fuzzer).
@@ -154,8 +156,7 @@ extension ShoppingList {
                 }
                 entry.stamps.setSeen(field, outcome.seen)
                 if let loser = outcome.lost {
-                    records.append(ConflictRecord(key: .init(subject: .section(key, field), lostStamp: loser.stamp),
-                                                  lost: loser.value, keptStamp: outcome.kept, label: entry.name))
+                    records.append(ConflictRecord(subject: .section(key, field), lost: loser.value, lostStamp: loser.stamp))
                 }
             }
             result[key] = entry
@@ -163,24 +164,41 @@ extension ShoppingList {
         return result
     }
 
+    /// A value recorded as lost to one edit may turn out, once more copies arrive, to have
+    /// been replaced knowingly by another (its stamp in the field's history): then nothing was
+    /// lost, and the record goes. What stays is the same whatever order copies arrive in.
+    /// (A record whose value is the field's value again is kept but not shown: whether it is
+    /// depends on what arrives next.)
+    mutating func dropConflictsSeenSince() {
+        for (key, record) in conflicts {
+            let settled: Bool = switch key.subject {
+            case .item(let id, let field): rows[id]?.stamps.seen(field).contains(record.lostStamp) ?? false
+            case .section(let sectionKey, let field): sectionEntries[sectionKey]?.stamps.seen(field).contains(record.lostStamp) ?? false
+            }
+            if settled { conflicts[key] = nil }
+        }
+    }
+
     /// One field of two copies: whether the other's value wins (the greater stamp, and for
     /// equal stamps the greater value, so the choice never depends on order), the merged
-    /// history (every stamp either side superseded or lost, but the winner's), and the losing
-    /// value when neither side had seen the other's.
+    /// history (every stamp either side superseded knowingly), and the losing value when
+    /// neither side had seen the other's.
     static func mergeRegister<Field: StampedField>(
         _ field: Field, _ a: StampTable<Field>, _ aValue: FieldValue, _ b: StampTable<Field>, _ bValue: FieldValue
-    ) -> (takeOther: Bool, seen: [Stamp], lost: (value: FieldValue, stamp: Stamp)?, kept: Stamp) {
+    ) -> (takeOther: Bool, seen: [Stamp], lost: (value: FieldValue, stamp: Stamp)?) {
         let (aStamp, bStamp) = (a[field], b[field])
         if aStamp == bStamp {
             let takeOther = aValue != bValue && aValue.precedes(bValue)
             let seen = a.seen(field) == b.seen(field) ? a.seen(field) : StampTable<Field>.trimmedHistory(a.seen(field) + b.seen(field))
-            return (takeOther, seen, nil, aStamp)
+            return (takeOther, seen, nil)
         }
         let takeOther = bStamp > aStamp
-        let (winner, loser) = takeOther ? (bStamp, aStamp) : (aStamp, bStamp)
-        let seen = StampTable<Field>.trimmedHistory(a.seen(field) + b.seen(field) + [loser])
-        let concurrent = aValue != bValue && !a.hasSeen(field, bStamp) && !b.hasSeen(field, aStamp)
-        return (takeOther, seen, concurrent ? (takeOther ? aValue : bValue, loser) : nil, winner)
+        let loser = takeOther ? aStamp : bStamp
+        let seen = StampTable<Field>.trimmedHistory(a.seen(field) + b.seen(field))
+        // Equal values too: whether the value that lost here is the current one in the end
+        // depends on what arrives next, and a record must not (`conflictList` hides it then).
+        let concurrent = !a.hasSeen(field, bStamp) && !b.hasSeen(field, aStamp)
+        return (takeOther, seen, concurrent ? (takeOther ? aValue : bValue, loser) : nil)
     }
 
     /// Unknown keys carry no stamps: per key, the value whose compact JSON text is greater

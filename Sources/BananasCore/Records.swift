@@ -16,14 +16,15 @@ public struct Tombstone: Hashable, Sendable {
 
     public init(stamp: Stamp, seen: ItemStamps, firstSeen: Int64 = 0) {
         self.stamp = stamp
-        self.seen = seen
+        self.seen = seen.withoutHistory
         self.firstSeen = firstSeen
     }
 
     /// A delete from a file that recorded only its stamp (schema version 2): it saw every
-    /// value stamped up to it, the rule that file's writer applied.
+    /// value stamped up to it, the rule that file's writer applied, and it is as old as its
+    /// stamp (that file kept no other date).
     public init(legacy stamp: Stamp) {
-        self.init(stamp: stamp, seen: ItemStamps(all: stamp))
+        self.init(stamp: stamp, seen: ItemStamps(all: stamp), firstSeen: max(1, stamp.millis))
     }
 
     /// True while no field of `row` carries an edit the deleter had not seen.
@@ -122,7 +123,8 @@ public struct ConflictRecord: Hashable, Sendable {
         }
     }
 
-    /// A record is one lost value: its subject and its stamp.
+    /// A record is one lost version of a field: its subject and its stamp. (The same value
+    /// lost in two versions, held by two replicas, is shown once: `conflictList`.)
     public struct Key: Hashable, Sendable, Comparable {
         public var subject: Subject
         public var lostStamp: Stamp
@@ -137,12 +139,10 @@ public struct ConflictRecord: Hashable, Sendable {
         }
     }
 
-    public var key: Key
+    public var key: Key { Key(subject: subject, lostStamp: lostStamp) }
+    public var subject: Subject
     public var lost: FieldValue
-    /// The stamp of the value it lost to, as far as the merges that met it knew.
-    public var keptStamp: Stamp
-    /// The item's or section's name when it was recorded (for a reader of the review).
-    public var label: String
+    public var lostStamp: Stamp
     /// Zero while it awaits review; the review's stamp after.
     public var resolved: Stamp
     /// "restored" or "dismissed" once reviewed.
@@ -150,12 +150,13 @@ public struct ConflictRecord: Hashable, Sendable {
     /// When a replica first wrote it to a file, by that replica's clock (0: not yet).
     public var firstSeen: Int64
 
-    public init(key: Key, lost: FieldValue, keptStamp: Stamp, label: String,
-                resolved: Stamp = .zero, resolution: String = "", firstSeen: Int64 = 0) {
-        self.key = key
+    /// What lost and to what is all a record holds: which merge met it first, and so which
+    /// value it lost to then, depends on the order copies arrive in (the review shows the
+    /// value the list holds now).
+    public init(subject: Subject, lost: FieldValue, lostStamp: Stamp, resolved: Stamp = .zero, resolution: String = "", firstSeen: Int64 = 0) {
+        self.subject = subject
         self.lost = lost
-        self.keptStamp = keptStamp
-        self.label = label
+        self.lostStamp = lostStamp
         self.resolved = resolved
         self.resolution = resolution
         self.firstSeen = firstSeen
@@ -164,12 +165,12 @@ public struct ConflictRecord: Hashable, Sendable {
     public var awaitsReview: Bool { resolved.isZero }
 
     /// A short id for people to type (`bananas conflicts restore 3f9a`): stable on every
-    /// device, as it hashes the record's key.
+    /// device, as it hashes what was lost where (the same for every version of one value).
     public var shortID: String {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        let text: String = switch key.subject {
-        case .item(let id, let field): "i/\(id)/\(field.rawValue)/\(key.lostStamp.encoded)"
-        case .section(let key, let field): "s/\(key)/\(field.rawValue)/\(self.key.lostStamp.encoded)"
+        let text: String = switch subject {
+        case .item(let id, let field): "i/\(id)/\(field.rawValue)/\(lost)"
+        case .section(let key, let field): "s/\(key)/\(field.rawValue)/\(lost)"
         }
         for byte in text.utf8 {
             hash ^= UInt64(byte)
@@ -181,7 +182,7 @@ public struct ConflictRecord: Hashable, Sendable {
     /// Two records of the same lost value: what either knew, the same whatever the order.
     func merged(with other: ConflictRecord) -> ConflictRecord {
         if self == other { return self }
-        var result = (keptStamp, label) < (other.keptStamp, other.label) ? other : self
+        var result = self
         if (other.resolved, other.resolution) > (resolved, resolution) {
             (result.resolved, result.resolution) = (other.resolved, other.resolution)
         } else {

@@ -18,6 +18,10 @@ public struct ShoppingList: Hashable, Sendable {
     public internal(set) var tombstones: [String: Tombstone]
     /// Values that lost to concurrent edits, for review on every device.
     public internal(set) var conflicts: [ConflictRecord.Key: ConflictRecord]
+    /// The stamp of the bananas write that produced this state of the file (zero: none). A
+    /// writer that keeps `sync` as it found it (the Node server) keeps it too, which tells its
+    /// whole-list save of the latest file from a stale copy of an older one.
+    public var writeStamp: Stamp = .zero
     /// Top-level keys we do not understand, kept across a rewrite.
     public var extra: [String: JSONValue]
     /// Keys inside `sync` we do not understand.
@@ -29,7 +33,7 @@ public struct ShoppingList: Hashable, Sendable {
     /// Every field compared; the rows side by side where their tables pair up
     /// (`differingRowIDs`), which spares hashing every id when most rows are the same boxes.
     public static func == (a: ShoppingList, b: ShoppingList) -> Bool {
-        guard a.sectionEntries == b.sectionEntries, a.tombstones == b.tombstones, a.conflicts == b.conflicts,
+        guard a.sectionEntries == b.sectionEntries, a.tombstones == b.tombstones, a.conflicts == b.conflicts, a.writeStamp == b.writeStamp,
               a.extra == b.extra, a.syncExtra == b.syncExtra, a.unreadableRows == b.unreadableRows else { return false }
         if let differing = differingRowIDs(a.rows, b.rows) { return differing.isEmpty }
         return a.rows == b.rows

@@ -200,7 +200,7 @@ extension ListCodec {
         else { return nil }
         // The sections and other keys are written again around the spliced items (an `add`
         // into a new section); the same tombstones keep which rows show, and where.
-        let sameFrame = list.sectionEntries == old.sectionEntries && list.conflicts == old.conflicts
+        let sameFrame = list.sectionEntries == old.sectionEntries && list.conflicts == old.conflicts && list.writeStamp == old.writeStamp
             && list.extra == old.extra && list.syncExtra == old.syncExtra
         // Deleted rows are written under `sync`: they must be the same rows.
         for id in list.tombstones.keys where list.rows[id] != old.rows[id] { return nil }

@@ -21,11 +21,11 @@ public enum ListCodec {
 
     static let topLevelKeys: Set<String> = ["schemaVersion", "sections", "items", "sync"]
     static let itemKeys: Set<String> = ["id", "name", "amount", "section", "checked", "optional", "sortOrder", "lastModified", "stamps", "sectionKey", "v"]
-    static let syncKeys: Set<String> = ["sectionsStamp", "sections", "deleted", "deletedRows", "conflicts"]
+    static let syncKeys: Set<String> = ["sectionsStamp", "sections", "deleted", "deletedRows", "conflicts", "written"]
     static let keyOrder = ["schemaVersion", "sections", "items", "sync",
                            "id", "name", "amount", "section", "checked", "optional", "sortOrder", "lastModified", "stamps", "sectionKey", "v",
-                           "sectionsStamp", "deleted", "deletedRows", "conflicts",
-                           "key", "position", "removed", "at", "item", "field", "lost", "lostStamp", "keptStamp", "label",
+                           "written", "sectionsStamp", "deleted", "deletedRows", "conflicts",
+                           "key", "position", "removed", "at", "item", "field", "lost", "lostStamp",
                            "resolved", "resolution", "firstSeen"]
 
     public enum DecodeError: Error, Equatable, CustomStringConvertible {
@@ -96,6 +96,7 @@ public enum ListCodec {
         var entries: [String: SectionEntry]?
         var tombstones: [String: Tombstone] = [:]
         var records: [ConflictRecord] = []
+        var writeStamp = Stamp.zero
         var syncExtra: [String: JSONValue] = [:]
         if let value = top["sync"] {
             guard case .object(let sync) = value else { throw .structure("sync is \(value.typeDescription), not an object") }
@@ -120,6 +121,7 @@ public enum ListCodec {
                 if joining.count != hiddenRows.count || !ignoredRows.isEmpty { layout.usable = false }
             }
             if case .array(let stored)? = sync["conflicts"] { records = stored.compactMap(decodeConflict) }
+            writeStamp = sync["written"]?.stringValue.flatMap(Meta.stamp) ?? .zero
         }
 
         var extra: [String: JSONValue] = [:]
@@ -141,6 +143,7 @@ public enum ListCodec {
             extra: extra, syncExtra: syncExtra, unreadableRows: ShoppingList.canonicalRows(unreadable)
         )
         list.keySections()
+        list.writeStamp = writeStamp
         return DecodedList(list: list, schemaVersion: schemaVersion, problems: problems)
     }
 
@@ -310,7 +313,7 @@ public enum ListCodec {
     /// which also finds any error in it).
     static func readPlainItem(_ cursor: inout JSONCursor, bytes: UnsafeBufferPointer<UInt8>) -> Item? {
         guard cursor.take(UInt8(ascii: "{")) else { return nil }
-        var id: String?, name: String?, sortOrder: Double?, lastModified: String?
+        var id: String?, name: String?, sortOrder: Double?, lastModified: String?, noDate = false
         var amount = "", section = "", checked = false, optional = false
         var stamps = ItemStamps()
         var sectionKey: String?, held = false
@@ -340,7 +343,8 @@ public enum ListCodec {
             case .name: guard let value = text() else { return nil }; name = value
             case .amount: guard let value = text() else { return nil }; amount = value
             case .section: guard let value = text() else { return nil }; section = value
-            case .lastModified: guard let value = text() else { return nil }; lastModified = value
+            case .lastModified:
+                if cursor.take(word: "null") { noDate = true } else { guard let value = text() else { return nil }; lastModified = value }
             case .checked: guard let value = flag() else { return nil }; checked = value
             case .optional: guard let value = flag() else { return nil }; optional = value
             case .sortOrder:
@@ -362,7 +366,7 @@ public enum ListCodec {
         }
         guard let id, let name, let sortOrder, !name.trimmingWhitespace().isEmpty else { return nil }
         var item = Item(id: id, name: name, amount: amount, section: sectionKey.map { ShoppingList.explicitKeyMark + $0 } ?? section, checked: checked, optional: optional,
-                        sortOrder: sortOrder, lastModified: lastModified ?? impliedDate(stamps), stamps: stamps)
+                        sortOrder: sortOrder, lastModified: noDate ? nil : lastModified ?? impliedDate(stamps), stamps: stamps)
         if held { item.heldByStampless = true }
         return item
     }
@@ -472,6 +476,8 @@ public enum ListCodec {
             for (key, value) in object where !itemKeys.contains(key) { extra[key] = value }
             if case .string(let date)? = object["lastModified"] {
                 item.lastModified = date
+            } else if case .null? = object["lastModified"] {
+                item.lastModified = nil
             } else if let other = object["lastModified"] {
                 extra["lastModified"] = other  // a form we do not write (e.g. a number): keep it
             }
@@ -489,7 +495,7 @@ public enum ListCodec {
                 extra["v"] = other
             }
             if case .string(let key)? = object["sectionKey"] { item.section = ShoppingList.explicitKeyMark + key } else if let other = object["sectionKey"] { extra["sectionKey"] = other }
-            if item.lastModified == nil, object["lastModified"] == nil { item.lastModified = impliedDate(item.stamps) }
+            if object["lastModified"] == nil { item.lastModified = impliedDate(item.stamps) }
             item.extra = extra
             return .success(item)
         } catch {
@@ -549,7 +555,7 @@ public enum ListCodec {
             if entry.key == "items" {
                 appendItems(&out)
             } else {
-                JSONText.append(top[entry.key]!, to: &out, indent: 1, rank: keyRank)
+                JSONText.append(top[entry.key]!, to: &out, indent: 1, rank: keyRank, rowKeys: rowKeys)
             }
         }
         newline(&out, 0)
@@ -579,6 +585,7 @@ public enum ListCodec {
         }
         let hidden = list.hiddenRows
         if !hidden.isEmpty { sync["deletedRows"] = .array(hidden.map { encodeItem($0, in: list) }) }
+        if !list.writeStamp.isZero { sync["written"] = .string(list.writeStamp.compact ?? list.writeStamp.encoded) }
         if !list.conflicts.isEmpty {
             sync["conflicts"] = .array(list.conflicts.keys.sorted().map { encodeConflict(list.conflicts[$0]!) })
         }
@@ -636,9 +643,7 @@ public enum ListCodec {
         var object: [String: JSONValue] = [
             "field": .string(record.key.subject.fieldName),
             "lost": fieldJSON(record.lost),
-            "lostStamp": .string(record.key.lostStamp.compact ?? record.key.lostStamp.encoded),
-            "keptStamp": .string(record.keptStamp.compact ?? record.keptStamp.encoded),
-            "label": .string(record.label),
+            "lostStamp": .string(record.lostStamp.compact ?? record.lostStamp.encoded),
         ]
         switch record.key.subject {
         case .item(let id, _): object["item"] = .string(id)
@@ -671,9 +676,7 @@ public enum ListCodec {
         } else {
             return nil
         }
-        var record = ConflictRecord(key: .init(subject: subject, lostStamp: lostStamp), lost: lost,
-                                    keptStamp: object["keptStamp"]?.stringValue.flatMap(Meta.stamp) ?? .zero,
-                                    label: object["label"]?.stringValue ?? "")
+        var record = ConflictRecord(subject: subject, lost: lost, lostStamp: lostStamp)
         if let resolved = object["resolved"]?.stringValue.flatMap(Meta.stamp) {
             record.resolved = resolved
             record.resolution = object["resolution"]?.stringValue ?? "dismissed"
@@ -707,6 +710,8 @@ public enum ListCodec {
     }
 
     static let keyRank = JSONText.keyRanks(keyOrder)
+    /// Arrays whose elements are written one to a line.
+    public static let rowKeys: Set<String> = ["items", "deletedRows"]
     static let trueBytes = Array("true".utf8), falseBytes = Array("false".utf8)
     /// The stamp fields in the order the writer sorts their keys.
     static let stampOrder = ItemField.allCases.sorted { (keyRank[$0.rawValue] ?? Int.max, $0.rawValue) < (keyRank[$1.rawValue] ?? Int.max, $1.rawValue) }
@@ -741,7 +746,7 @@ public enum ListCodec {
                 appendPlainItem(item, section: list.sectionName(item.section), to: &out)
             } else {
                 // Unknown keys sort among ours: the general writer keeps the order exact.
-                JSONText.append(encodeItem(item, in: list), to: &out, indent: 2, rank: keyRank)
+                JSONText.append(encodeItem(item, in: list), to: &out, indent: 2, rank: keyRank, inline: true)
             }
             layout.row(item, start..<out.count)
         }
@@ -749,7 +754,7 @@ public enum ListCodec {
             if !first { out.append(UInt8(ascii: ",")) }
             first = false
             newline(&out, 2)
-            JSONText.append(row, to: &out, indent: 2, rank: keyRank)
+            JSONText.append(row, to: &out, indent: 2, rank: keyRank, inline: true)
             layout.usable = false
         }
         newline(&out, 1)
@@ -796,9 +801,9 @@ public enum ListCodec {
         flag(item.optional)
         key("sortOrder")
         if case .number(let literal) = JSONValue.number(item.sortOrder) { out.append(contentsOf: literal.utf8) }
-        if let date = item.lastModified, date != impliedDate(item.stamps) {
+        if item.lastModified != impliedDate(item.stamps) {
             key("lastModified")
-            JSONText.appendString(date, to: &out)
+            if let date = item.lastModified { JSONText.appendString(date, to: &out) } else { out.append(contentsOf: "null".utf8) }
         }
         if section != item.section {
             key("sectionKey")
@@ -821,8 +826,8 @@ public enum ListCodec {
         object["checked"] = .bool(item.checked)
         object["optional"] = .bool(item.optional)
         object["sortOrder"] = .number(item.sortOrder)
-        if let date = item.lastModified, date != impliedDate(item.stamps) {
-            object["lastModified"] = .string(date)
+        if item.lastModified != impliedDate(item.stamps) {
+            object["lastModified"] = item.lastModified.map(JSONValue.string) ?? .null
         }
         if section != item.section { object["sectionKey"] = .string(item.section) }
         if let meta = Meta.encode(item.stamps, flags: item.heldByStampless ? "g" : "") { object["v"] = .string(meta) }

@@ -244,6 +244,9 @@ public final class ListFile: Sendable {
         // absorbed list has it from the base) is.
         guard list != absorbed || !list.hasSameVisibleContent(as: snapshot.list) else { return unchanged() }
         list.collectGarbage(now: now)
+        // This write's own mark: a writer that keeps `sync` as found (the Node server) hands
+        // it back, which says its save came from this state (docs/sync.md, rule 4).
+        list.writeStamp = Stamp(millis: max(now, list.writeStamp.millis + 1), counter: 0, replica: ReplicaID.random())
         // Encoding copies the bytes of the rows that did not change from the file as read.
         let (bytes, layout) = ListCodec.encode(list, after: snapshot.known)
         if let old = snapshot.bytes, Bytes.equal(old, bytes) { return unchanged() }

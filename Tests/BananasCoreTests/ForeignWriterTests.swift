@@ -30,7 +30,9 @@ enum StamplessWriter {
     let now = Stamp(millis: 100, counter: 0, replica: "me")
 
     @Test func theAppsEditsInsertsAndDeletesAreAllHonoured() throws {
-        let base = try sampleList()
+        // The app saved the list once (so it held every row), then edits and deletes.
+        let fresh = try sampleList()
+        let base = ShoppingList.absorbing(file: StamplessWriter.app(fresh) { _ in }, base: fresh, stamp: stamp(50, "app"))
         let file = StamplessWriter.app(base) { items in
             items[items.firstIndex { $0.id == "A" }!].checked = true       // edit
             items.removeAll { $0.id == "B" }                                 // delete outright
@@ -45,8 +47,17 @@ enum StamplessWriter {
         #expect(absorbed.items.map(\.id).sorted() == ["A", "C", "NEW"])
     }
 
-    @Test func theNodeServersInPlaceEditsAndFilteredRowsAreHonoured() throws {
+    @Test func aRowTheAppNeverHeldIsNotDeletedByItsAbsence() throws {
+        // Added here after the app's last save: a phone's save that lacks it never saw it.
         let base = try sampleList()
+        let file = StamplessWriter.app(base) { items in items.removeAll { $0.id == "B" } }
+        let absorbed = ShoppingList.absorbing(file: file, base: base, stamp: now)
+        #expect(absorbed.item("B")?.name == "Oat milk")
+    }
+
+    @Test func theNodeServersInPlaceEditsAndFilteredRowsAreHonoured() throws {
+        var base = try sampleList()
+        base.writeStamp = stamp(30, "w")  // the state bananas last wrote, which the server read
         let file = StamplessWriter.node(base) { items in
             items["A"]!.amount = "12"
             items["C"] = nil
@@ -55,6 +66,16 @@ enum StamplessWriter {
         #expect(absorbed.item("A")?.amount == "12")
         #expect(absorbed.item("C") == nil)
         #expect(absorbed.item("B")?.name == "Oat milk")
+    }
+
+    @Test func aStaleCopyOfAnOlderWriteDeletesNothing() throws {
+        var older = try sampleList()
+        older.writeStamp = stamp(30, "w")
+        var base = older
+        try base.apply(.insert(Item(id: "NEW", name: "Tea", section: "Pantry", sortOrder: 9)), stamp: stamp(40, "me"))
+        base.writeStamp = stamp(41, "w")
+        let absorbed = ShoppingList.absorbing(file: older, base: base, stamp: now)
+        #expect(absorbed.item("NEW")?.name == "Tea", "a re-delivered older save never saw the new row")
     }
 
     @Test func aForeignEditMergesWithAConcurrentLocalEditToAnotherField() throws {
@@ -83,7 +104,9 @@ enum StamplessWriter {
         var base = try sampleList()
         try base.apply(.delete(id: "C"), stamp: stamp(20, "me"))
         let file = StamplessWriter.app(base) { _ in }
-        let absorbed = ShoppingList.absorbing(file: file, base: base, stamp: now)
+        var absorbed = ShoppingList.absorbing(file: file, base: base, stamp: now)
+        #expect(absorbed.items.allSatisfy { $0.heldByStampless }, "the app held every row it saved")
+        for id in absorbed.rows.keys { absorbed.rows[id]?.heldByStampless = false }
         #expect(absorbed == base, "a rewrite that changed nothing absorbs to the base itself")
     }
 
@@ -115,6 +138,6 @@ enum StamplessWriter {
         try local.apply(.update(id: "A", changes: [.checked: .flag(true)]), stamp: stamp(5, "me"))
         try remote.apply(.update(id: "A", changes: [.checked: .flag(true)]), stamp: stamp(6, "you"))
         try remote.apply(.update(id: "B", changes: [.amount: .text("1 L")]), stamp: stamp(7, "you"))
-        #expect(local.merged(with: remote).conflicts.isEmpty)
+        #expect(local.merged(with: remote).conflictList().isEmpty)
     }
 }

@@ -69,8 +69,7 @@ struct EditorStoreTests {
         let id = ItemID.random()
         try store.perform(.insert(Item(id: id, name: "Oat milk", amount: "2 L", section: "Dairy", sortOrder: 1)), label: "add")
         // Another device's concurrent "1 L" lost to this one's "2 L": its record arrives in the file.
-        let record = ConflictRecord(key: .init(subject: .item(id, .amount), lostStamp: Stamp(millis: 1, counter: 0, replica: "bbbbbbbbbbbb")),
-                                    lost: .text("1 L"), keptStamp: Stamp(millis: 2, counter: 0, replica: "aaaaaaaaaaaa"), label: "Oat milk")
+        let record = ConflictRecord(subject: .item(id, .amount), lost: .text("1 L"), lostStamp: Stamp(millis: 1, counter: 0, replica: "bbbbbbbbbbbb"))
         _ = try box.file().update { list, _ in list.merge(ShoppingList(sectionEntries: [:], conflicts: [record])) }
         #expect(await eventually { store.status.conflicts.count == 1 })
         let editor = Editor(store: store, fileLabel: "test")

@@ -44,7 +44,7 @@ import Testing
     @Test func theDirectWriterGivesTheTreeWritersBytes() {
         for list in Self.lists() {
             let direct = ListCodec.encode(list)
-            let tree = JSONText.serialize(ListCodec.encodeValue(list), keyOrder: ListCodec.keyOrder)
+            let tree = JSONText.serialize(ListCodec.encodeValue(list), keyOrder: ListCodec.keyOrder, rowKeys: ListCodec.rowKeys)
             #expect(direct == tree, "\(String(decoding: direct, as: UTF8.self))\n---\n\(String(decoding: tree, as: UTF8.self))")
         }
     }

@@ -155,11 +155,11 @@ func inode(_ path: String) -> UInt64? {
 
     @Test func aNewerSchemaIsNeverWritten() throws {
         let folder = TempFolder()
-        let text = #"{"schemaVersion": 3, "sections": ["A"], "items": [{"id": "x", "name": "Milk", "section": "A"}]}"#
+        let text = #"{"schemaVersion": 4, "sections": ["A"], "items": [{"id": "x", "name": "Milk", "section": "A"}]}"#
         folder.write(text)
         let file = ListFile(path: folder.listPath)
         #expect(try file.load().list.items.map(\.name) == ["Milk"])
-        #expect(throws: ListFileError.newerSchema(path: file.path, found: 3, supported: 2)) { try addItem("Eggs", to: file) }
+        #expect(throws: ListFileError.newerSchema(path: file.path, found: 4, supported: 3)) { try addItem("Eggs", to: file) }
         #expect(folder.bytes() == Array(text.utf8))
         #expect(folder.entries == ["BananaList.json"])
     }

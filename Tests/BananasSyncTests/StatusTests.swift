@@ -7,8 +7,7 @@ import Testing
 struct StatusTests {
     let conflict: Conflict = {
         var list = ShoppingList(rows: [Item(id: "1", name: "Oat\u{1B}[2J milk", amount: "2 L")])
-        let record = ConflictRecord(key: .init(subject: .item("1", .amount), lostStamp: Stamp(millis: 1, counter: 0, replica: "a")),
-                                    lost: .text("1 L"), keptStamp: Stamp(millis: 2, counter: 0, replica: "b"), label: "Oat milk")
+        let record = ConflictRecord(subject: .item("1", .amount), lost: .text("1 L"), lostStamp: Stamp(millis: 1, counter: 0, replica: "a"))
         list.merge(ShoppingList(sectionEntries: [:], conflicts: [record]))
         return list.conflictList()[0]
     }()
