@@ -99,7 +99,7 @@ extension ShoppingList {
 
         case .revert(let id, let changes, let expecting):
             guard let item = rows[id], isVisible(id) else { throw EditError.noSuchItem(id) }
-            for field in changes.keys.sorted() where item.stamps[field] != expecting[field] {
+            for field in changes.keys.sorted() where !Self.wroteLast(item.stamps[field], expecting[field], stamp) {
                 throw EditError.changedSince(id: id, field: field.rawValue)
             }
             return try apply(.update(id: id, changes: changes), stamp: stamp, modifiedAt: modifiedAt)
@@ -112,7 +112,7 @@ extension ShoppingList {
 
         case .retract(let id, let expecting):
             guard let row = rows[id], isVisible(id) else { throw EditError.noSuchItem(id) }
-            for field in ItemField.allCases where row.stamps[field] != expecting[field] {
+            for field in ItemField.allCases where !Self.wroteLast(row.stamps[field], expecting[field], stamp) {
                 throw EditError.changedSince(id: id, field: field.rawValue)
             }
             return try apply(.delete(id: id), stamp: stamp, modifiedAt: modifiedAt)
@@ -160,6 +160,13 @@ extension ShoppingList {
             self = copy
             return .batch(inverses.reversed())
         }
+    }
+
+    /// True when a field stamped `current` still holds what the undone edit wrote (stamped
+    /// `expected`), or what this replica (the one undoing, `undoing`'s) wrote since: undo
+    /// overwrites only its own values.
+    static func wroteLast(_ current: Stamp, _ expected: Stamp?, _ undoing: Stamp) -> Bool {
+        current == expected || current.replica == undoing.replica
     }
 
     /// A position after every section.

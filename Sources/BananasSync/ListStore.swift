@@ -250,7 +250,10 @@ public final class ListStore {
                 pausedByWrite = false
             }
             status.lastSyncMillis = Clock.nowMillis()
-            if mode == .live, state.snapshot.isWritable, !list.hasSameVisibleContent(as: state.snapshot.list) {
+            // Also when the merge recorded a value that lost: the record must reach the file
+            // for every device to review it.
+            if mode == .live, state.snapshot.isWritable,
+               !list.hasSameVisibleContent(as: state.snapshot.list) || list.conflicts.keys != state.snapshot.list.conflicts.keys {
                 fileBehind = true
             }
             refreshStatus()

@@ -95,7 +95,7 @@ public struct SyncStatus: Equatable, Sendable {
     /// A span for people: `45s`, `2h 5m`, `3d`, `100y`.
     public static func duration(_ millis: Int64) -> String {
         let seconds = max(0, millis) / 1000
-        if seconds < 60 { return "\(seconds)s" }
+        if seconds < 120 { return "\(seconds)s" }
         if seconds < 3600 { return "\(seconds / 60)m" }
         if seconds < 86_400 { return "\(seconds / 3600)h" + (seconds % 3600 >= 60 ? " \(seconds % 3600 / 60)m" : "") }
         if seconds < 365 * 86_400 { return "\(seconds / 86_400)d" }
