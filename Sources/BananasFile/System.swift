@@ -19,6 +19,13 @@ enum Sys {
         return Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec) / 1_000_000
     }
 
+    /// A monotonic clock in nanoseconds, for measuring short spans.
+    static func monotonicNanos() -> Int64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec)
+    }
+
     /// Whether the open file `fd` holds exactly `bytes`, compared through a read-only mapping
     /// (no copy); nil when it cannot be examined.
     static func fileMatches(_ fd: Int32, _ bytes: [UInt8]) -> Bool? {
