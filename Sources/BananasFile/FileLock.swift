@@ -42,10 +42,13 @@ public final class FileLock {
         self.descriptor = descriptor
         self.acquiredAt = acquiredAt
         self.contended = contended
+        var st = stat()
+        createdAccess = fstat(descriptor, &st) == 0 ? st.st_atim : timespec()
         let timer = DispatchSource.makeTimerSource(queue: heartbeatQueue)
         let interval = DispatchTimeInterval.milliseconds(Self.heartbeatMillis)
         timer.schedule(deadline: .now() + interval, repeating: interval)
-        timer.setEventHandler { _ = futimens(descriptor, nil) }  // mtime (and atime) := now
+        // mtime := now; atime is left to waiters, which mark it (`markWaiting`).
+        timer.setEventHandler { _ = futimens(descriptor, [timespec(tv_sec: 0, tv_nsec: Sys.timeOmit), timespec(tv_sec: 0, tv_nsec: Sys.timeNow)]) }
         timer.resume()
         heartbeat = timer
     }
@@ -62,6 +65,24 @@ public final class FileLock {
 
     private let acquiredAt: Int64
     private let contended: Bool
+    /// The lock file's atime when we created it: a bananas waiter moves it (`markWaiting`).
+    private let createdAccess: timespec
+
+    /// A bananas writer that finds the lock held says so by setting the lock file's atime
+    /// (its mtime is the holder's heartbeat, which the stale rule reads): the holder then
+    /// knows, at release, that someone waits, and waits its turn before it takes it again.
+    /// The Get Bananas server leaves no such mark.
+    static func markWaiting(_ path: String) {
+        _ = utimensat(AT_FDCWD, path, [timespec(tv_sec: 0, tv_nsec: Sys.timeNow), timespec(tv_sec: 0, tv_nsec: Sys.timeOmit)], AT_SYMLINK_NOFOLLOW)
+    }
+
+    /// Whether a waiter marked the lock while we held it.
+    private func wasWaitedFor() -> Bool {
+        var st = stat()
+        guard fstat(descriptor, &st) == 0 else { return false }
+        let now = st.st_atim
+        return now.tv_sec > createdAccess.tv_sec || (now.tv_sec == createdAccess.tv_sec && now.tv_nsec > createdAccess.tv_nsec)
+    }
 
     /// How long a process that let go of a contended lock `millisAgo` ago, after holding it
     /// for `heldMillis`, still waits before it tries to take it again.
@@ -132,20 +153,16 @@ public final class FileLock {
         heldLocks[lockPath] = Held(lock: entry.lock, file: FileSignature.of(filePath))
     }
 
-    /// Whether the lock file at `path` is still the one we created (same inode) and still names
-    /// us. False once another writer broke it (we were frozen past the stale window): a
-    /// write must not be renamed into place then.
+    /// Whether the lock file at `path` is still the one we created: the same device and inode
+    /// as the descriptor we hold. Our descriptor keeps that inode alive, so no other file can
+    /// have its number; a lock another writer broke and made anew is another inode. (Read
+    /// nothing: a read would move the atime that waiters mark.) False once another writer
+    /// broke it (we were frozen past the stale window): a write must not be renamed then.
     public func isStillOurs() -> Bool {
         guard held else { return false }
         var own = stat()
-        guard fstat(descriptor, &own) == 0, let st = Sys.linkStatus(path), Sys.isRegular(st), st.st_ino == own.st_ino,
-              st.st_dev == own.st_dev else { return false }
-        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        var opened = stat()
-        guard fstat(fd, &opened) == 0, opened.st_ino == own.st_ino, let bytes = Sys.readAll(fd), bytes.count < 64 else { return false }
-        return Int32(String(decoding: bytes, as: UTF8.self).trimmingWhitespace()) == Sys.processID()
+        guard fstat(descriptor, &own) == 0, let st = Sys.linkStatus(path), Sys.isRegular(st) else { return false }
+        return st.st_ino == own.st_ino && st.st_dev == own.st_dev
     }
 
     /// Creates the lock file; its open descriptor.
@@ -193,7 +210,10 @@ public final class FileLock {
                     if let st = Sys.linkStatus(path), st.st_ino == inode { unlink(path) }
                     continue
                 }
-                waited = waited || holderPID != pid
+                if holderPID != pid {
+                    waited = true
+                    markWaiting(path)
+                }
                 if Sys.nowMillis() >= deadline {
                     throw .lockHeld(path: path, pid: holderPID, ageSeconds: Int(ageMillis / 1000))
                 }
@@ -248,6 +268,7 @@ public final class FileLock {
         guard held else { return }
         held = false
         let now = Sys.nowMillis()
+        let contended = contended || wasWaitedFor()
         Self.releases.lock()
         Self.lastRelease[path] = Release(at: now, heldMillis: now - acquiredAt, contended: contended)
         if Self.heldLocks[path]?.lock === self { Self.heldLocks[path] = nil }
