@@ -111,8 +111,7 @@ public final class FileLock {
         }
         let now = Sys.nowMillis()
         WaitLog.record(path: path, waitedMillis: now - start, acquired: true)
-        let recentlyContended = previous.map { $0.contended && now - $0.at < maximumTurnMillis * 2 } ?? false
-        let lock = FileLock(path: path, descriptor: descriptor, acquiredAt: now, contended: waited || recentlyContended)
+        let lock = FileLock(path: path, descriptor: descriptor, acquiredAt: now, contended: waited)
         let fileSignature = path.hasSuffix(".lock") ? FileSignature.of(String(path.dropLast(5))) : nil
         releases.lock()
         heldLocks[path] = Held(lock: lock, file: fileSignature)
