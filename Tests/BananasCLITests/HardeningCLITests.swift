@@ -151,4 +151,22 @@ struct HardeningCLITests {
         #expect(cli("add", "Eggs").status == 0)
         #expect(try cli.items().count == 2)
     }
+
+    @Test("bananas session validates through the same rules: no NaN or infinite order, no blank or invisible name")
+    func sessionValidates() throws {
+        let cli = CLI()
+        defer { cli.cleanUp() }
+        let session = try SessionProcess(cli)
+        defer { session.stop() }
+        _ = try session.send("add", "Milk")
+        for (field, value) in [("sortOrder", "nan"), ("sortOrder", "inf"), ("sortOrder", "-infinity"), ("sortOrder", "x"),
+                               ("name", "   "), ("name", "\u{3164}"), ("name", "Mi\u{200B}lk"), ("amount", "\u{1B}[2J"),
+                               ("checked", "maybe")] {
+            let answer = try session.send("set", "Milk", field, value)
+            #expect(answer["error"] != nil, "\(field) \(value.debugDescription): \(answer)")
+        }
+        _ = try session.send("wait")
+        #expect(try session.names() == ["Milk"])
+        #expect(try cli.items().first?["name"] as? String == "Milk", "the file stays readable")
+    }
 }
