@@ -169,4 +169,20 @@ struct HardeningCLITests {
         #expect(try session.names() == ["Milk"])
         #expect(try cli.items().first?["name"] as? String == "Milk", "the file stays readable")
     }
+
+    @Test("user theme files with hostile names and descriptions: bananas themes prints them escaped")
+    func hostileThemes() throws {
+        let cli = CLI()
+        defer { cli.cleanUp() }
+        let themes = cli.home + "/config/bananas/themes"
+        try FileManager.default.createDirectory(atPath: themes, withIntermediateDirectories: true)
+        try "name: evil\ninherits: default\ndescription: \"\\e]0;pwned\\a\\e[2J\\u200B\"\n"
+            .write(toFile: themes + "/evil.yaml", atomically: true, encoding: .utf8)
+        try "name: \"x\\e[31m\"\nroles:\n  amount: { fg: nosuchcolour }\n"
+            .write(toFile: themes + "/x\u{1B}[31m.yaml", atomically: true, encoding: .utf8)
+        let result = cli.run(["themes", "--plain"], environment: ["XDG_CONFIG_HOME": cli.home + "/config"])
+        #expect(result.stdout.contains("evil"), "\(result.stdout)")
+        #expect(!Self.raw(result.stdout) && !Self.raw(result.stderr), "\(result.stdout.debugDescription)")
+    }
 }
+
