@@ -46,7 +46,7 @@ struct ListCommand: ParsableCommand {
                 Output.line("\(Output.sectionTitle(group.section)) (\(open)/\(group.items.count))")
                 for item in group.items { Output.line("  " + Output.row(item, showID: ids)) }
             }
-            for problem in snapshot.decoded.problems { Output.note("note: " + problem) }
+            for note in Output.problemNotes(snapshot.decoded.problems) { Output.note(note) }
         }
     }
 }

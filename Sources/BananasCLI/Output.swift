@@ -5,23 +5,40 @@ import Darwin
 #endif
 import BananasCore
 
-/// Everything the CLI prints goes through here, so stored text is always escaped.
+/// Everything the CLI prints goes through here, so stored text is always escaped. The parts
+/// that come from a file, a path, an argument or the environment are escaped where they are
+/// put in (`safe`), and every line is passed through the same `TextRules.escaped` once more
+/// on its way out (escaped text is plain ASCII, so that changes nothing already escaped): a
+/// string someone forgot to escape still never reaches the terminal raw.
 enum Output {
     static func line(_ text: String = "") {
-        print(text)
+        print(TextRules.escaped(text, keepingNewlines: true))
     }
 
     static func error(_ text: String) {
-        writeStandardError("bananas: " + text + "\n")
+        writeStandardError("bananas: " + TextRules.escaped(text, keepingNewlines: true) + "\n")
     }
 
     static func note(_ text: String) {
-        writeStandardError(text + "\n")
+        writeStandardError(TextRules.escaped(text, keepingNewlines: true) + "\n")
     }
 
     static func writeStandardError(_ text: String) {
         let bytes = Array(text.utf8)
         bytes.withUnsafeBytes { _ = write(2, $0.baseAddress, $0.count) }
+    }
+
+    /// The first problems a read found are shown one per line; this many at most, then one
+    /// line that counts the rest (a hostile file can hold 100,000 unreadable rows).
+    static let problemsShown = 10
+
+    /// `note: …` lines for the problems a read found, summarised past `problemsShown`.
+    static func problemNotes(_ problems: [String]) -> [String] {
+        var lines = problems.prefix(problemsShown).map { "note: " + safe($0) }
+        if problems.count > problemsShown {
+            lines.append("note: … and \(problems.count - problemsShown) more problems like these (bananas status --json lists them all)")
+        }
+        return lines
     }
 
     /// Stored text made safe for the terminal.
@@ -34,7 +51,7 @@ enum Output {
         var text = (item.checked ? "[x] " : "[ ] ") + safe(item.name)
         if !item.amount.isEmpty { text += " · " + safe(item.amount) }
         if item.optional { text += " · optional" }
-        if showID { text += "  (" + item.id.prefix(8) + ")" }
+        if showID { text += "  (" + safe(String(item.id.prefix(8))) + ")" }
         return text
     }
 
@@ -53,21 +70,27 @@ enum Output {
     static let jsonKeyOrder = ["file", "id", "name", "amount", "section", "checked", "optional", "sections", "items"]
 
     /// JSON that is safe on a terminal too: the writer escapes C0 controls in strings, and
-    /// here C1 controls, DEL, bidi controls and line separators become `\uXXXX` as well
-    /// (the same text to a JSON reader; none of them can occur outside a string).
+    /// here C1 controls, DEL, bidi controls, line separators and invisible characters become
+    /// `\uXXXX` as well (surrogate pairs past U+FFFF): the same text to a JSON reader; none of
+    /// them can occur outside a string.
     static func printJSON(_ value: JSONValue) {
         let text = String(decoding: JSONText.serialize(value, keyOrder: jsonKeyOrder).dropLast(), as: UTF8.self)
-        guard text.unicodeScalars.contains(where: { $0 != "\n" && TextRules.isUnsafe($0) }) else {
+        func hidden(_ scalar: Unicode.Scalar) -> Bool {
+            scalar != "\n" && (TextRules.isUnsafe(scalar) || TextRules.isInvisible(scalar))
+        }
+        guard text.unicodeScalars.contains(where: hidden) else {
             print(text)
             return
         }
         var safe = String.UnicodeScalarView()
         for scalar in text.unicodeScalars {
-            if scalar != "\n" && TextRules.isUnsafe(scalar) {
-                let hex = String(scalar.value, radix: 16, uppercase: true)
-                safe.append(contentsOf: ("\\u" + String(repeating: "0", count: 4 - hex.count) + hex).unicodeScalars)
-            } else {
+            guard hidden(scalar) else {
                 safe.append(scalar)
+                continue
+            }
+            for unit in String(scalar).utf16 {
+                let hex = String(unit, radix: 16, uppercase: true)
+                safe.append(contentsOf: ("\\u" + String(repeating: "0", count: 4 - hex.count) + hex).unicodeScalars)
             }
         }
         print(String(safe))

@@ -154,10 +154,23 @@ final class Session {
                     throw CLIError(message: "set NAME FIELD VALUE", code: ExitCodes.usage)
                 }
                 let item = try find(args)
-                let value: FieldValue = switch field {
-                case .checked, .optional: .flag(args[2] == "true")
-                case .sortOrder: .order(Double(args[2]) ?? 0)
-                default: .text(args[2])
+                // The same rules as every other surface: a NaN or infinite order would make the
+                // file unreadable for all, a blank name would skip the text rules.
+                let value: FieldValue
+                switch field {
+                case .checked, .optional:
+                    guard args[2] == "true" || args[2] == "false" else {
+                        throw CLIError(message: "\(field.rawValue) is true or false", code: ExitCodes.invalidInput)
+                    }
+                    value = .flag(args[2] == "true")
+                case .sortOrder:
+                    guard let order = Double(args[2]), order.isFinite else {
+                        throw CLIError(message: "sortOrder must be a finite number", code: ExitCodes.invalidInput)
+                    }
+                    value = .order(order)
+                case .name: value = .text(try TextRules.validated(args[2], as: .name))
+                case .amount: value = .text(try TextRules.validated(args[2], as: .amount))
+                case .section: value = .text(try TextRules.validated(args[2], as: .section))
                 }
                 try store.perform(.update(id: item.id, changes: [field: value]), label: "set")
                 emit(["ack": .string("set"), "id": .string(item.id)])

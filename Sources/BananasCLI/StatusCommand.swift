@@ -16,7 +16,7 @@ struct StatusCommand: ParsableCommand {
             // Like every command, merge sync-engine conflict copies first; what stays is shown.
             let copies = CommandSession.mergeConflictCopies(file, lockTimeoutMillis: options.lockTimeout)
             var fields: [String: JSONValue] = ["file": .string(file.path)]
-            var lines = ["file: " + file.path]
+            var lines = ["file: " + Output.safe(file.path)]
             var failure: ListFileError?
             var conflicts: [Conflict] = []
             var skew: (millis: Int64, replica: String)?
@@ -42,7 +42,7 @@ struct StatusCommand: ParsableCommand {
                 if !snapshot.isWritable {
                     lines.append("read-only: written by a newer bananas (schemaVersion \(snapshot.decoded.schemaVersion))")
                 }
-                lines += snapshot.decoded.problems.map { "note: " + $0 }
+                lines += Output.problemNotes(snapshot.decoded.problems)
             } catch {
                 failure = error
                 fields["error"] = .string(error.description)

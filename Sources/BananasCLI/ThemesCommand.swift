@@ -36,10 +36,12 @@ struct ThemesCommand: ParsableCommand {
                 let theme = try catalog.theme(named: name)
                 let preview = colored ? ThemePreview.line(theme, level: level) : ""
                 let about = (file.description ?? "") + (source == .user ? " (yours)" : "")
-                print("\(marker) \(label)  \(about)")
+                // Names and descriptions come from theme files: escaped. The preview alone is
+                // our own colour codes, printed as they are.
+                Output.line("\(marker) \(Output.safe(label))  \(Output.safe(about))")
                 if colored { print("    " + preview) }
             } catch {
-                print("\(marker) \(label)  problem: \(error)")
+                Output.line("\(marker) \(Output.safe(label))  problem: \(Output.safe(String(describing: error)))")
             }
         }
         if colored { print("\nShown at \(level); * is the theme in use.") }

@@ -24,7 +24,7 @@ public enum Addressing {
         var text = TextRules.escaped(item.name)
         if !item.amount.isEmpty { text += " (\(TextRules.escaped(item.amount)))" }
         text += " in " + (item.section.isEmpty ? "no section" : TextRules.escaped(item.section))
-        text += ", id " + String(item.id.prefix(8))
+        text += ", id " + TextRules.escaped(String(item.id.prefix(8)))
         return text
     }
 

@@ -27,18 +27,19 @@ public enum TextRules {
             case .tooLong(let kind, let length, let limit):
                 "the \(kind.rawValue) is \(length) characters long; the limit is \(limit)"
             case .controlCharacter(let kind, let scalar):
-                "the \(kind.rawValue) contains the control character \(escapedScalar(Unicode.Scalar(scalar)!)); type plain text"
+                "the \(kind.rawValue) contains the \(isUnsafe(Unicode.Scalar(scalar)!) ? "control" : "invisible") character \(escapedScalar(Unicode.Scalar(scalar)!)); type plain text"
             }
         }
     }
 
     /// Checks text typed by a person or sent by an agent and returns it trimmed.
-    /// Names must not be empty; nothing may hold control characters or bidi overrides;
+    /// Names must not be empty; nothing may hold control characters, bidi overrides or
+    /// invisible characters (`isInvisible`, outside the places real text needs them);
     /// lengths are counted in Unicode scalars.
     public static func validated(_ text: String, as kind: Kind) throws(Violation) -> String {
         let trimmed = text.trimmingWhitespace()
         if kind == .name && trimmed.isEmpty { throw .empty(kind) }
-        if let bad = trimmed.unicodeScalars.first(where: isUnsafe) { throw .controlCharacter(kind, scalar: bad.value) }
+        if let bad = firstHidden(in: trimmed) { throw .controlCharacter(kind, scalar: bad.value) }
         let length = trimmed.unicodeScalars.count
         if length > kind.limit { throw .tooLong(kind, length: length, limit: kind.limit) }
         return trimmed
@@ -55,14 +56,88 @@ public enum TextRules {
         }
     }
 
-    /// Stored text made safe for a terminal: every unsafe scalar is shown escaped
-    /// (`\n`, `\t`, `\e`, `\u{202E}`), so a name can never move the cursor, change colours,
-    /// or reorder the line.
-    public static func escaped(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: isUnsafe) else { return text }
+    /// Characters that show nothing, or only a blank: format characters (zero-width spaces
+    /// and joiners, the BOM, word joiners, the Arabic letter mark, soft hyphens, Unicode tag
+    /// characters U+E0000–E007F), variation selectors, and letters drawn blank (the Hangul
+    /// fillers U+115F, U+1160, U+3164, U+FFA0; the blank Braille pattern U+2800; the
+    /// combining grapheme joiner; Khmer's inherent vowels; Mongolian's selectors). A name can
+    /// hide text in them, or look blank. Some are allowed where real text needs them: see
+    /// `hiddenScalars`.
+    public static func isInvisible(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x20...0x7E: false
+        case 0x115F, 0x1160, 0x3164, 0xFFA0, 0x2800, 0x034F, 0x17B4, 0x17B5, 0x180B...0x180F: true
+        case 0xFE00...0xFE0F, 0xE0100...0xE01EF: true
+        // Format characters that are drawn (number signs that span digits).
+        case 0x0600...0x0605, 0x06DD, 0x070F, 0x0890, 0x0891, 0x08E2, 0x110BD, 0x110CD: false
+        default: scalar.properties.generalCategory == .format
+        }
+    }
+
+    /// Which scalars of `scalars` must not be shown or stored as they are: the unsafe ones,
+    /// and invisible ones outside the places real text needs them, which are kept:
+    /// - a zero-width joiner or non-joiner between two visible characters (emoji sequences
+    ///   such as 👩‍💻, and Indic and Persian spelling);
+    /// - a variation selector right after a visible character (❤️, 1️⃣, ideographic variants);
+    /// - tag characters that spell an emoji subdivision flag after U+1F3F4 (🏴󠁧󠁢󠁳󠁣󠁴󠁿), ending in U+E007F.
+    static func hiddenScalars(_ scalars: [Unicode.Scalar]) -> [Bool] {
+        var hidden = scalars.map { isUnsafe($0) || isInvisible($0) }
+        func shown(_ index: Int) -> Bool {
+            index >= 0 && index < scalars.count && !hidden[index] && !scalars[index].properties.isWhitespace
+        }
+        var index = 0
+        while index < scalars.count {
+            let value = scalars[index].value
+            if value == 0x1F3F4 {
+                // A tag sequence: tags U+E0020–E007E, then the cancel tag U+E007F.
+                var end = index + 1
+                while end < scalars.count, (0xE0020...0xE007E).contains(scalars[end].value) { end += 1 }
+                if end > index + 1, end < scalars.count, scalars[end].value == 0xE007F {
+                    for tag in index + 1...end { hidden[tag] = false }
+                    index = end + 1
+                    continue
+                }
+            } else if (0xFE00...0xFE0F).contains(value) || (0xE0100...0xE01EF).contains(value) {
+                if shown(index - 1) { hidden[index] = false }
+            }
+            index += 1
+        }
+        // Joiners last: the character before one may be a variation selector kept above.
+        for index in scalars.indices where scalars[index].value == 0x200D || scalars[index].value == 0x200C {
+            if shown(index - 1) && shown(index + 1) { hidden[index] = false }
+        }
+        return hidden
+    }
+
+    /// The first scalar of `text` that must not be stored (see `hiddenScalars`), if any.
+    public static func firstHidden(in text: String) -> Unicode.Scalar? {
+        guard needsLook(text) else { return nil }
+        let scalars = Array(text.unicodeScalars)
+        return hiddenScalars(scalars).firstIndex(of: true).map { scalars[$0] }
+    }
+
+    /// False when no scalar of `text` can be unsafe or invisible (plain printable ASCII, the
+    /// usual case, is passed by its bytes alone).
+    private static func needsLook(_ text: String, keepingNewlines: Bool = false) -> Bool {
+        var text = text
+        return text.withUTF8 { bytes in
+            bytes.contains { $0 < 0x20 && !(keepingNewlines && $0 == 0x0A) || $0 >= 0x7F }
+        } && text.unicodeScalars.contains { (keepingNewlines ? $0 != "\n" : true) && (isUnsafe($0) || isInvisible($0)) }
+    }
+
+    /// Text from a file, a path, an argument or the environment made safe for a terminal or
+    /// a model: the one escaping function every surface uses. Every unsafe scalar, and every
+    /// invisible one outside the places real text needs it, is shown escaped (`\n`, `\t`,
+    /// `\e`, `\u{202E}`, `\u{200B}`), so a string can never move the cursor, change colours,
+    /// retitle the terminal, reorder the line, or hide what it holds. `keepingNewlines` keeps
+    /// line feeds, for whole messages of several lines.
+    public static func escaped(_ text: String, keepingNewlines: Bool = false) -> String {
+        guard needsLook(text, keepingNewlines: keepingNewlines) else { return text }
+        let scalars = Array(text.unicodeScalars)
+        let hidden = hiddenScalars(scalars)
         var result = String.UnicodeScalarView()
-        for scalar in text.unicodeScalars {
-            if isUnsafe(scalar) {
+        for (index, scalar) in scalars.enumerated() {
+            if hidden[index] && !(keepingNewlines && scalar == "\n") {
                 result.append(contentsOf: escapedScalar(scalar).unicodeScalars)
             } else {
                 result.append(scalar)

@@ -105,9 +105,12 @@ public struct LineEditor: Equatable, Sendable {
     /// cursor's column within it. Only the characters around the cursor are looked at.
     public func visible(in columns: Int) -> (text: String, cursorColumn: Int) {
         guard columns > 1 else { return ("", 0) }
-        // Unsafe scalars show as a replacement, one character for one, so columns line up.
+        // Unsafe and invisible scalars show as a replacement, one character for one, so
+        // columns line up and a typed zero-width space is seen (the joiner inside an emoji
+        // is not one of them: TextRules judges it within its character).
         func shown(_ character: Character) -> Character {
-            character.unicodeScalars.contains(where: TextRules.isUnsafe) ? "\u{FFFD}" : character
+            character.isASCII && !character.unicodeScalars.contains(where: TextRules.isUnsafe) ? character
+                : TextRules.firstHidden(in: String(character)) != nil ? "\u{FFFD}" : character
         }
         // Keep the cursor (and one column for it past the end) on screen: walk back from the
         // cursor while the text up to it fits. The cursor is found from the end, where typing is.

@@ -79,7 +79,7 @@ public enum Screen {
         grid.fill(y: y, role: .statusBar)
         let hint = " ? help "
         let room = grid.width - TextWidth.of(hint)
-        var summary = frame.status.summary(now: frame.now)
+        var summary = frame.status.summary(now: frame.now).displaySafe
         if frame.status.state == .conflict { summary += " — press c" }
         let role: Role = switch frame.status.state {
         case .synced: .synced

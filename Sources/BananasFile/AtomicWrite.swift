@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Synchronization
 
 /// The calls the atomic replace makes, in the order that matters for a power cut. Production
 /// uses `PosixFileCalls` (a generic parameter, so it compiles to the plain calls); the
@@ -107,6 +108,9 @@ public enum AtomicWrite {
             if Sys.isSymlink(st) { throw .symlinkRefused(path: path) }
             if !Sys.isRegular(st) { throw .notARegularFile(path: path, kind: Sys.kind(st)) }
             mode = st.st_mode & 0o7777
+            // A list its owner made read-only (0444) is respected, though the folder would let
+            // a rename replace it (and root may write anything).
+            if durable, mode & 0o222 == 0 { throw .permissionDenied(path: path, action: ListFileError.readOnlyFileAction) }
         }
 
         let temp = path + tempMarker + String(Sys.processID()) + "." + String(UInt32.random(in: 0...UInt32.max), radix: 16)
@@ -133,9 +137,22 @@ public enum AtomicWrite {
         // a moment, which for a cache means only a recomputation. A small file costs nothing
         // either way, and is renamed over the old one, so readers always find one.
         if !durable, bytes.count >= AtomicWrite.removedFirstFrom { calls.unlink(path) }
+        // Last look before the rename: the lock beside the file must still be ours and the
+        // file the one we read under it (we may have been frozen past the stale window).
+        let checked = Sys.monotonicNanos()
+        if let refusal = FileLock.refusalBeforeReplacing(path) {
+            calls.unlink(temp)
+            throw refusal
+        }
         guard calls.rename(temp, path) else { throw fail(errno, "replace") }
+        lastCheckToRenameNanos.store(Sys.monotonicNanos() - checked, ordering: .relaxed)
+        FileLock.replaced(path)
         if durable { calls.syncDirectory(of: path) }
     }
+
+    /// How long the last replace took from the start of its last look (lock still ours, file
+    /// unchanged) to the end of its rename: the window a frozen writer can still lose.
+    public static let lastCheckToRenameNanos = Atomic<Int64>(0)
 
     /// fsync the folder so the rename itself survives a power cut.
     static func syncDirectory(of path: String) {

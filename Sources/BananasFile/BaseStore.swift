@@ -148,11 +148,16 @@ public struct BaseStore: Sendable {
         return Glance(writtenHashes: hashes, signature: signature, store: self)
     }
 
-    /// Replaces the base after bananas wrote `list` as `bytes`. Failing to save it is not
-    /// fatal: the list itself is safe. `list` is kept in memory as the parsed base; nil (a
-    /// row patch, which decoded only part of it) keeps none.
+    /// Replaces the base after bananas wrote `list` as `bytes`. `list` is kept in memory as
+    /// the parsed base; nil (a row patch, which decoded only part of it) keeps none.
     /// Call after `announce` (which made the folder and cleared dead writers' temp files).
-    public func save(_ list: ShoppingList?, written bytes: [UInt8], hash: UInt64? = nil) {
+    ///
+    /// Returns why the base or its written hashes could not be saved (the state folder is on
+    /// a full disk, read-only, or gone), nil when both were. The list itself is safe then,
+    /// but the base is not this write: nothing may rely on it (a reader would take this
+    /// write for a foreign one, and absorb a stampless writer against an older base).
+    @discardableResult
+    public func save(_ list: ShoppingList?, written bytes: [UInt8], hash: UInt64? = nil) -> ListFileError? {
         let hash = hash ?? Hash.content(bytes)
         var hashes = glance().writtenHashes
         hashes.append(hash)
@@ -164,10 +169,20 @@ public struct BaseStore: Sendable {
         // a write read a mix of two lists (the same length, shifted by one line) that could
         // end in an older hash, and a base written in place let the nine-writer reliability
         // test lose a Get Bananas remove in about a third of its runs (docs/reliability.md).
-        guard (try? AtomicWrite.replace(path, with: bytes, durable: false) { _ in true }) != nil else { return }
+        do {
+            try AtomicWrite.replace(path, with: bytes, durable: false) { _ in true }
+        } catch {
+            cache.clear()
+            return error
+        }
         if let list { cache.store(list, hash: hash) } else { cache.clear() }
         let text = kept.map(\.hex).joined(separator: "\n") + "\n"
-        try? AtomicWrite.replace(hashesPath, with: Array(text.utf8), durable: false) { _ in true }
+        do {
+            try AtomicWrite.replace(hashesPath, with: Array(text.utf8), durable: false) { _ in true }
+        } catch {
+            return error
+        }
+        return nil
     }
 
     private func readHashes() -> [UInt64] {

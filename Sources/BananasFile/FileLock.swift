@@ -8,14 +8,17 @@ import Dispatch
 
 /// The Get Bananas lock: `BananaList.json.lock` beside the file, created with
 /// O_CREAT|O_EXCL|O_NOFOLLOW and holding the holder's PID as text. Its MCP server uses the
-/// same file (`wx` flag), so the two never interleave. A lock older than 5 s whose PID is
-/// not alive on this host is stale and is broken; a live holder is waited for, however old
-/// its lock looks (the fix Get Bananas's author wished for).
+/// same file (`wx` flag), so the two never interleave.
 ///
-/// The Get Bananas server breaks any lock older than 5 s by its mtime, alive or not. So while
-/// we hold the lock we touch it every second (a heartbeat): a write that takes longer than
-/// 5 s (a slow disk, a loaded machine, a big list) is never taken for a crashed one, and the
-/// server never writes over it. The reliability harness lost edits to exactly that before.
+/// A lock whose mtime is older than 5 s is stale and is broken, whoever owns its PID: while we
+/// hold the lock we touch it every second (a heartbeat), so a live bananas never looks stale,
+/// and a PID that is alive can be anyone (PID 1, a PID reused after a power cut). The Get
+/// Bananas server breaks locks by the same rule. A holder frozen for longer (SIGSTOP, a VM
+/// pause) loses its lock: `isStillOurs` tells it so before it renames anything.
+///
+/// Fairness: an O_EXCL lock has no queue, so a process that just let go of a contended lock
+/// waits about as long as it held it (`turn`) before taking it again, and pollers (the Get
+/// Bananas server tries every 50 ms, the CLI backs off to 50 ms) find it free.
 public final class FileLock {
     public static let staleAfterMillis: Int64 = 5_000
     /// How often a held lock's mtime is refreshed; well inside the stale window.
@@ -34,28 +37,131 @@ public final class FileLock {
     /// cannot tell two threads of the same process apart.
     private static let inProcess = ThreadLock()
 
-    private init(path: String, descriptor: Int32) {
+    private init(path: String, descriptor: Int32, acquiredAt: Int64, contended: Bool) {
         self.path = path
         self.descriptor = descriptor
+        self.acquiredAt = acquiredAt
+        self.contended = contended
+        var st = stat()
+        createdAccess = fstat(descriptor, &st) == 0 ? st.st_atim : timespec()
         let timer = DispatchSource.makeTimerSource(queue: heartbeatQueue)
         let interval = DispatchTimeInterval.milliseconds(Self.heartbeatMillis)
         timer.schedule(deadline: .now() + interval, repeating: interval)
-        timer.setEventHandler { _ = futimens(descriptor, nil) }  // mtime (and atime) := now
+        // mtime := now; atime is left to waiters, which mark it (`markWaiting`).
+        timer.setEventHandler { _ = futimens(descriptor, [timespec(tv_sec: 0, tv_nsec: Sys.timeOmit), timespec(tv_sec: 0, tv_nsec: Sys.timeNow)]) }
         timer.resume()
         heartbeat = timer
     }
 
-    /// Takes the lock, waiting up to `timeoutMillis` for a live holder to let go.
+    /// When this process last let go of a lock, for how long it had held it, and whether it
+    /// had to wait for it (others want it too); by lock path.
+    private struct Release { var at: Int64; var heldMillis: Int64; var contended: Bool }
+    private static let releases = ThreadLock()
+    nonisolated(unsafe) private static var lastRelease: [String: Release] = [:]
+    /// The longest a process that just let go waits before it tries again.
+    static let maximumTurnMillis: Int64 = 1_000
+    /// At least a Get Bananas poll interval (50 ms) and a bit.
+    static let minimumTurnMillis: Int64 = 60
+
+    private let acquiredAt: Int64
+    private let contended: Bool
+    /// The lock file's atime when we created it: a bananas waiter moves it (`markWaiting`).
+    private let createdAccess: timespec
+
+    /// A bananas writer that finds the lock held says so by setting the lock file's atime
+    /// (its mtime is the holder's heartbeat, which the stale rule reads): the holder then
+    /// knows, at release, that someone waits, and waits its turn before it takes it again.
+    /// The Get Bananas server leaves no such mark.
+    static func markWaiting(_ path: String) {
+        _ = utimensat(AT_FDCWD, path, [timespec(tv_sec: 0, tv_nsec: Sys.timeNow), timespec(tv_sec: 0, tv_nsec: Sys.timeOmit)], AT_SYMLINK_NOFOLLOW)
+    }
+
+    /// Whether a waiter marked the lock while we held it.
+    private func wasWaitedFor() -> Bool {
+        var st = stat()
+        guard fstat(descriptor, &st) == 0 else { return false }
+        let now = st.st_atim
+        return now.tv_sec > createdAccess.tv_sec || (now.tv_sec == createdAccess.tv_sec && now.tv_nsec > createdAccess.tv_nsec)
+    }
+
+    /// How long a process that let go of a contended lock `millisAgo` ago, after holding it
+    /// for `heldMillis`, still waits before it tries to take it again.
+    static func turn(heldMillis: Int64, millisAgo: Int64) -> Int64 {
+        max(0, min(max(heldMillis, minimumTurnMillis), maximumTurnMillis) - millisAgo)
+    }
+
+    /// Takes the lock, waiting up to `timeoutMillis` for a holder to let go.
     public static func acquire(path: String, timeoutMillis: Int64 = 5_000) throws(ListFileError) -> FileLock {
+        let start = Sys.nowMillis()
+        releases.lock()
+        let previous = lastRelease[path]
+        releases.unlock()
+        if let previous, previous.contended {
+            let wait = turn(heldMillis: previous.heldMillis, millisAgo: start - previous.at)
+            if wait > 0 { Sys.sleep(milliseconds: Int(min(wait, timeoutMillis))) }
+        }
         inProcess.lock()
-        let descriptor: Int32
+        let descriptor: Int32, waited: Bool
         do {
-            descriptor = try take(path: path, timeoutMillis: timeoutMillis)
+            (descriptor, waited) = try take(path: path, timeoutMillis: timeoutMillis - (Sys.nowMillis() - start))
         } catch {
             inProcess.unlock()
+            WaitLog.record(path: path, waitedMillis: Sys.nowMillis() - start, acquired: false)
             throw error
         }
-        return FileLock(path: path, descriptor: descriptor)
+        let now = Sys.nowMillis()
+        WaitLog.record(path: path, waitedMillis: now - start, acquired: true)
+        let lock = FileLock(path: path, descriptor: descriptor, acquiredAt: now, contended: waited)
+        let fileSignature = path.hasSuffix(".lock") ? FileSignature.of(String(path.dropLast(5))) : nil
+        releases.lock()
+        heldLocks[path] = Held(lock: lock, file: fileSignature)
+        releases.unlock()
+        return lock
+    }
+
+    /// The locks this process holds, by lock path, with the list file's signature (inode, size,
+    /// times) when the lock was taken or our last write under it: `AtomicWrite` asks, just
+    /// before its rename, whether the lock is still ours and the file still that one.
+    private struct Held {
+        weak var lock: FileLock?
+        var file: [UInt8]?
+    }
+    nonisolated(unsafe) private static var heldLocks: [String: Held] = [:]
+
+    /// Why a write to `filePath` must not be renamed into place now, or nil when it may: its
+    /// lock is held by this process but was broken by another (we were frozen past the stale
+    /// window), or the file changed since the lock was taken. Files with no lock of ours
+    /// (the base, archives) are not checked.
+    static func refusalBeforeReplacing(_ filePath: String) -> ListFileError? {
+        let lockPath = filePath + ".lock"
+        releases.lock()
+        let entry = heldLocks[lockPath]
+        releases.unlock()
+        guard let entry, let lock = entry.lock else { return nil }
+        if !lock.isStillOurs() { return .lockLost(lockPath: lockPath, fileChanged: false) }
+        if FileSignature.of(filePath) != entry.file { return .lockLost(lockPath: lockPath, fileChanged: true) }
+        return nil
+    }
+
+    /// After our own rename onto `filePath`: the file as it now is is the one we hold.
+    static func replaced(_ filePath: String) {
+        let lockPath = filePath + ".lock"
+        releases.lock()
+        defer { releases.unlock() }
+        guard let entry = heldLocks[lockPath] else { return }
+        heldLocks[lockPath] = Held(lock: entry.lock, file: FileSignature.of(filePath))
+    }
+
+    /// Whether the lock file at `path` is still the one we created: the same device and inode
+    /// as the descriptor we hold. Our descriptor keeps that inode alive, so no other file can
+    /// have its number; a lock another writer broke and made anew is another inode. (Read
+    /// nothing: a read would move the atime that waiters mark.) False once another writer
+    /// broke it (we were frozen past the stale window): a write must not be renamed then.
+    public func isStillOurs() -> Bool {
+        guard held else { return false }
+        var own = stat()
+        guard fstat(descriptor, &own) == 0, let st = Sys.linkStatus(path), Sys.isRegular(st) else { return false }
+        return st.st_ino == own.st_ino && st.st_dev == own.st_dev
     }
 
     /// Creates the lock file; its open descriptor.
@@ -70,9 +176,11 @@ public final class FileLock {
         return true
     }
 
-    private static func take(path: String, timeoutMillis: Int64) throws(ListFileError) -> Int32 {
+    /// Creates the lock file: its open descriptor, and whether someone else held it first.
+    private static func take(path: String, timeoutMillis: Int64) throws(ListFileError) -> (Int32, waited: Bool) {
         let deadline = Sys.nowMillis() + timeoutMillis
         var pause = 1
+        var waited = false
         let pid = Sys.processID()
         while true {
             let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
@@ -84,7 +192,7 @@ public final class FileLock {
                     unlink(path)
                     throw Sys.failure(code, path: path, action: "write the lock")
                 }
-                return fd
+                return (fd, waited)
             }
             let code = errno
             guard code == EEXIST else { throw Sys.failure(code, path: path, action: "create the lock") }
@@ -94,11 +202,16 @@ public final class FileLock {
             case .unusable(let reason):
                 throw .lockUnusable(path: path, reason: reason)
             case .held(let holderPID, let ageMillis, let inode):
-                let alive = holderPID.map { $0 != pid && Sys.isAlive($0) } ?? false
-                if ageMillis > staleAfterMillis && !alive {
+                // Not refreshed for the stale window: its holder is dead or frozen, whatever
+                // process now has its PID (a live bananas refreshes it every second).
+                if ageMillis > staleAfterMillis {
                     // Break it only if it is still the same lock file we judged stale.
                     if let st = Sys.linkStatus(path), st.st_ino == inode { unlink(path) }
                     continue
+                }
+                if holderPID != pid {
+                    waited = true
+                    markWaiting(path)
                 }
                 if Sys.nowMillis() >= deadline {
                     throw .lockHeld(path: path, pid: holderPID, ageSeconds: Int(ageMillis / 1000))
@@ -153,6 +266,12 @@ public final class FileLock {
     public func release() {
         guard held else { return }
         held = false
+        let now = Sys.nowMillis()
+        let contended = contended || wasWaitedFor()
+        Self.releases.lock()
+        Self.lastRelease[path] = Release(at: now, heldMillis: now - acquiredAt, contended: contended)
+        if Self.heldLocks[path]?.lock === self { Self.heldLocks[path] = nil }
+        Self.releases.unlock()
         heartbeatQueue.sync {
             heartbeat?.cancel()
             heartbeat = nil
@@ -168,4 +287,18 @@ public final class FileLock {
     }
 
     deinit { release() }
+}
+
+/// With `BANANAS_LOCK_WAIT_LOG` set to a file, every lock acquisition appends one line to it
+/// (`<pid> <waited ms> acquired|gave-up`): the reliability harness reports the worst wait.
+enum WaitLog {
+    private static let path: String? = Environment.value("BANANAS_LOCK_WAIT_LOG").flatMap { $0.isEmpty ? nil : $0 }
+
+    static func record(path lock: String, waitedMillis: Int64, acquired: Bool) {
+        guard let path else { return }
+        let fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { return }
+        defer { close(fd) }
+        _ = Sys.writeAll(fd, Array("\(Sys.processID()) \(waitedMillis) \(acquired ? "acquired" : "gave-up")\n".utf8))
+    }
 }

@@ -67,7 +67,7 @@ public enum ListCodec {
 
         var schemaVersion = 1
         if let value = top["schemaVersion"] {
-            guard case .number(let literal) = value, let version = Int(literal) ?? Double(literal).flatMap({ $0 == $0.rounded() && abs($0) < 1e9 ? Int($0) : nil }), version >= 1 else {
+            guard case .number(let literal) = value, let version = wholeNumber(literal), version >= 1 else {
                 throw .structure("schemaVersion is \(value.typeDescription == "a number" ? "not a whole number from 1 up" : value.typeDescription)")
             }
             schemaVersion = version
@@ -76,9 +76,11 @@ public enum ListCodec {
         var sections: [String] = []
         if let value = top["sections"] {
             guard case .array(let array) = value else { throw .structure("sections is \(value.typeDescription), not an array") }
+            // Deduplicated through a set: a hostile file of 100,000 names must read in linear time.
+            var seen = Set<String>(minimumCapacity: array.count)
             for (i, entry) in array.enumerated() {
                 guard case .string(let name) = entry else { throw .structure("sections[\(i)] is \(entry.typeDescription), not a string") }
-                if !sections.contains(name) { sections.append(name) }
+                if seen.insert(name).inserted { sections.append(name) }
             }
         }
 
@@ -145,6 +147,15 @@ public enum ListCodec {
         list.keySections()
         list.writeStamp = writeStamp
         return DecodedList(list: list, schemaVersion: schemaVersion, problems: problems)
+    }
+
+    /// A JSON number literal that is a whole number: `2`, and also `2.0` (what writers that keep
+    /// every number as a double write); nil for `2.5`, `2e0` or anything else.
+    static func wholeNumber(_ literal: String) -> Int? {
+        guard let dot = literal.firstIndex(of: ".") else { return Int(literal) }
+        let fraction = literal[literal.index(after: dot)...]
+        guard !fraction.isEmpty, fraction.allSatisfy({ $0 == "0" }) else { return nil }
+        return Int(literal[..<dot])
     }
 
     static func normalizedID(_ id: String) -> String {

@@ -102,6 +102,7 @@ public final class ListFile: Sendable {
         } catch {
             throw .unparseable(path: path, detail: error.description)
         }
+        try Self.checkIsList(decoded, bytes: bytes, path: path)
         let hash = hash ?? Hash.content(bytes)
         var snapshot = Snapshot(bytes: bytes, hash: hash, decoded: decoded)
         snapshot.layout = layout
@@ -118,6 +119,27 @@ public final class ListFile: Sendable {
         }
         lastSnapshot.withLock { $0 = snapshot }
         return snapshot
+    }
+
+    /// A JSON object with neither `items` nor `sections` (a settings file a symlink or a
+    /// mistaken `--file` points at) is not a list, and must never be written as one. Only an
+    /// empty decode can be one, so only then is the top level looked at again.
+    static func checkIsList(_ decoded: DecodedList, bytes: [UInt8], path: String) throws(ListFileError) {
+        guard decoded.list.rows.isEmpty, decoded.list.sections.isEmpty, decoded.list.unreadableRows.isEmpty,
+              case .object(let top)? = try? JSONText.parse(bytes), top["items"] == nil, top["sections"] == nil else { return }
+        throw ListFileError.notAList(path: path)
+    }
+
+    /// Bytes of a file beside the list (a conflict copy) decoded as a list, with the list's rules.
+    static func decodeSnapshot(_ bytes: [UInt8], path: String) throws(ListFileError) -> Snapshot {
+        let decoded: DecodedList
+        do {
+            decoded = try ListCodec.decode(bytes)
+        } catch {
+            throw .unparseable(path: path, detail: error.description)
+        }
+        try checkIsList(decoded, bytes: bytes, path: path)
+        return Snapshot(bytes: bytes, decoded: decoded)
     }
 
     /// The raw bytes, nil when the file does not exist.
@@ -141,17 +163,17 @@ public final class ListFile: Sendable {
                 return (nil, nil)
             }
             if code == ELOOP { throw .symlinkRefused(path: path) }
-            throw Sys.failure(code, path: path, action: "read")
+            throw Sys.failure(code, path: path, action: ListFileError.readAction)
         }
         defer { close(fd) }
         var st = stat()
-        guard fstat(fd, &st) == 0 else { throw Sys.failure(errno, path: path, action: "read") }
+        guard fstat(fd, &st) == 0 else { throw Sys.failure(errno, path: path, action: ListFileError.readAction) }
         guard Sys.isRegular(st) else { throw .notARegularFile(path: path, kind: Sys.kind(st)) }
         guard Int(st.st_size) <= ListCodec.maxFileSize else {
             throw .tooLarge(path: path, size: Int(st.st_size), limit: ListCodec.maxFileSize)
         }
         guard let bytes = Sys.readAll(fd, sizeHint: Int(st.st_size), spare: spare) else {
-            throw Sys.failure(errno, path: path, action: "read")
+            throw Sys.failure(errno, path: path, action: ListFileError.readAction)
         }
         guard bytes.count <= ListCodec.maxFileSize else {
             throw .tooLarge(path: path, size: bytes.count, limit: ListCodec.maxFileSize)
@@ -170,6 +192,11 @@ public final class ListFile: Sendable {
         /// The list as it now is in the file.
         public var list: ShoppingList
         public var snapshot: Snapshot
+        /// Why the base could not be saved after this write (the state folder is full,
+        /// read-only or gone); nil when it was, or when nothing was written. The file holds
+        /// the write, but the base does not: the caller must not rely on the base (see
+        /// `BaseStore.save`), and should pause with this reason, keeping its edits queued.
+        public var baseSaveFailure: ListFileError?
     }
 
     /// The file's list with changes by writers that keep no stamps stamped, against the base
@@ -266,12 +293,12 @@ public final class ListFile: Sendable {
             assert((try? ListCodec.decode(written)) != nil, "the encoder wrote bytes the decoder refuses")
             return true
         }
-        base?.save(list, written: bytes, hash: hash)
+        let baseSaveFailure = base?.save(list, written: bytes, hash: hash)
         var after = Snapshot(bytes: bytes, hash: hash, decoded: DecodedList(
             list: list, schemaVersion: ListCodec.currentSchemaVersion, problems: snapshot.decoded.problems))
         after.layout = after.decoded.problems.isEmpty ? layout : nil
         lastSnapshot.withLock { $0 = after }
-        return UpdateResult(value: value, wrote: true, fileState: absorbed, list: list, snapshot: after)
+        return UpdateResult(value: value, wrote: true, fileState: absorbed, list: list, snapshot: after, baseSaveFailure: baseSaveFailure)
     }
 
     /// Creates the list's folder (and parents) with mode 0700.

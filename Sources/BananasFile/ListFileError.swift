@@ -17,38 +17,43 @@ public enum ListFileError: Error, Equatable, CustomStringConvertible {
     case io(path: String, action: String, code: Int32)
 
     public var description: String {
-        switch self {
+        // Paths and reasons come from the file system and the environment: shown escaped.
+        func shown(_ text: String) -> String { TextRules.escaped(text) }
+        return switch self {
         case .unparseable(let path, let detail):
-            "\(path) is not a list bananas can read (\(detail)). It was left untouched; fix it by hand, or restore it from a backup"
+            "\(shown(path)) is not a list bananas can read (\(shown(detail))). It was left untouched; fix it by hand, or restore it from a backup"
         case .notARegularFile(let path, let kind):
-            "\(path) is \(kind), not a list file"
+            "\(shown(path)) is \(kind), not a list file"
         case .tooLarge(let path, let size, let limit):
-            "\(path) is \(size) bytes, over the \(limit)-byte limit for a list; it was left untouched"
+            "\(shown(path)) is \(size) bytes, over the \(limit)-byte limit for a list; it was left untouched"
         case .newerSchema(let path, let found, let supported):
-            "\(path) was written by a newer version (schemaVersion \(found); this bananas knows \(supported)). It can be read but not changed: update bananas to edit it"
+            "\(shown(path)) was written by a newer version (schemaVersion \(found); this bananas knows \(supported)). It can be read but not changed: update bananas to edit it"
         case .lockHeld(let path, let pid, let age):
-            "the list is locked by " + (pid.map { "process \($0)" } ?? "another program") + " (\(path), held for \(age) s). "
+            "the list is locked by " + (pid.map { "process \($0)" } ?? "another program") + " (\(shown(path)), held for \(age) s). "
                 + "Try again in a moment; if no program is using the list, remove the lock file"
         case .lockUnusable(let path, let reason):
-            "the lock \(path) cannot be used: \(reason)"
+            "the lock \(shown(path)) cannot be used: \(shown(reason))"
         case .folderMissing(let path):
-            "the folder \(path) does not exist (is the drive or sync folder available?)"
+            "the folder \(shown(path)) does not exist (is the drive or sync folder available?)"
+        case .permissionDenied(let path, let action) where action == Self.readOnlyFileAction:
+            "\(shown(path)) is read-only (its mode lets nobody write it); it was left untouched. Make it writable (chmod u+w) to edit it"
         case .permissionDenied(let path, let action):
-            "permission denied: cannot \(action) \(path)"
+            "permission denied: cannot \(action) \(shown(path))"
         case .readOnlyFileSystem(let path):
-            "cannot write \(path): the file system is read-only"
+            "cannot write \(shown(path)): the file system is read-only"
         case .diskFull(let path):
-            "cannot write \(path): the disk is full"
+            "cannot write \(shown(path)): the disk is full"
         case .symlinkRefused(let path):
-            "\(path) is a symbolic link that bananas did not expect; refusing to follow it"
+            "\(shown(path)) is a symbolic link that bananas did not expect; refusing to follow it"
         case .io(let path, let action, let code):
-            "cannot \(action) \(path): \(SystemError.message(code))"
+            "cannot \(action) \(shown(path)): \(SystemError.message(code))"
         }
     }
 
     /// The short reason shown after `paused:` in the status bar and `bananas status`.
     public var pausedReason: String {
         switch self {
+        case .unparseable(_, let detail) where detail == Self.notAListDetail: "not a list"
         case .unparseable: "unparseable file"
         case .notARegularFile: "not a file"
         case .tooLarge: "file too large"
@@ -56,6 +61,7 @@ public enum ListFileError: Error, Equatable, CustomStringConvertible {
         case .lockHeld(_, let pid, _): pid.map { "lock held by pid \($0)" } ?? "lock held"
         case .lockUnusable: "lock unusable"
         case .folderMissing: "missing folder"
+        case .permissionDenied(_, let action) where action == Self.readOnlyFileAction: "read-only file"
         case .permissionDenied: "permission denied"
         case .readOnlyFileSystem: "read-only file system"
         case .diskFull: "disk full"
@@ -64,10 +70,35 @@ public enum ListFileError: Error, Equatable, CustomStringConvertible {
         }
     }
 
+    /// The action of an `io` error raised by reading the file's bytes.
+    public static let readAction = "read"
+    /// The action of a `permissionDenied` error for a list file whose mode lets nobody write
+    /// it (0444): respected as the owner's wish, never replaced.
+    public static let readOnlyFileAction = "replace a read-only file"
+
+    /// A JSON object with neither `items` nor `sections` (a settings file, say) is not a
+    /// list: refused like an unreadable file, so it is never written.
+    public static func notAList(path: String) -> ListFileError {
+        .unparseable(path: path, detail: notAListDetail)
+    }
+
+    static let notAListDetail = "it is a JSON object with neither \"items\" nor \"sections\", not a shopping list"
+
+    /// Another writer broke our lock while this write waited (bananas was frozen past the
+    /// stale window), or the file changed since it was read under the lock: nothing was
+    /// renamed into place, and the caller merges again.
+    public static func lockLost(lockPath: String, fileChanged: Bool) -> ListFileError {
+        .lockUnusable(path: lockPath, reason: fileChanged
+            ? "the list changed while this write was prepared under it; nothing was written, the edit is merged again"
+            : "another program broke it while this write was paused; nothing was written, the edit is merged again")
+    }
+
     /// Exit codes (documented in `bananas --help` and docs/cli.md).
     public var exitCode: Int32 {
         switch self {
         case .unparseable, .notARegularFile, .tooLarge: ExitCodes.unreadableFile
+        // The file's bytes could not be read (EIO): the file cannot be read as a list.
+        case .io(_, let action, _) where action == Self.readAction: ExitCodes.unreadableFile
         case .newerSchema: ExitCodes.newerSchema
         case .lockHeld, .lockUnusable: ExitCodes.locked
         case .folderMissing, .permissionDenied, .readOnlyFileSystem, .diskFull, .symlinkRefused, .io: ExitCodes.cannotWrite

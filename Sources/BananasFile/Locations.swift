@@ -21,6 +21,17 @@ public enum Locations {
         return xdg("XDG_DATA_HOME", fallback: "/.local/share", environment) + "/bananas/BananaList.json"
     }
 
+    /// Whether `folder` is in iCloud Drive, the only place iCloud makes numbered duplicates
+    /// (`BananaList 2.json`): on macOS, under `~/Library/Mobile Documents/`. Never on Linux,
+    /// where no iCloud client runs, so there such a name is always a list of its own.
+    public static func isICloudDrive(_ folder: String) -> Bool {
+        #if os(macOS)
+        return folder.contains("/Library/Mobile Documents/")
+        #else
+        return false
+        #endif
+    }
+
     /// `$XDG_STATE_HOME/bananas` (`~/.local/state/bananas`): journals, bases, conflict logs.
     public static func stateDirectory(_ environment: [String: String] = Environment.current()) -> String {
         xdg("XDG_STATE_HOME", fallback: "/.local/state", environment) + "/bananas"

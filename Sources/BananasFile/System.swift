@@ -19,6 +19,22 @@ enum Sys {
         return Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec) / 1_000_000
     }
 
+    /// utimensat's UTIME_NOW and UTIME_OMIT (macros Swift does not import on Linux).
+    #if os(Linux)
+    static let timeNow = (1 << 30) - 1
+    static let timeOmit = (1 << 30) - 2
+    #else
+    static let timeNow = Int(UTIME_NOW)
+    static let timeOmit = Int(UTIME_OMIT)
+    #endif
+
+    /// A monotonic clock in nanoseconds, for measuring short spans.
+    static func monotonicNanos() -> Int64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec)
+    }
+
     /// Whether the open file `fd` holds exactly `bytes`, compared through a read-only mapping
     /// (no copy); nil when it cannot be examined.
     static func fileMatches(_ fd: Int32, _ bytes: [UInt8]) -> Bool? {

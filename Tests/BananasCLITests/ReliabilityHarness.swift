@@ -54,6 +54,29 @@ enum Reliability {
     }
 }
 
+/// How long bananas processes waited for the lock, from the lines they log to
+/// `BANANAS_LOCK_WAIT_LOG` (`<pid> <waited ms> acquired|gave-up`, FileLock's `WaitLog`).
+struct LockWaits {
+    var acquisitions = 0, gaveUp = 0
+    var worstMillis = 0, p99Millis = 0, medianMillis = 0
+
+    init(log path: String) {
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return }
+        var waits: [Int] = []
+        for line in text.split(separator: "\n") {
+            let parts = line.split(separator: " ")
+            guard parts.count == 3, let waited = Int(parts[1]) else { continue }
+            waits.append(waited)
+            if parts[2] == "acquired" { acquisitions += 1 } else { gaveUp += 1 }
+        }
+        waits.sort()
+        guard !waits.isEmpty else { return }
+        worstMillis = waits.last!
+        p99Millis = waits[min(waits.count - 1, waits.count * 99 / 100)]
+        medianMillis = waits[waits.count / 2]
+    }
+}
+
 /// Every operation any writer attempted, with its outcome, kept in memory and written as JSON
 /// lines (to `path`) as it completes.
 final class OperationLog: @unchecked Sendable {

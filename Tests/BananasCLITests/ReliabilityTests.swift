@@ -33,6 +33,7 @@ struct ReliabilityTests {
     @Test("nine writer processes at once (CLI loops, two MCP servers, two sessions, an editor in tmux, two Get Bananas Node writers): every acknowledged operation is in the file")
     func concurrentWriters() throws {
         let cli = CLI()
+        try FileManager.default.createDirectory(atPath: cli.home, withIntermediateDirectories: true)  // for the lock-wait log
         let (path, keep) = Self.logPath(cli, "concurrency-ops.jsonl")
         defer {
             cli.cleanUp()
@@ -185,6 +186,11 @@ struct ReliabilityTests {
         let perWriter = Dictionary(grouping: operations.filter { $0.outcome == .acknowledged }, by: \.writer)
             .mapValues(\.count).sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: " ")
         let fileSize = cli.fileBytes?.count ?? 0
+        let waits = LockWaits(log: cli.lockWaitLog)
+        // The Get Bananas writer logs no waits of its own: its slowest acknowledged operation is
+        // mostly the wait for the lock.
+        let nodeWorst = operations.filter { $0.writer.hasPrefix("node") && $0.outcome == .acknowledged }
+            .map { $0.end.timeIntervalSince($0.start) }.max() ?? 0
         Reliability.report("concurrency", [
             "seconds": Reliability.writeSeconds, "writers": writers.count,
             "processes": writers.count - 2 + cliRuns.value,
@@ -195,6 +201,9 @@ struct ReliabilityTests {
             "fileBytes": fileSize, "locksTaken": lockWatch.figures.holds,
             "longestLockHeldSeconds": (lockWatch.figures.longestHeld * 100).rounded() / 100,
             "oldestLockMtimeSeconds": (lockWatch.figures.oldestMtime * 100).rounded() / 100,
+            "lockAcquisitions": waits.acquisitions, "lockGaveUp": waits.gaveUp,
+            "lockWaitMedianMs": waits.medianMillis, "lockWaitP99Ms": waits.p99Millis, "worstLockWaitMs": waits.worstMillis,
+            "worstNodeOperationSeconds": (nodeWorst * 100).rounded() / 100,
             "perWriter": perWriter, "log": keep ? path : "(not kept)",
         ])
         let failures = operations.filter { $0.outcome != .acknowledged }.prefix(5).map { "\($0.writer) \($0.kind) \($0.item): \($0.detail)" }

@@ -125,12 +125,18 @@ final class SessionProcess: @unchecked Sendable {
 
 extension CLI {
     /// The environment a run of the binary gets.
+    /// Where the bananas processes of this test log how long each waited for the lock.
+    var lockWaitLog: String { home + "/lock-waits.log" }
+
     func environment(_ extra: [String: String] = [:]) -> [String: String] {
         var environment = ProcessInfo.processInfo.environment
         environment["BANANAS_FILE"] = listPath
         environment["HOME"] = home
         environment["XDG_STATE_HOME"] = nil
         environment["XDG_DATA_HOME"] = nil
+        // Every bananas this test starts logs its lock waits there (the reliability harness
+        // reports the worst); written only when the folder exists.
+        environment["BANANAS_LOCK_WAIT_LOG"] = lockWaitLog
         for (key, value) in extra { environment[key] = value }
         return environment
     }

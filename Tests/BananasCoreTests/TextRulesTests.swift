@@ -33,3 +33,64 @@ import Testing
         #expect(!TextRules.escaped("\u{9B}\u{07}\u{00}").unicodeScalars.contains(where: TextRules.isUnsafe))
     }
 }
+
+/// Invisible characters: refused in typed text, escaped in stored text, except where real
+/// text needs them (joiners inside emoji and scripts, variation selectors, flag tags).
+@Suite struct InvisibleTextTests {
+    /// Each hides in or blanks a name: tags, zero-width spaces and joiners out of place, the
+    /// BOM, bidi marks, word joiners, soft hyphens, Hangul fillers, the blank Braille pattern,
+    /// Mongolian's vowel separator, a stray variation selector, the combining grapheme joiner.
+    static let hiding = [
+        "Milk\u{E0041}\u{E0042}", "\u{E0001}Milk", "Mi\u{200B}lk", "\u{FEFF}Milk", "Milk\u{200D}",
+        "\u{200C}Milk", "Mi\u{2060}lk", "Milk\u{061C}", "Mi\u{00AD}lk", "\u{3164}", "\u{3164}\u{3164}",
+        "\u{115F}", "\u{FFA0}x", "\u{2800}", "a\u{180E}b", "\u{FE0F}", " \u{FE0F}", "a\u{034F}",
+        "x\u{2064}", "\u{1D173}y", "Milk \u{200D} Eggs",
+    ]
+
+    @Test("invisible characters are refused on input, for every kind of text", arguments: hiding)
+    func refused(text: String) {
+        for kind in [TextRules.Kind.name, .amount, .section] {
+            #expect(throws: TextRules.Violation.self) { try TextRules.validated(text, as: kind) }
+        }
+        #expect(TextRules.firstHidden(in: text) != nil)
+    }
+
+    @Test("and escaped on output: nothing invisible is left, the rest is kept", arguments: hiding)
+    func escaped(text: String) {
+        let shown = TextRules.escaped(text)
+        #expect(TextRules.firstHidden(in: shown) == nil)
+        #expect(shown.unicodeScalars.allSatisfy { !TextRules.isInvisible($0) })
+        #expect(shown.contains("\\u{"))
+    }
+
+    /// What real text needs: emoji ZWJ sequences, skin tones, keycaps, VS16, subdivision flags,
+    /// Indic and Persian joiners, ideographic variation selectors.
+    static let real = [
+        "👩‍💻 laptop", "👨‍👩‍👧‍👦", "👍🏽", "1️⃣", "❤️ cake", "👁️‍🗨️", "🏴󠁧󠁢󠁳󠁣󠁴󠁿 shortbread", "🏳️‍🌈 sprinkles",
+        "क्‍ष", "می‌خواهم", "葛\u{E0100}", "Crème brûlée", "日本 🍌 café",
+    ]
+
+    @Test("what real text needs is accepted and shown as it is", arguments: real)
+    func kept(text: String) throws {
+        #expect(try TextRules.validated(text, as: .name) == text)
+        #expect(TextRules.escaped(text) == text)
+    }
+
+    @Test func aNameOfOnlyBlankLookingCharactersIsRefused() {
+        for blank in ["\u{2000}\u{2003}", "\u{3000}", "\u{3164}", "\u{2800}\u{2800}", "\u{200B}"] {
+            #expect(throws: TextRules.Violation.self) { try TextRules.validated(blank, as: .name) }
+        }
+    }
+
+    @Test func newlinesCanBeKeptForWholeMessages() {
+        #expect(TextRules.escaped("a\n\u{1B}]0;x\u{07}b", keepingNewlines: true) == "a\n\\e]0;x\\u{7}b")
+        #expect(TextRules.escaped("plain\ntext", keepingNewlines: true) == "plain\ntext")
+    }
+
+    @Test func escapingIsIdempotent() {
+        for text in Self.hiding + Self.real + ["\u{1B}[2J", "\u{9B}"] {
+            let once = TextRules.escaped(text)
+            #expect(TextRules.escaped(once) == once)
+        }
+    }
+}

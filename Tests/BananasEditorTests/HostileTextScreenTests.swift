@@ -86,11 +86,23 @@ struct HostileTextScreenTests {
         for _ in 0..<Int.random(in: 0...50, using: &rng) { line.handle(.left) }
         let columns = Int.random(in: 2...60, using: &rng)
         let (shown, column) = line.visible(in: columns)
-        // By brute force: the first start from which the text up to the cursor fits.
-        let characters = Array(line.text)
+        // By brute force: the first start from which the text up to the cursor fits, as shown
+        // (an invisible character, such as the zero-width space, as a replacement character).
+        let characters = Array(line.text).map { TextRules.firstHidden(in: String($0)) != nil ? "\u{FFFD}" : $0 }
         func width(_ range: Range<Int>) -> Int { characters[range].reduce(0) { $0 + TextWidth.of($1) } }
         let start = (0...line.cursor).first { width($0..<line.cursor) <= columns - 1 }!
         #expect(column == width(start..<line.cursor), "\(columns) \(line.text.debugDescription)")
         #expect(shown.hasPrefix(String(characters[start..<line.cursor])) && TextWidth.of(shown) <= columns)
+    }
+}
+
+@Suite("Invisible characters in a prompt")
+struct InvisiblePromptTests {
+    @Test("a typed zero-width space, tag or Hangul filler shows as a replacement; an emoji with joiners as itself")
+    func shownInThePrompt() {
+        #expect(LineEditor("Mi\u{200B}lk").visible(in: 40).text == "Mi\u{FFFD}lk")
+        #expect(LineEditor("\u{3164}").visible(in: 40).text == "\u{FFFD}")
+        #expect(LineEditor("x\u{E0041}").visible(in: 40).text == "\u{FFFD}", "a tag joins the character before it")
+        #expect(LineEditor("👩‍💻 ❤️").visible(in: 40).text == "👩‍💻 ❤️")
     }
 }

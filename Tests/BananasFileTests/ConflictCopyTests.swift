@@ -55,13 +55,13 @@ struct ConflictCopyNameTests {
     func find() throws {
         let folder = TempFolder()
         folder.write("{}")
-        folder.write("{}", to: "BananaList 2.json")
+        folder.write("{}", to: "BananaList.sync-conflict-20261121-101530-ABCDEF7.json")
         folder.write("{}", to: ".syncthing.BananaList.json.tmp")
         folder.write("{}", to: "BananaList.json.tmp.1.ab")
-        try FileManager.default.createDirectory(atPath: folder.path + "/BananaList 3.json", withIntermediateDirectories: false)
+        try FileManager.default.createDirectory(atPath: folder.path + "/BananaList (Ann's conflicted copy 2026-11-21).json", withIntermediateDirectories: false)
         try FileManager.default.createSymbolicLink(
             atPath: folder.path + "/BananaList (conflicted copy 2026-11-21 101530).json", withDestinationPath: folder.listPath)
-        #expect(ConflictCopy.find(beside: folder.listPath).map(\.name) == ["BananaList 2.json"])
+        #expect(ConflictCopy.find(beside: folder.listPath).map(\.name) == ["BananaList.sync-conflict-20261121-101530-ABCDEF7.json"])
     }
 
     @Test("retire keeps the merged bytes in the state folder, then removes the copy; a changed copy stays")

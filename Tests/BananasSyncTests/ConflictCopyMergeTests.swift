@@ -115,12 +115,14 @@ struct ConflictCopyMergeTests {
             {"id":"7A0E6B3C-1111-4222-8333-944455556666","name":"Oranges","amount":"","section":"Other","checked":false,"optional":false,"sortOrder":3}
             ]}
             """
-        a.drop("BananaList 2.json", Array(v1.utf8))
+        // (A Dropbox name: iCloud's numbered names count only in iCloud Drive, on macOS.)
+        let name = "BananaList (Ann's conflicted copy 2026-11-21).json"
+        a.drop(name, Array(v1.utf8))
         let session = try CommandSession(file: a.file)
         #expect(Set(session.list.items.map(\.name)) == ["Milk", "Tea", "Bread", "Oranges"])
         #expect(session.list.named("Tea")?.checked == true)
         #expect(session.list.named("Milk")?.amount == "3 L")
-        #expect(!a.exists("BananaList 2.json"))
+        #expect(!a.exists(name))
         let logged = a.conflicts
         #expect(logged.contains { $0.name == "Milk" && $0.field == "amount" && $0.lost == .text("1 L") },
                 "the value it replaced can be restored")
@@ -141,6 +143,21 @@ struct ConflictCopyMergeTests {
         status.unmergedCopies = session.unmergedCopies
         #expect(status.state == .conflict)
         #expect(status.summary(now: 0) == "conflict 1 — copy \(name) not merged (unparseable file)")
+    }
+
+    @Test("an iCloud numbered file outside iCloud Drive is another list, left alone, even with the list's rows and deletes")
+    func numberedFileOutsideICloud() throws {
+        let a = Device()
+        try a.add("Milk")
+        try a.add("Tea")
+        // A second list the user made from this one, in which Tea was removed.
+        let second = Device()
+        second.drop("BananaList.json", a.box.bytes!)
+        try second.remove("Tea")
+        a.drop("BananaList 2.json", second.box.bytes!)
+        let session = try CommandSession(file: a.file)  // a read command's session
+        #expect(Set(session.list.items.map(\.name)) == ["Milk", "Tea"])
+        #expect(a.exists("BananaList 2.json") && session.unmergedCopies.isEmpty)
     }
 
     @Test("an iCloud numbered file that shares no item with the list is another list, left alone")
