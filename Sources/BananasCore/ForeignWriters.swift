@@ -153,7 +153,7 @@ extension ShoppingList {
     /// holds again.
     public func conflictList(all: Bool = false) -> [Conflict] {
         var groups: [ConflictRecord.Subject: [FieldValue: [ConflictRecord]]] = [:]
-        for record in conflicts.values where (all || record.awaitsReview) && !isCurrent(record) {
+        for record in conflicts.values where all ? true : record.awaitsReview && !isCurrent(record) {
             groups[record.subject, default: [:]][record.lost, default: []].append(record)
         }
         var result: [Conflict] = []

@@ -89,7 +89,7 @@ import BananasTestSupport
         cli("add", "Milk", "Eggs")
         cli("check", "Milk")
         let json = try JSONSerialization.jsonObject(with: Data(cli("status", "--json").stdout.utf8)) as! [String: Any]
-        #expect(json["schemaVersion"] as? Int == 2)
+        #expect(json["schemaVersion"] as? Int == 3)
         #expect(json["items"] as? Int == 2 && json["checked"] as? Int == 1)
         #expect(json["file"] as? String == cli.listPath)
         createTestFile(atPath: cli.listPath + ".lock", contents: Data(String(getpid()).utf8))

@@ -17,7 +17,14 @@ import Testing
         defer { cli.cleanUp() }
         cli("add", "Milk", "Eggs", "Bread", "--section", "Shop")
         cli("remove", "Bread")
-        // The app: decodes only version-1 keys, checks Milk, deletes Eggs, adds Tea, writes back.
+        // The app: decodes only version-1 keys and writes back; bananas takes that in (the app
+        // now holds every row). Then it checks Milk, deletes Eggs, adds Tea, writes back.
+        let first = try json(cli)
+        let held = (first["items"] as! [[String: Any]]).map { item in
+            ["id", "name", "amount", "section", "optional", "checked"].reduce(into: [String: Any]()) { $0[$1] = item[$1] }
+        }
+        try write(["sections": first["sections"]!, "items": held], cli)
+        #expect(cli("add", "Jam", "--section", "Shop").status == 0)
         let file = try json(cli)
         var items = (file["items"] as! [[String: Any]]).map { item in
             ["id", "name", "amount", "section", "optional", "checked"].reduce(into: [String: Any]()) { $0[$1] = item[$1] }
@@ -29,10 +36,26 @@ import Testing
 
         #expect(cli("add", "Butter", "--section", "Shop").status == 0)
         let after = try cli.items()
-        #expect(Set(after.map { $0["name"] as! String }) == ["Milk", "Tea", "Butter"], "Eggs stays deleted, Bread too")
+        #expect(Set(after.map { $0["name"] as! String }) == ["Milk", "Tea", "Jam", "Butter"], "Eggs stays deleted, Bread too")
         #expect(after.first { $0["name"] as? String == "Milk" }?["checked"] as? Bool == true)
         let sync = try json(cli)["sync"] as! [String: Any]
         #expect((sync["deleted"] as! [String: Any]).count == 2, "both deletes are tombstones again")
+    }
+
+    @Test func aRowTheAppNeverSavedIsNotDeletedByItsAbsence() throws {
+        // Added here after the phone's last save: the phone's next save lacks it because it
+        // never had it (a sync conflict it won, say), not because someone deleted it.
+        let cli = CLI()
+        defer { cli.cleanUp() }
+        cli("add", "Milk", "--section", "Shop")
+        let old = try json(cli)
+        let phone = (old["items"] as! [[String: Any]]).map { item in
+            ["id", "name", "amount", "section", "optional", "checked"].reduce(into: [String: Any]()) { $0[$1] = item[$1] }
+        }
+        cli("add", "Eggs", "--section", "Shop")
+        try write(["sections": old["sections"]!, "items": phone], cli)
+        #expect(cli("add", "Tea", "--section", "Shop").status == 0)
+        #expect(Set(try cli.items().map { $0["name"] as! String }) == ["Milk", "Eggs", "Tea"])
     }
 
     @Test func theNodeServerFiltersRowsOutAndEditsInPlace() throws {

@@ -245,7 +245,13 @@ struct SyncProcessTests {
         cli("add", "Eggs", "--section", "Dairy")
         let a = try SessionProcess(cli)
         let ids = Dictionary(uniqueKeysWithValues: try cli.items().map { ($0["name"] as! String, $0["id"] as! String) })
-        // Exactly what Get Bananas writes: version-1 shape, no stamps, Eggs removed outright.
+        // Exactly what Get Bananas writes: version-1 shape, no stamps. First it saves what it
+        // read (so it holds both rows), then renames Milk and removes Eggs outright.
+        let held = """
+            {"sections":["Dairy"],"items":[{"id":"\(ids["Milk"]!)","name":"Milk","amount":"","section":"Dairy","checked":false,"optional":false,"sortOrder":1},{"id":"\(ids["Eggs"]!)","name":"Eggs","amount":"","section":"Dairy","checked":false,"optional":false,"sortOrder":2}]}
+            """
+        cli.writeFile(held)
+        usleep(300_000)
         let foreign = """
             {"sections":["Dairy"],"items":[{"id":"\(ids["Milk"]!)","name":"Whole milk","amount":"2","section":"Dairy","checked":false,"optional":false,"sortOrder":1}]}
             """
