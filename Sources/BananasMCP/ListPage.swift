@@ -276,7 +276,9 @@ struct ListPage {
         return sections.filter { section in
             let other = section.lowercased()
             if other.contains(folded) || folded.contains(other) { return true }
-            return Addressing.editDistance(Array(other), Array(folded), limit: 3) <= max(1, folded.count / 3)
+            // Two edits from four letters on: "Diary" finds "Dairy".
+            let allowed = folded.count >= 4 ? max(2, folded.count / 3) : 1
+            return Addressing.editDistance(Array(other), Array(folded), limit: 3) <= allowed
         }
     }
 
