@@ -56,7 +56,7 @@ public final class BananasMCPServer: Sendable {
         var transportLogger = logger
         transportLogger[metadataKey: "part"] = "transport"
         do {
-            let stdio = LineTransport(logger: transportLogger)
+            let stdio = LineTransport(endingOn: [SIGTERM], logger: transportLogger)
             try await server.start(transport: ToolCallTransport(wrapping: stdio, server: self))
         } catch {
             logger.error("could not start on stdio: \(error)")
@@ -64,6 +64,15 @@ public final class BananasMCPServer: Sendable {
         }
         await server.waitUntilCompleted()
         logger.info("the client closed the connection")
+    }
+
+    /// Calls `changed` after every change to the list (not to its sync state), as long as the
+    /// returned token lives: `subscriptions/listen` streams.
+    @MainActor
+    func observeList(_ changed: @escaping @Sendable () -> Void) -> Subscription {
+        store.subscribe { change in
+            if change != .status { changed() }
+        }
     }
 
     // MARK: Sync state in the log
