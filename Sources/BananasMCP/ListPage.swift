@@ -80,7 +80,9 @@ extension ShoppingList {
 struct ListPage {
     enum Mode: String, CaseIterable { case full, compact, summary }
 
-    static let defaultLimit = 200
+    /// About 8,000 tokens for names of everyday length: under the 10,000 at which Claude Code
+    /// starts warning about a tool's answer.
+    static let defaultLimit = 150
     static let maxLimit = 1_000
     /// About 20,000 tokens at 4 characters a token (the text and the structured answer both
     /// count): well under the 25,000-token cap some clients put on a tool result.

@@ -129,7 +129,7 @@ enum ToolCatalog {
             "summary" (item counts per section, no items: start here on a long list). Optional \
             filters: section (name, any case; an unknown one is refused with close names), \
             unchecked_only, text (case-insensitive part of a name or amount). limit: items per \
-            page (default 200; a page also ends at about 20,000 tokens). `revision` changes \
+            page (default \(ListPage.defaultLimit); a page also ends at about 20,000 tokens). `revision` changes \
             whenever the list changes; pass it as expected_revision to make an edit only if \
             nobody changed the list since. `sync` says whether the list file is up to date, and \
             why it is paused when it is.
