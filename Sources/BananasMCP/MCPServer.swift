@@ -25,6 +25,9 @@ public final class BananasMCPServer: Sendable {
     /// The names of the tools, in the order `tools/list` gives them.
     public static var toolNames: [String] { ToolCatalog.names }
 
+    /// The names of the prompts, in the order `prompts/list` gives them.
+    public static var promptNames: [String] { Guidance.prompts.map(\.name) }
+
     public static let listURI = "bananas://list"
     public static let version = "0.1.0"
     static let capabilities = Server.Capabilities(
