@@ -221,10 +221,10 @@ public final class BananasMCPServer: Sendable {
 
     func dispatch(_ name: String, _ arguments: [String: Value]) async -> CallTool.Result {
         guard let tool = ToolCatalog.all.first(where: { $0.name == name }) else {
-            return EditingTools.failure("There is no tool named \(name). The tools are: \(ToolCatalog.names.joined(separator: ", ")).")
+            return EditingTools.failure("There is no tool named \(TextRules.escaped(name)). The tools are: \(ToolCatalog.names.joined(separator: ", ")).")
         }
         if let problem = SchemaCheck.violation(.object(arguments), tool.inputSchema) {
-            return EditingTools.failure("Invalid arguments for \(name): \(problem). Nothing was changed.")
+            return EditingTools.failure("Invalid arguments for \(name): \(TextRules.escaped(problem)). Nothing was changed.")
         }
         let store = store
         switch name {
@@ -236,7 +236,7 @@ public final class BananasMCPServer: Sendable {
         case "add_sections": return await SectionTools.add(store, arguments)
         case "update_sections": return await SectionTools.update(store, arguments)
         case "remove_sections": return await SectionTools.remove(store, arguments)
-        default: return EditingTools.failure("There is no tool named \(name).")
+        default: return EditingTools.failure("There is no tool named \(TextRules.escaped(name)).")
         }
     }
 

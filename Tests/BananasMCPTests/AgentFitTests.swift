@@ -257,6 +257,9 @@ struct AgentFitTests {
         answers.append(try await h.call("update_items", ["items": [["item": "Milk"]]]))
         answers.append(try await h.call("remove_items", ["items": [["item": "A1B2"]], "expected_revision": .string(read)]))
         answers.append(try await h.call("add_sections", ["sections": [["name": "dairy\u{202E}"]]]))
+        answers.append(try await h.call("get_shopping_list", ["section": "Dairy\u{1B}x"]))
+        answers.append(try await h.call("no_such\u{1B}[2Jtool"))
+        answers.append(try await h.call("update_items", ["items": [["item": "Milk", "col\u{7}our": "red"]]]))
         for answer in answers {
             // Lines are the answer's own; nothing else unsafe may come through.
             #expect(!answer.text.unicodeScalars.contains { $0 != "\n" && TextRules.isUnsafe($0) }, "\(answer.text)")
