@@ -506,7 +506,7 @@ extension ListStore {
         case .success(let (outcome, undo)): (flushed, inverse) = (outcome, undo)
         case .failure(let refusal as Refused): (flushed, refused) = (refusal.outcome, true)
         case .failure(let error):
-            if let error = error as? ListFileError { finishFlush(.failure(error), upTo: 0) }
+            // Nothing was written; the next ordinary flush or read tells the status.
             throw error
         }
         let before = list
