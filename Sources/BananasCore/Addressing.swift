@@ -89,7 +89,7 @@ public enum Addressing {
     }
 
     /// Levenshtein distance, giving up (returning limit + 1) once it is over `limit`.
-    static func editDistance(_ a: [Character], _ b: [Character], limit: Int) -> Int {
+    public static func editDistance(_ a: [Character], _ b: [Character], limit: Int) -> Int {
         if abs(a.count - b.count) > limit { return limit + 1 }
         var previous = Array(0...b.count)
         for (i, ca) in a.enumerated() {

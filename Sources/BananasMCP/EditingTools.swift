@@ -26,20 +26,52 @@ enum Batch {
         var failed = false
     }
 
-    /// Refuses when the list cannot take edits (its content stops writing), or changed since
-    /// `expected_revision`.
-    static func precheck(_ store: ListStore, _ arguments: [String: Value]) -> CallTool.Result? {
+    /// Refuses when the list cannot take edits (its content stops writing).
+    static func precheck(_ store: ListStore) -> CallTool.Result? {
         if let paused = store.status.pausedBy, paused.isContentProblem {
             return failure("""
-                The list is paused (\(paused.pausedReason)): \(paused.description). Nothing was changed: \
+                The list is paused (\(paused.pausedReason)): \(TextRules.escaped(paused.description)). Nothing was changed: \
                 an edit could not be written until someone fixes or replaces the file. Reading it \
                 still works.
                 """)
         }
-        if let expected = arguments["expected_revision"]?.stringValue, expected != Revision.of(store.list) {
-            return failure("The list changed since revision \(TextRules.escaped(expected)) (now \(Revision.of(store.list))). Nothing was changed. Call get_shopping_list again, then retry with what you read.")
-        }
         return nil
+    }
+
+    /// With `expected_revision`: when this instance's list is not at that revision, the file
+    /// may be ahead of it or behind: the file is read under the lock and taken in. A stale
+    /// revision is answered (nil when the list is at `expected` now).
+    static func confirm(_ store: ListStore, _ expected: String?) async -> CallTool.Result? {
+        guard let expected, ListSnapshot.of(store).revision != expected else { return nil }
+        do {
+            switch try await store.perform(nil, label: "check", if: { Revision.of($0) == expected }) {
+            case .refused: return stale(store, expected: expected)
+            case .done: return ListSnapshot.of(store).revision == expected ? nil : stale(store, expected: expected)
+            }
+        } catch {
+            return uncheckable(error)
+        }
+    }
+
+    static func uncheckable(_ error: any Error) -> CallTool.Result {
+        failure("Nothing was changed: expected_revision could not be checked against the list file (\(describe(error))). Retry in a moment, or leave out expected_revision to have the edit saved and written when the file can be.")
+    }
+
+    /// The answer to a stale `expected_revision`: nothing changed, the current revision, and
+    /// what changed since the agent's (when this server showed that revision).
+    static func stale(_ store: ListStore, expected: String) -> CallTool.Result {
+        let snapshot = ListSnapshot.of(store)
+        let changes = ListChanges(from: ListSnapshot.History.list(at: expected), to: snapshot.list)
+        var text = "The list changed since revision \(TextRules.escaped(expected)); it is now at revision \(snapshot.revision). Nothing was changed."
+        text += "\n" + changes.text
+        text += "\nCheck that the edit still makes sense (call get_shopping_list again for more), then retry with expected_revision \(snapshot.revision)."
+        var structured: [String: Value] = [
+            "results": .array([]), "revision": .string(snapshot.revision), "written": .bool(false),
+            "stale": .bool(true), "changed_since": changes.value,
+        ]
+        if let paused = store.status.pausedBy { structured["paused"] = .string(paused.pausedReason) }
+        return .init(content: [.text(text: text, annotations: nil, _meta: nil)],
+                     structuredContent: Optional<Value>.some(.object(structured)), isError: true)
     }
 
     nonisolated static func failure(_ text: String) -> CallTool.Result {
@@ -51,8 +83,10 @@ enum Batch {
         _ each: (_ index: Int, _ entry: [String: Value], _ working: ShoppingList) throws -> Entry,
         failed: (_ index: Int, _ entry: [String: Value], _ error: any Error) -> Entry
     ) async -> CallTool.Result {
-        if let refused = precheck(store, arguments) { return refused }
+        if let refused = precheck(store) { return refused }
         guard let entries = arguments[key]?.arrayValue?.compactMap(\.objectValue), !entries.isEmpty else { return failure(usage) }
+        let expected = arguments["expected_revision"]?.stringValue
+        if let answer = await confirm(store, expected) { return answer }
         var working = store.list
         var steps: [ListEdit] = []
         var done: [Entry] = []
@@ -68,18 +102,26 @@ enum Batch {
                 done.append(failed(index, entry, error))
             }
         }
-        return await finish(store, label: label, steps: steps, entries: done, empty: "Nothing to do.")
+        return await finish(store, label: label, steps: steps, entries: done, empty: "Nothing to do.", expected: expected)
     }
 
-    /// Applies `steps` as one edit, waits for the file, and answers.
-    static func finish(_ store: ListStore, label: String, steps: [ListEdit], entries: [Entry], empty: String) async -> CallTool.Result {
+    /// Applies `steps` as one edit, waits for the file, and answers. With `expected`, the edit
+    /// is made only if the file, read under its lock, is still at that revision.
+    static func finish(_ store: ListStore, label: String, steps: [ListEdit], entries: [Entry], empty: String, expected: String? = nil) async -> CallTool.Result {
         var changed = false
         if !steps.isEmpty {
             let wasPaused = store.status.pausedBy != nil
             do {
-                changed = try store.perform(.batch(steps), label: label)
+                if let expected {
+                    switch try await store.perform(.batch(steps), label: label, if: { Revision.of($0) == expected }) {
+                    case .refused: return stale(store, expected: expected)
+                    case .done(let did): changed = did
+                    }
+                } else {
+                    changed = try store.perform(.batch(steps), label: label)
+                }
             } catch {
-                return failure("Nothing was changed: \(describe(error))")
+                return expected != nil && error is ListFileError ? uncheckable(error) : failure("Nothing was changed: \(describe(error))")
             }
             if changed && !wasPaused { await settle(store) }
         }
@@ -88,12 +130,12 @@ enum Batch {
         if summary.isEmpty { summary = empty }
         var structured: [String: Value] = [
             "results": .array(entries.map { .object($0.fields) }),
-            "revision": .string(Revision.of(store.list)),
+            "revision": .string(ListSnapshot.of(store).revision),
             "written": .bool(written),
         ]
         if let paused = store.status.pausedBy {
             structured["paused"] = .string(paused.pausedReason)
-            summary += "\nSaved, but not in the list file yet: the list is paused (\(paused.pausedReason)): \(paused.description). It will be written when this clears; nothing needs to be repeated."
+            summary += "\nSaved, but not in the list file yet: the list is paused (\(paused.pausedReason)): \(TextRules.escaped(paused.description)). It will be written when this clears; nothing needs to be repeated."
         } else if changed && !written {
             summary += "\nSaved; the list file is still being written."
         } else if changed {
@@ -182,10 +224,10 @@ enum EditingTools {
     static func entry(_ index: Int, item: String, status: String, id: String? = nil, note: String? = nil, edits: [ListEdit] = []) -> Batch.Entry {
         var fields: [String: Value] = ["entry": .int(index), "item": .string(item), "status": .string(status)]
         if let id { fields["id"] = .string(id) }
-        if let note { fields["error"] = .string(note) }
+        if let note { fields["note"] = .string(note) }
         var line = "\(index + 1). \(TextRules.escaped(item)): \(status.replacingUnderscores)"
         if let id { line += ", id \(id)" }
-        if let note { line += " — " + note }
+        if let note { line += " — " + TextRules.escaped(note) }
         return Batch.Entry(edits: edits, fields: fields, line: line)
     }
 
@@ -195,7 +237,7 @@ enum EditingTools {
         let message = Batch.describe(error)
         var outcome = Batch.Entry(
             fields: ["entry": .int(index), "item": .string(shown), "status": .string("error"), "error": .string(message)],
-            line: "\(index + 1). \(TextRules.escaped(shown)): error — \(message)", failed: true)
+            line: "\(index + 1). \(TextRules.escaped(shown)): error — \(TextRules.escaped(message))", failed: true)
         switch error {
         case AddressError.ambiguous(_, let candidates): outcome.fields["candidates"] = .array(candidates.map(Batch.candidateValue))
         case AddressError.notFound(_, let close): outcome.fields["close_matches"] = .array(close.map(Batch.candidateValue))
@@ -239,11 +281,21 @@ enum EditingTools {
     // MARK: update_items
 
     static func update(_ store: ListStore, _ arguments: [String: Value]) async -> CallTool.Result {
-        await Batch.run(store, arguments, key: "items", label: "update", usage: "Give the changes: {\"items\": [{\"item\": \"Milk\", \"checked\": true}]}.") { index, entry, working in
+        let insist = arguments["allow_duplicates"]?.boolValue == true
+        return await Batch.run(store, arguments, key: "items", label: "update", usage: "Give the changes: {\"items\": [{\"item\": \"Milk\", \"checked\": true}]}.") { index, entry, working in
             let item = try resolve(entry, in: working)
             var changes: [ItemField: FieldValue] = [:]
             var edits: [ListEdit] = []
-            if let name = try Batch.text(entry["name"], as: .name) { changes[.name] = .text(name) }
+            if let name = try Batch.text(entry["name"], as: .name) {
+                // As add_items refuses a second "Milk": a rename onto another item's name.
+                if !insist, let other = working.firstItem(named: name).flatMap({ first in
+                    first.id != item.id ? first : working.items.first { $0.id != item.id && $0.name.lowercased() == name.lowercased() }
+                }) {
+                    return self.entry(index, item: item.name, status: "already_on_list", id: other.id,
+                                      note: "another item is named \(other.name) already (\(other.checked ? "checked" : "unchecked"), id \(other.id)); nothing was changed in this entry; pass allow_duplicates: true to rename anyway")
+                }
+                changes[.name] = .text(name)
+            }
             if let amount = try Batch.text(entry["amount"], as: .amount) { changes[.amount] = .text(amount) }
             var section = item.section
             if let target = try Batch.section(entry["section"], in: working) {
@@ -287,11 +339,13 @@ enum EditingTools {
     }
 
     static func clearChecked(_ store: ListStore, _ arguments: [String: Value]) async -> CallTool.Result {
-        if let refused = Batch.precheck(store, arguments) { return refused }
-        let checked = store.list.items.filter(\.checked)
+        if let refused = Batch.precheck(store) { return refused }
+        let expected = arguments["expected_revision"]?.stringValue
+        if let answer = await Batch.confirm(store, expected) { return answer }
+        let checked = ListSnapshot.of(store).items.filter(\.checked)
         let entries = checked.enumerated().map { entry($0.offset, item: $0.element.name, status: "removed", id: $0.element.id) }
         return await Batch.finish(store, label: "clear checked", steps: checked.map { .delete(id: $0.id) }, entries: entries,
-                                  empty: "Nothing to clear: no item is checked.")
+                                  empty: "Nothing to clear: no item is checked.", expected: expected)
     }
 }
 
@@ -307,9 +361,12 @@ extension String {
 /// A revision token for the list's visible content: the same content gives the same token in
 /// any process, so an agent's `expected_revision` means "the list as I read it".
 enum Revision {
-    static func of(_ list: ShoppingList) -> String {
+    static func of(_ list: ShoppingList) -> String { of(list, items: list.items) }
+
+    /// `items`: the list's visible items in list order (`list.items`), when already at hand.
+    static func of(_ list: ShoppingList, items: [Item]) -> String {
         var text = list.sections.joined(separator: "\u{1F}")
-        for item in list.items {
+        for item in items {
             text += "\u{1E}" + item.id + "\u{1F}" + item.name + "\u{1F}" + item.amount + "\u{1F}" + item.section
                 + (item.checked ? "\u{1F}1" : "\u{1F}0") + (item.optional ? "1" : "0") + String(item.sortOrder)
         }

@@ -25,10 +25,16 @@ public actor LineTransport: Transport {
     private let stream: AsyncThrowingStream<Data, Swift.Error>
     private let continuation: AsyncThrowingStream<Data, Swift.Error>.Continuation
     private var connected = false
+    private let endSignals: [Int32]
+    private var signalSources: [any DispatchSourceSignal] = []
 
-    public init(input: Int32 = STDIN_FILENO, output: Int32 = STDOUT_FILENO, logger: Logger) {
+    /// `endingOn`: signals taken as the end of input (`bananas mcp` passes SIGTERM): the calls
+    /// running are answered, the list is written, and the server exits 0, as when the client
+    /// closes stdin.
+    public init(input: Int32 = STDIN_FILENO, output: Int32 = STDOUT_FILENO, endingOn endSignals: [Int32] = [], logger: Logger) {
         self.input = input
         self.output = output
+        self.endSignals = endSignals
         self.logger = logger
         (stream, continuation) = AsyncThrowingStream<Data, Swift.Error>.makeStream()
     }
@@ -42,6 +48,16 @@ public actor LineTransport: Transport {
             if flags >= 0, flags & O_NONBLOCK != 0 { _ = fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) }
         }
         let (input, continuation, logger) = (input, continuation, logger)
+        for number in endSignals {
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler {
+                logger.info("signal \(number): finishing as at the end of input")
+                continuation.finish()
+            }
+            source.resume()
+            signalSources.append(source)
+        }
         Thread.detachNewThread {
             LineTransport.readLines(from: input, into: continuation, logger: logger)
         }
@@ -93,6 +109,9 @@ public actor LineTransport: Transport {
             }
             pending.removeFirst(lineStart)
         }
+        // A last line without its newline is a message all the same.
+        if pending.last == UInt8(ascii: "\r") { pending.removeLast() }
+        if !pending.isEmpty { continuation.yield(Data(pending)) }
         continuation.finish()
     }
 

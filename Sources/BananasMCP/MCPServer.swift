@@ -25,14 +25,22 @@ public final class BananasMCPServer: Sendable {
     /// The names of the tools, in the order `tools/list` gives them.
     public static var toolNames: [String] { ToolCatalog.names }
 
+    /// The names of the prompts, in the order `prompts/list` gives them.
+    public static var promptNames: [String] { Guidance.prompts.map(\.name) }
+
     public static let listURI = "bananas://list"
+    public static let version = "0.1.0"
+    static let capabilities = Server.Capabilities(
+        prompts: .init(listChanged: false), resources: .init(subscribe: true, listChanged: false), tools: .init(listChanged: false))
 
     /// An SDK server with every handler registered, ready to `start(transport:)`.
     public func makeServer() async -> Server {
         let server = Server(
-            name: "bananas", version: "0.1.0",
-            capabilities: .init(resources: .init(subscribe: true, listChanged: false), tools: .init(listChanged: false)))
+            name: "bananas", version: Self.version, instructions: Guidance.instructions,
+            capabilities: Self.capabilities)
         await registerResource(on: server)
+        await server.withMethodHandler(ListPrompts.self) { _ in .init(prompts: Guidance.prompts) }
+        await server.withMethodHandler(GetPrompt.self) { params in try Guidance.get(params.name, params.arguments ?? [:]) }
         await server.withMethodHandler(ListTools.self) { _ in
             .init(tools: ToolCatalog.all)
         }
@@ -51,7 +59,7 @@ public final class BananasMCPServer: Sendable {
         var transportLogger = logger
         transportLogger[metadataKey: "part"] = "transport"
         do {
-            let stdio = LineTransport(logger: transportLogger)
+            let stdio = LineTransport(endingOn: [SIGTERM], logger: transportLogger)
             try await server.start(transport: ToolCallTransport(wrapping: stdio, server: self))
         } catch {
             logger.error("could not start on stdio: \(error)")
@@ -59,6 +67,15 @@ public final class BananasMCPServer: Sendable {
         }
         await server.waitUntilCompleted()
         logger.info("the client closed the connection")
+    }
+
+    /// Calls `changed` after every change to the list (not to its sync state), as long as the
+    /// returned token lives: `subscriptions/listen` streams.
+    @MainActor
+    func observeList(_ changed: @escaping @Sendable () -> Void) -> Subscription {
+        store.subscribe { change in
+            if change != .status { changed() }
+        }
     }
 
     // MARK: Sync state in the log
@@ -110,13 +127,19 @@ public final class BananasMCPServer: Sendable {
         await server.withMethodHandler(ListResources.self) { _ in
             .init(resources: [Resource(
                 name: "shopping-list", uri: Self.listURI, title: "Shopping list",
-                description: "The whole shopping list as JSON: revision, sections, items.", mimeType: "application/json")])
+                description: "The shopping list as JSON: revision, sections, and its first page of items (next_cursor continues with bananas://list?cursor=…).", mimeType: "application/json")])
+        }
+        await server.withMethodHandler(ListResourceTemplates.self) { _ in
+            .init(templates: [Resource.Template(
+                uriTemplate: Self.listURI + "{?cursor,mode,limit,section,text,unchecked_only}", name: "shopping-list-page",
+                title: "A page of the shopping list",
+                description: "The list a page at a time, as get_shopping_list pages it: follow next_cursor with ?cursor=.",
+                mimeType: "application/json")])
         }
         await server.withMethodHandler(ReadResource.self) { [store] params in
-            guard params.uri == Self.listURI else { throw MCPError.invalidParams("unknown resource \(params.uri); the list is \(Self.listURI)") }
-            let json = await MainActor.run { Self.listJSON(store.list) }
+            let json = try await MainActor.run { try Self.listJSON(store, uri: params.uri) }
             logger.debug("resource read", metadata: ["bytes": "\(json.utf8.count)"])
-            return .init(contents: [.text(json, uri: Self.listURI, mimeType: "application/json")])
+            return .init(contents: [.text(json, uri: params.uri, mimeType: "application/json")])
         }
         await server.withMethodHandler(ResourceSubscribe.self) { params in
             guard params.uri == Self.listURI else { throw MCPError.invalidParams("unknown resource \(params.uri); the list is \(Self.listURI)") }
@@ -144,26 +167,18 @@ public final class BananasMCPServer: Sendable {
         }
     }
 
-    /// The list as `get_shopping_list` and the resource show it: revision, sections, `items`.
+    /// The resource's text: a page of the list (`ListPage`) as JSON, for `uri`
+    /// (`bananas://list`, or with `?cursor=`, `?mode=` and the other filters).
     @MainActor
-    static func listValue(_ list: ShoppingList, items: [Item]) -> [String: Value] {
-        [
-            "revision": .string(Revision.of(list)),
-            "sections": .array(list.displaySections.map(Value.string)),
-            "items": .array(items.map { item in
-                .object([
-                    "id": .string(item.id), "name": .string(item.name), "amount": .string(item.amount),
-                    "section": .string(item.section), "checked": .bool(item.checked), "optional": .bool(item.optional),
-                ])
-            }),
-        ]
-    }
-
-    /// The resource's text: `listValue` of the whole list, as JSON.
-    @MainActor
-    static func listJSON(_ list: ShoppingList) -> String {
+    static func listJSON(_ store: ListStore, uri: String) throws -> String {
+        let answer: ListPage.Answer
+        do {
+            answer = try ListPage(uri: uri).answer(ListSnapshot.of(store))
+        } catch {
+            throw MCPError.invalidParams(error.message)
+        }
         var bytes: [UInt8] = []
-        ValueJSON.append(.object(listValue(list, items: list.items)), to: &bytes)
+        ValueJSON.append(.object(answer.structured), to: &bytes)
         return String(decoding: bytes, as: UTF8.self)
     }
 
@@ -206,10 +221,10 @@ public final class BananasMCPServer: Sendable {
 
     func dispatch(_ name: String, _ arguments: [String: Value]) async -> CallTool.Result {
         guard let tool = ToolCatalog.all.first(where: { $0.name == name }) else {
-            return EditingTools.failure("There is no tool named \(name). The tools are: \(ToolCatalog.names.joined(separator: ", ")).")
+            return EditingTools.failure("There is no tool named \(TextRules.escaped(name)). The tools are: \(ToolCatalog.names.joined(separator: ", ")).")
         }
         if let problem = SchemaCheck.violation(.object(arguments), tool.inputSchema) {
-            return EditingTools.failure("Invalid arguments for \(name): \(problem). Nothing was changed.")
+            return EditingTools.failure("Invalid arguments for \(name): \(TextRules.escaped(problem)). Nothing was changed.")
         }
         let store = store
         switch name {
@@ -221,23 +236,21 @@ public final class BananasMCPServer: Sendable {
         case "add_sections": return await SectionTools.add(store, arguments)
         case "update_sections": return await SectionTools.update(store, arguments)
         case "remove_sections": return await SectionTools.remove(store, arguments)
-        default: return EditingTools.failure("There is no tool named \(name).")
+        default: return EditingTools.failure("There is no tool named \(TextRules.escaped(name)).")
         }
     }
 
     @MainActor
     static func getList(_ store: ListStore, _ arguments: [String: Value]) -> CallTool.Result {
-        let list = store.list
-        var items = list.items
-        if let section = arguments["section"]?.stringValue {
-            let spelled = list.section(named: section) ?? section
-            items = items.filter { $0.section == spelled }
+        let answer: ListPage.Answer
+        do {
+            answer = try ListPage(arguments: arguments).answer(ListSnapshot.of(store))
+        } catch {
+            return .init(content: [.text(text: error.message, annotations: nil, _meta: nil)],
+                         structuredContent: error.suggestions.isEmpty ? nil : .object(["suggestions": .array(error.suggestions.map(Value.string))]),
+                         isError: true)
         }
-        if arguments["unchecked_only"]?.boolValue == true { items = items.filter { !$0.checked } }
-        if let text = arguments["text"]?.stringValue?.lowercased(), !text.isEmpty {
-            items = items.filter { $0.name.lowercased().contains(text) || $0.amount.lowercased().contains(text) }
-        }
-        var structured = listValue(list, items: items)
+        var structured = answer.structured
         let status = store.status
         var sync: [String: Value] = ["state": .string(status.state.rawValue)]
         if status.pendingCount > 0 { sync["pending"] = .int(status.pendingCount) }
@@ -245,19 +258,13 @@ public final class BananasMCPServer: Sendable {
         if let paused = status.pausedBy {
             sync["paused"] = .string(paused.pausedReason)
             sync["detail"] = .string(paused.description)
-            summary = "The list is paused (\(paused.pausedReason)): \(paused.description)\n"
+            summary = "The list is paused (\(paused.pausedReason)): \(TextRules.escaped(paused.description))\n"
             summary += paused.isContentProblem
                 ? "What follows is the last content that could be read; changes are refused until the file is fixed.\n"
                 : "Changes are saved and will be written when this clears.\n"
         }
         structured["sync"] = .object(sync)
-        summary += items.isEmpty ? "The list has no matching items." : "\(items.count) items:"
-        for item in items {
-            summary += "\n" + (item.checked ? "[x] " : "[ ] ") + TextRules.escaped(item.name)
-                + (item.amount.isEmpty ? "" : " · " + TextRules.escaped(item.amount)) + " (" + TextRules.escaped(item.section) + ")"
-                + (item.optional ? " optional" : "") + " id " + item.id
-        }
-        return .init(content: [.text(text: summary, annotations: nil, _meta: nil)],
+        return .init(content: [.text(text: summary + answer.text, annotations: nil, _meta: nil)],
                      structuredContent: Optional<Value>.some(.object(structured)), isError: false)
     }
 }

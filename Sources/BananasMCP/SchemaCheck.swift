@@ -2,7 +2,7 @@ import MCP
 
 /// Checks tool arguments against the tool's own input schema (the subset of JSON Schema our
 /// schemas use: type, properties, required, additionalProperties, min/maxItems, maxLength,
-/// minimum), so what a tool advertises is what it enforces. swift-sdk validates nothing.
+/// enum, minimum, maximum), so what a tool advertises is what it enforces. swift-sdk validates nothing.
 enum SchemaCheck {
     /// The first violation, as `items[2].name: must be a string`, or nil.
     static func violation(_ value: Value, _ schema: Value, at path: String = "arguments") -> String? {
@@ -37,11 +37,15 @@ enum SchemaCheck {
             if let max = rules["maxLength"]?.intValue, text.unicodeScalars.count > max {
                 return "\(path): at most \(max) characters (got \(text.unicodeScalars.count))"
             }
+            if let allowed = rules["enum"]?.arrayValue?.compactMap(\.stringValue), !allowed.contains(text) {
+                return "\(path): must be one of \(allowed.joined(separator: ", "))"
+            }
         case "boolean":
             guard case .bool = value else { return "\(path): must be true or false" }
         case "integer":
             guard case .int(let number) = value else { return "\(path): must be a whole number" }
             if let min = rules["minimum"]?.intValue, number < min { return "\(path): must be at least \(min)" }
+            if let max = rules["maximum"]?.intValue, number > max { return "\(path): must be at most \(max)" }
         default:
             break
         }

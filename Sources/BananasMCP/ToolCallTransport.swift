@@ -1,4 +1,5 @@
 import BananasCore
+import BananasSync
 import Foundation
 import Logging
 import MCP
@@ -25,6 +26,28 @@ public actor ToolCallTransport: Transport {
     /// gets its answer, and the edit is not cut off.
     private var answering: [Int: Task<Void, Never>] = [:]
     private var nextCall = 0
+    /// An `initialize` went by. Before it, a handshake-era client's `tools/call` is refused:
+    /// it would change the list for a client that never agreed on a protocol.
+    private var initialized = false
+    /// Requests of the stateless revision (2026-07-28) that the SDK answers, by their id's
+    /// JSON, and their method: their results get the fields that revision requires.
+    private var modern: [String: String] = [:]
+    /// Open `subscriptions/listen` requests, by their id's JSON: the id, and the URIs honored.
+    private var listens: [String: (id: JSONValue, uris: [String])] = [:]
+    private var listening: ListObservation?
+    /// Requests handed to the SDK and not answered yet, by their id's JSON. The SDK answers
+    /// each on a task of its own and stops at the end of input without waiting for them:
+    /// the end of input is held back until they are answered.
+    private var awaitingSDK: Set<String> = []
+    /// How long the end of input waits for the SDK's answers.
+    static let sdkDrainMillis = 5_000
+
+    /// The stateless protocol revision answered here, beside the SDK's handshake revisions.
+    public static let statelessRevision = "2026-07-28"
+    static let versionKey = "io.modelcontextprotocol/protocolVersion"
+    static let subscriptionKey = "io.modelcontextprotocol/subscriptionId"
+    /// Results of these methods say how long a client may cache them (2026-07-28).
+    static let cacheable: Set<String> = ["tools/list", "resources/list", "resources/templates/list", "resources/read", "prompts/list"]
 
     public init(wrapping inner: any Transport, server: BananasMCPServer) {
         self.inner = inner
@@ -42,11 +65,7 @@ public actor ToolCallTransport: Transport {
             do {
                 for try await message in upstream {
                     guard let self else { break }
-                    if let call = ToolCallRequest(message) {
-                        await self.begin(call)
-                    } else {
-                        continuation.yield(message)
-                    }
+                    if let forward = await self.route(message) { continuation.yield(forward) }
                 }
                 await self?.drain()
                 continuation.finish()
@@ -63,6 +82,18 @@ public actor ToolCallTransport: Transport {
     }
 
     public func send(_ data: Data) async throws {
+        guard !awaitingSDK.isEmpty || !modern.isEmpty,
+              case .object(let object)? = try? JSONText.parse([UInt8](data)), let id = object["id"] else {
+            try await inner.send(data)
+            return
+        }
+        let key = JSONText.compact(id)
+        // Taken off only once written: the end of input waits for the bytes, not the intent.
+        defer { awaitingSDK.remove(key) }
+        if let method = modern.removeValue(forKey: key), let patched = completingModernResult(object, method: method) {
+            try await inner.send(patched)
+            return
+        }
         try await inner.send(data)
     }
 
@@ -71,13 +102,151 @@ public actor ToolCallTransport: Transport {
         incoming ?? AsyncThrowingStream { $0.finish() }
     }
 
+    // MARK: Routing
+
+    /// Answers what is answered here, and returns what goes on to the SDK.
+    private func route(_ message: Data) async -> Data? {
+        let parsed: JSONValue
+        do {
+            parsed = try JSONText.parse([UInt8](message))
+        } catch {
+            // No id can be read from a line that does not parse: JSON-RPC answers with null.
+            await sendError(id: .null, code: -32700, message: "Parse error: \(error)")
+            return nil
+        }
+        guard case .object(let object) = parsed else { return message }  // a batch: the SDK's
+        let method = object["method"]?.stringValue
+        let params = object["params"]?.objectValue
+        if method == "initialize" { initialized = true }
+        if method == "notifications/cancelled", let request = params?["requestId"] {
+            listens[JSONText.compact(request)] = nil
+            awaitingSDK.remove(JSONText.compact(request))  // the SDK does not answer it
+        }
+        guard let method, let id = object["id"], id != .null else { return message }
+        guard let forward = await routeRequest(message, object, id: id, method: method, params: params) else { return nil }
+        awaitingSDK.insert(JSONText.compact(id))
+        return forward
+    }
+
+    private func routeRequest(_ message: Data, _ object: [String: JSONValue], id: JSONValue, method: String, params: [String: JSONValue]?) async -> Data? {
+        let version = params?["_meta"]?.objectValue?[Self.versionKey]?.stringValue
+        if version != nil || method == "server/discover" {
+            return await routeStateless(message, object, id: id, method: method, version: version)
+        }
+        if method == "tools/call" {
+            guard initialized else {
+                await sendError(id: id, code: -32600, message: "The server is not initialized: send initialize first (or, in protocol \(Self.statelessRevision), give the protocol version in each request's _meta). Nothing was changed.")
+                return nil
+            }
+            if let call = ToolCallRequest(object) {
+                begin(call, stateless: false)
+                return nil
+            }
+        }
+        return message
+    }
+
+    /// A request of the stateless revision: no handshake, the version in every request's
+    /// `_meta`, `server/discover`, `resultType` in every result, `subscriptions/listen`.
+    private func routeStateless(_ message: Data, _ object: [String: JSONValue], id: JSONValue, method: String, version: String?) async -> Data? {
+        if let version, version != Self.statelessRevision {
+            await sendError(
+                id: id, code: -32022, message: "Unsupported protocol version \(version)",
+                data: .object(["supported": .array([.string(Self.statelessRevision)]), "requested": .string(version)]))
+            return nil
+        }
+        switch method {
+        case "server/discover":
+            await sendResult(id: id, discoverResult())
+        case "tools/call":
+            if let call = ToolCallRequest(object) { begin(call, stateless: true) } else { return forward(message, id: id, method: method) }
+        case "subscriptions/listen":
+            await listen(id: id, params: object["params"]?.objectValue ?? [:])
+        default:
+            return forward(message, id: id, method: method)
+        }
+        return nil
+    }
+
+    private func forward(_ message: Data, id: JSONValue, method: String) -> Data {
+        modern[JSONText.compact(id)] = method
+        return message
+    }
+
+    /// The SDK's result for a stateless request, with `resultType` (and, where the revision
+    /// requires it, how long it may be cached: not at all, the list changes any time).
+    private func completingModernResult(_ response: [String: JSONValue], method: String) -> Data? {
+        var object = response
+        guard case .object(var result)? = object["result"] else { return nil }
+        result["resultType"] = result["resultType"] ?? .string("complete")
+        if Self.cacheable.contains(method) {
+            result["ttlMs"] = result["ttlMs"] ?? .number("0")
+            result["cacheScope"] = result["cacheScope"] ?? .string("private")
+        }
+        object["result"] = .object(result)
+        return Data(JSONText.compact(.object(object)).utf8)
+    }
+
+    private func discoverResult() -> JSONValue {
+        var capabilities = JSONValue.object([:])
+        if let encoded = try? JSONEncoder().encode(BananasMCPServer.capabilities), let value = try? JSONText.parse([UInt8](encoded)) {
+            capabilities = value
+        }
+        return .object([
+            "supportedVersions": .array(([Self.statelessRevision] + Version.supported.sorted(by: >)).map(JSONValue.string)),
+            "capabilities": capabilities,
+            "instructions": .string(Guidance.instructions),
+            "ttlMs": .number("0"), "cacheScope": .string("private"), "resultType": .string("complete"),
+            "_meta": .object(["io.modelcontextprotocol/serverInfo": .object([
+                "name": .string("bananas"), "version": .string(BananasMCPServer.version),
+            ])]),
+        ])
+    }
+
+    // MARK: subscriptions/listen
+
+    /// Opens a listen stream: acknowledged at once with what is honored (the list's
+    /// resource), then `notifications/resources/updated` on every change, each with the
+    /// stream's id; the request is answered when the server ends.
+    private func listen(id: JSONValue, params: [String: JSONValue]) async {
+        let filter = params["notifications"]?.objectValue ?? [:]
+        let uris = (filter["resourceSubscriptions"]?.arrayValue ?? []).compactMap(\.stringValue).filter {
+            $0 == BananasMCPServer.listURI || $0.hasPrefix(BananasMCPServer.listURI + "?")
+        }
+        listens[JSONText.compact(id)] = (id, uris)
+        var honored: [String: JSONValue] = [:]
+        if !uris.isEmpty { honored["resourceSubscriptions"] = .array(uris.map(JSONValue.string)) }
+        await sendNotification("notifications/subscriptions/acknowledged", [
+            "notifications": .object(honored), "_meta": .object([Self.subscriptionKey: id]),
+        ])
+        logger.info("client listens", metadata: ["resources": "\(uris)"])
+        if listening == nil {
+            let server = server
+            listening = await MainActor.run {
+                ListObservation(server.observeList { [weak self] in
+                    Task { await self?.listChanged() }
+                })
+            }
+        }
+    }
+
+    private func listChanged() async {
+        for (_, listen) in listens.sorted(by: { $0.key < $1.key }) {
+            for uri in listen.uris {
+                await sendNotification("notifications/resources/updated", ["uri": .string(uri), "_meta": .object([Self.subscriptionKey: listen.id])])
+            }
+        }
+    }
+
+    // MARK: Answering
+
     /// Each call on a task of its own, as the SDK runs requests: a call that waits for the
     /// list's lock must not hold up a ping.
-    private func begin(_ call: ToolCallRequest) {
+    private func begin(_ call: ToolCallRequest, stateless: Bool) {
         let number = nextCall
         nextCall += 1
         answering[number] = Task {
-            await self.answer(call)
+            await self.answer(call, stateless: stateless)
             self.answered(number)
         }
     }
@@ -86,13 +255,24 @@ public actor ToolCallTransport: Transport {
         answering[number] = nil
     }
 
+    /// At the end of input: the calls still running are answered, and open listen streams
+    /// are ended gracefully (their request answered).
     private func drain() async {
         while let (_, task) = answering.first {
             await task.value
         }
+        let deadline = ContinuousClock.now + .milliseconds(Self.sdkDrainMillis)
+        while !awaitingSDK.isEmpty, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(2))
+        }
+        for (_, listen) in listens.sorted(by: { $0.key < $1.key }) {
+            await sendResult(id: listen.id, .object(["resultType": .string("complete"), "_meta": .object([Self.subscriptionKey: listen.id])]))
+        }
+        listens = [:]
+        listening = nil
     }
 
-    private func answer(_ call: ToolCallRequest) async {
+    private func answer(_ call: ToolCallRequest, stateless: Bool) async {
         let result = await server.call(call.name, call.arguments)
         var out: [UInt8] = []
         out.reserveCapacity(4_096)
@@ -100,6 +280,10 @@ public actor ToolCallTransport: Transport {
         ValueJSON.append(call.id, to: &out)
         out.append(contentsOf: #","result":"#.utf8)
         ValueJSON.append(result, to: &out)
+        if stateless {
+            out.removeLast()  // the result's closing brace
+            out.append(contentsOf: #","resultType":"complete"}"#.utf8)
+        }
         out.append(UInt8(ascii: "}"))
         do {
             try await inner.send(Data(out))
@@ -107,6 +291,34 @@ public actor ToolCallTransport: Transport {
             logger.error("could not send the result of \(call.name): \(error)")
         }
     }
+
+    private func sendResult(id: JSONValue, _ result: JSONValue) async {
+        await sendLine(.object(["jsonrpc": .string("2.0"), "id": id, "result": result]))
+    }
+
+    private func sendError(id: JSONValue, code: Int, message: String, data: JSONValue? = nil) async {
+        var error: [String: JSONValue] = ["code": .number(String(code)), "message": .string(message)]
+        if let data { error["data"] = data }
+        await sendLine(.object(["jsonrpc": .string("2.0"), "id": id, "error": .object(error)]))
+    }
+
+    private func sendNotification(_ method: String, _ params: [String: JSONValue]) async {
+        await sendLine(.object(["jsonrpc": .string("2.0"), "method": .string(method), "params": .object(params)]))
+    }
+
+    private func sendLine(_ message: JSONValue) async {
+        do {
+            try await inner.send(Data(JSONText.compact(message).utf8))
+        } catch {
+            logger.error("could not send a message: \(error)")
+        }
+    }
+}
+
+/// Holds a store subscription for an actor (it is made and let go on the main actor's side).
+final class ListObservation: @unchecked Sendable {
+    let token: Subscription
+    init(_ token: Subscription) { self.token = token }
 }
 
 /// A `tools/call` request as it came in: its id (string or number, echoed as it was), the
@@ -121,8 +333,12 @@ struct ToolCallRequest {
         // A cheap look before parsing: most messages are not tool calls.
         guard message.count < ListLimits.maxRequestBytes,
               message.range(of: Data("tools/call".utf8)) != nil,
-              case .object(let object)? = try? JSONText.parse([UInt8](message)),
-              object["jsonrpc"] == .string("2.0"), object["method"] == .string("tools/call"),
+              case .object(let object)? = try? JSONText.parse([UInt8](message)) else { return nil }
+        self.init(object)
+    }
+
+    init?(_ object: [String: JSONValue]) {
+        guard object["jsonrpc"] == .string("2.0"), object["method"] == .string("tools/call"),
               let id = object["id"], case .object(let params)? = object["params"],
               case .string(let name)? = params["name"]
         else { return nil }

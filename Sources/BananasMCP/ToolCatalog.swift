@@ -52,19 +52,6 @@ enum ToolCatalog {
     static let itemRef = string(500, "The item: its id, a unique start of its id (4+ characters), or its exact name (any case).")
     static let sectionRef = string(TextRules.maxSection, "The section's name (any case).")
 
-    static let itemSchema: Value = .object([
-        "type": .string("object"),
-        "properties": .object([
-            "id": .object(["type": .string("string")]),
-            "name": .object(["type": .string("string")]),
-            "amount": .object(["type": .string("string")]),
-            "section": .object(["type": .string("string")]),
-            "checked": .object(["type": .string("boolean")]),
-            "optional": .object(["type": .string("boolean")]),
-        ]),
-        "required": .array(["id", "name", "amount", "section", "checked", "optional"].map(Value.string)),
-    ])
-
     /// What every mutating tool answers besides its per-entry results.
     static let writeState: [String: Value] = [
         "revision": .object(["type": .string("string"), "description": .string("The list's revision after this call.")]),
@@ -73,6 +60,8 @@ enum ToolCatalog {
             "description": .string("True when the list file holds the change as this answer is sent; false when it is saved in the journal and waits to be written (see paused)."),
         ]),
         "paused": .object(["type": .string("string"), "description": .string("Why the file cannot be written now, when it cannot.")]),
+        "stale": .object(["type": .string("boolean"), "description": .string("True when expected_revision was stale: nothing was changed.")]),
+        "changed_since": .object(["type": .string("object"), "description": .string("With stale: what changed since expected_revision (added, removed, updated items; sections).")]),
     ]
 
     static func resultsSchema(_ entry: [String: Value], required: [String]) -> Value {
@@ -108,7 +97,8 @@ enum ToolCatalog {
         "item": .object(["type": .string("string")]),
         "status": .object(["type": .string("string"), "enum": .array(["added", "already_on_list", "unchecked", "updated", "removed", "error"].map(Value.string))]),
         "id": .object(["type": .string("string")]),
-        "error": .object(["type": .string("string")]),
+        "error": .object(["type": .string("string"), "description": .string("Why the entry failed (status error).")]),
+        "note": .object(["type": .string("string"), "description": .string("Why nothing was done for an entry that did not fail (already_on_list).")]),
         "candidates": candidatesSchema,
         "close_matches": candidatesSchema,
     ], required: ["entry", "item", "status"])
@@ -131,17 +121,32 @@ enum ToolCatalog {
         name: "get_shopping_list",
         title: "Read the shopping list",
         description: """
-            Returns the shopping list: its sections in order, and its items in order (id, name, \
-            amount, section, checked, optional). Optional filters: `section` (name, any case), \
-            `unchecked_only`, `text` (case-insensitive part of a name or amount). `revision` \
-            changes whenever the list changes; pass it as expected_revision to make an edit only \
-            if nobody changed the list since. `sync` says whether the list file is up to date, \
-            and why it is paused when it is.
+            Returns the shopping list a page at a time: its sections in order, and its items in \
+            order (id, name, amount, section, checked, optional), with total_items, \
+            matching_items and has_more. When has_more is true, call again with cursor set to \
+            next_cursor (and the same filters and mode) for the next page. mode: "full" (the \
+            default), "compact" (name, section and checked only: the most items per page) or \
+            "summary" (item counts per section, no items: start here on a long list). Optional \
+            filters: section (name, any case; an unknown one is refused with close names), \
+            unchecked_only, text (case-insensitive part of a name or amount). limit: items per \
+            page (default \(ListPage.defaultLimit); a page also ends at about 20,000 tokens). `revision` changes \
+            whenever the list changes; pass it as expected_revision to make an edit only if \
+            nobody changed the list since. `sync` says whether the list file is up to date, and \
+            why it is paused when it is.
             """,
         inputSchema: object([
             "section": string(TextRules.maxSection, "Only items in this section."),
             "unchecked_only": flag("Only items still to buy."),
             "text": string(TextRules.maxName, "Only items whose name or amount contains this (any case)."),
+            "mode": .object([
+                "type": .string("string"), "enum": .array(ListPage.Mode.allCases.map { .string($0.rawValue) }),
+                "description": .string("full (default): every field; compact: name, section, checked; summary: counts per section only."),
+            ]),
+            "limit": .object([
+                "type": .string("integer"), "minimum": .int(1), "maximum": .int(ListPage.maxLimit),
+                "description": .string("Most items in this page (default \(ListPage.defaultLimit))."),
+            ]),
+            "cursor": string(200, "next_cursor from the previous page, to continue after it."),
         ]),
         annotations: annotations("Read the shopping list", readOnly: true, destructive: false, idempotent: true),
         outputSchema: .object([
@@ -149,7 +154,25 @@ enum ToolCatalog {
             "properties": .object([
                 "revision": .object(["type": .string("string")]),
                 "sections": .object(["type": .string("array"), "items": .object(["type": .string("string")])]),
-                "items": .object(["type": .string("array"), "items": itemSchema]),
+                "items": .object(["type": .string("array"), "items": pageItemSchema]),
+                "mode": .object(["type": .string("string")]),
+                "total_items": .object(["type": .string("integer"), "description": .string("Items on the whole list.")]),
+                "unchecked_items": .object(["type": .string("integer"), "description": .string("Items on the whole list still to buy.")]),
+                "matching_items": .object(["type": .string("integer"), "description": .string("Items that match the filters, on every page.")]),
+                "has_more": .object(["type": .string("boolean"), "description": .string("More matching items follow: call again with cursor: next_cursor.")]),
+                "next_cursor": .object(["type": .string("string")]),
+                "section_counts": .object([
+                    "type": .string("array"),
+                    "items": .object([
+                        "type": .string("object"),
+                        "properties": .object([
+                            "section": .object(["type": .string("string")]),
+                            "items": .object(["type": .string("integer")]),
+                            "unchecked": .object(["type": .string("integer")]),
+                        ]),
+                        "required": .array(["section", "items", "unchecked"].map(Value.string)),
+                    ]),
+                ]),
                 "sync": .object([
                     "type": .string("object"),
                     "properties": .object([
@@ -161,8 +184,22 @@ enum ToolCatalog {
                     "required": .array([.string("state")]),
                 ]),
             ]),
-            "required": .array(["revision", "sections", "items", "sync"].map(Value.string)),
+            "required": .array(["revision", "sections", "items", "total_items", "matching_items", "has_more", "sync"].map(Value.string)),
         ]))
+
+    /// An item in a page: every field in full mode, name, section and checked in compact mode.
+    static let pageItemSchema: Value = .object([
+        "type": .string("object"),
+        "properties": .object([
+            "id": .object(["type": .string("string")]),
+            "name": .object(["type": .string("string")]),
+            "amount": .object(["type": .string("string")]),
+            "section": .object(["type": .string("string")]),
+            "checked": .object(["type": .string("boolean")]),
+            "optional": .object(["type": .string("boolean")]),
+        ]),
+        "required": .array(["name", "section", "checked"].map(Value.string)),
+    ])
 
     static let addItems = Tool(
         name: "add_items", title: "Add items",
@@ -193,7 +230,9 @@ enum ToolCatalog {
             any case, a new one is created), checked, optional, position (1-based place within its \
             section, after any move). Only the given fields change. Checking off is \
             {"item": "Milk", "checked": true}. When a name matches several items the entry fails \
-            and lists the candidates with their ids: retry with an id.
+            and lists the candidates with their ids: retry with an id. A rename to a name another \
+            item has answers already_on_list with that item's id and changes nothing in that \
+            entry (set allow_duplicates to insist). A rename overwrites the old name.
             """,
         inputSchema: batch("items", [
             "item": itemRef,
@@ -203,8 +242,10 @@ enum ToolCatalog {
             "checked": flag("Bought (true) or still to buy (false)."),
             "optional": flag("Nice to have (true) or needed (false)."),
             "position": position("1-based place within the item's section."),
-        ], required: ["item"]),
-        annotations: annotations("Change items", destructive: false, idempotent: true),
+        ], required: ["item"], extra: [
+            "allow_duplicates": flag("Rename even when another item already has the new name."),
+        ]),
+        annotations: annotations("Change items", destructive: true, idempotent: true),
         outputSchema: itemResults)
 
     static let removeItems = Tool(
@@ -251,7 +292,7 @@ enum ToolCatalog {
             "name": string(TextRules.maxSection, "New name."),
             "position": position("1-based place in the section order."),
         ], required: ["section"]),
-        annotations: annotations("Rename or reorder sections", destructive: false, idempotent: true),
+        annotations: annotations("Rename or reorder sections", destructive: true, idempotent: true),
         outputSchema: sectionResults)
 
     static let removeSections = Tool(

@@ -437,6 +437,97 @@ public final class ListStore {
     }
 }
 
+// MARK: Conditional edits
+
+extension ListStore {
+    public enum ConditionalOutcome: Sendable, Equatable {
+        /// The condition held; `changed` says whether the edit changed anything. The file holds it.
+        case done(changed: Bool)
+        /// The condition did not hold: the edit was not made. The store has taken in the file.
+        case refused
+    }
+
+    /// Performs `edit` (nil: only checks) only when `holds` accepts the list as the file holds
+    /// it now, with this instance's edits not yet written merged in. The check and the write
+    /// are one flush under the file's lock, so no other writer comes between them (MCP's
+    /// `expected_revision`). Edits of this store still pending are written either way. Throws
+    /// when the flush cannot run now (lock held past `lockTimeoutMillis`, unreadable file) or
+    /// the edit does not apply: then the edit is not made.
+    public func perform(
+        _ edit: ListEdit?, label: String, if holds: @escaping @Sendable (ShoppingList) -> Bool
+    ) async throws -> ConditionalOutcome {
+        guard mode == .live else { throw StoreError.readOnly }
+        guard !closed else { throw StoreError.closed }
+        let local = list
+        let upTo = editCount
+        let timeout = lockTimeoutMillis
+        let engine = engine
+        let now = Clock.nowMillis()
+        // Taken here, so no edit of this store can share it; a file with newer stamps gets
+        // one past them (an edit beats what its author saw).
+        let reserved = clock.next(now: now)
+        let clockAfter = clock
+        let modified = Timestamp.iso8601(millis: now)
+        let result: Result<(FlushOutcome, ListEdit?), any Error> = await withCheckedContinuation { done in
+            engine.queue.async {
+                var inverse: ListEdit?
+                var held = false
+                var editError: (any Error)?
+                var fallback = clockAfter
+                let outcome = Result { () throws -> FlushOutcome in
+                    try engine.flush(local: local, lockTimeoutMillis: timeout) { merged in
+                        guard holds(merged) else { return }
+                        held = true
+                        guard let edit else { return }
+                        var stamp = reserved
+                        if merged.newestStamp >= reserved {
+                            fallback.observe(merged.newestStamp, now: now)
+                            stamp = fallback.next(now: now)
+                        }
+                        do { inverse = try merged.apply(edit, stamp: stamp, modifiedAt: modified) } catch {
+                            editError = error
+                            throw error
+                        }
+                    }
+                }
+                switch outcome {
+                case .success(let flushed): done.resume(returning: held ? .success((flushed, inverse)) : .failure(Refused(flushed)))
+                case .failure(let error): done.resume(returning: .failure(editError ?? ListFileError.wrap(error, path: engine.file.path)))
+                }
+            }
+        }
+        let flushed: FlushOutcome
+        var inverse: ListEdit?
+        var refused = false
+        switch result {
+        case .success(let (outcome, undo)): (flushed, inverse) = (outcome, undo)
+        case .failure(let refusal as Refused): (flushed, refused) = (refusal.outcome, true)
+        case .failure(let error):
+            // Nothing was written; the next ordinary flush or read tells the status.
+            throw error
+        }
+        let before = list
+        finishFlush(.success(flushed), upTo: upTo)
+        clock.observe(flushed.written.newestStamp, now: Clock.nowMillis())
+        let changed = inverse.map { !$0.isEmpty } ?? false
+        if changed, let inverse {
+            undoStack.append(UndoStep(edit: inverse, label: label))
+            if undoStack.count > 1_000 { undoStack.removeFirst(undoStack.count - 1_000) }
+            redoStack.removeAll()
+        }
+        if list != before {
+            revision += 1
+            notify(.edited)
+        }
+        return refused ? .refused : .done(changed: changed)
+    }
+
+    private struct Refused: Error {
+        let outcome: FlushOutcome
+        init(_ outcome: FlushOutcome) { self.outcome = outcome }
+    }
+}
+
 /// Cancels a `subscribe` when cancelled or released.
 public final class Subscription: Sendable {
     private let cancelAction: @Sendable () -> Void

@@ -77,6 +77,9 @@ final class MCPProcess: @unchecked Sendable {
 
     func notify(_ method: String) { send(["jsonrpc": "2.0", "method": method]) }
 
+    /// Writes one message written by hand, as one line.
+    func sendLine(_ line: String) { try? input.fileHandleForWriting.write(contentsOf: Data((line + "\n").utf8)) }
+
     /// Sends a request and waits (bounded) for its response's `result`.
     func request(_ method: String, _ params: [String: Any] = [:], timeout: Double = 10) throws -> [String: Any] {
         lock.lock()

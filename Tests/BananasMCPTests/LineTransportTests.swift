@@ -19,7 +19,7 @@ struct LineTransportTests {
         return (fds[0], fds[1])
     }
 
-    @Test("lines split across reads, CRLF and blank lines: each message once, whole; end of input ends the stream")
+    @Test("lines split across reads, CRLF and blank lines: each message once, whole; a last line without its newline too")
     func readsLines() async throws {
         let toServer = Self.pipePair()
         let transport = LineTransport(input: toServer.read, output: STDERR_FILENO, logger: Self.logger)
@@ -31,13 +31,13 @@ struct LineTransportTests {
                 _ = LineTransport.writeAll(writer, Array(piece.utf8))
                 usleep(20_000)
             }
-            close(writer)  // the last line has no newline: it is no message
+            close(writer)  // the last line has no newline: a message all the same
         }
         var received: [String] = []
         for try await message in await transport.receive() {
             received.append(String(decoding: message, as: UTF8.self))
         }
-        #expect(received == [#"{"a":1}"#, #"{"b":2}"#, big])
+        #expect(received == [#"{"a":1}"#, #"{"b":2}"#, big, #"{"c":3}"#])
         close(toServer.read)
     }
 

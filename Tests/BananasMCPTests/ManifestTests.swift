@@ -7,7 +7,7 @@ struct ManifestTests {
     static let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("docs/mcpb/manifest.json").path
 
-    @Test("docs/mcpb/manifest.json parses, runs `bananas mcp`, and lists exactly the server's tools")
+    @Test("docs/mcpb/manifest.json parses, runs `bananas mcp`, and lists exactly the server's tools and prompts")
     func manifest() throws {
         let data = try #require(FileManager.default.contents(atPath: Self.path), "\(Self.path)")
         let manifest = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
@@ -22,5 +22,12 @@ struct ManifestTests {
         let tools = try #require(manifest["tools"] as? [[String: Any]])
         #expect(tools.compactMap { $0["name"] as? String } == BananasMCPServer.toolNames)
         #expect(tools.allSatisfy { ($0["description"] as? String)?.isEmpty == false })
+        let prompts = try #require(manifest["prompts"] as? [[String: Any]])
+        #expect(prompts.compactMap { $0["name"] as? String } == BananasMCPServer.promptNames)
+        #expect(manifest["icon"] as? String == "icon.png" && manifest["license"] is String)
+        // The list is picked in the host's settings and reaches the server as BANANAS_FILE.
+        let picker = (manifest["user_config"] as? [String: Any])?["list_file"] as? [String: Any]
+        #expect(picker?["type"] as? String == "file" && picker?["required"] as? Bool == false)
+        #expect((config["env"] as? [String: String])?["BANANAS_FILE"] == "${user_config.list_file}")
     }
 }

@@ -76,11 +76,11 @@ final class Harness {
     let client: Client
     let updates: Updates
 
-    init(_ box: Sandbox = Sandbox(), logger: Logger? = nil) async throws {
+    init(_ box: Sandbox = Sandbox(), logger: Logger? = nil, watch: FolderWatcher.Options = FolderWatcher.Options()) async throws {
         let updates = Updates()
         self.updates = updates
         self.box = box
-        let store = ListStore(file: box.file(), mode: .live)
+        let store = ListStore(file: box.file(), mode: .live, watch: watch)
         self.store = store
         let mcp = logger.map { BananasMCPServer(store: store, logger: $0) } ?? BananasMCPServer(store: store)
         server = await mcp.makeServer()

@@ -14,6 +14,7 @@ import datetime
 import json
 import os
 import platform
+import re
 import shutil
 import subprocess
 import sys
@@ -315,15 +316,19 @@ class Bench:
             out[str(size)] = asyncio.run(self.mcp_round_trips(folder, size))
             r = out[str(size)]
             say(f"{size:>7} items  get_shopping_list median {r['get_shopping_list']['median']:8.1f} ms   "
+                f"(one page, server {r['page_server']['median']:.0f} ms; default answer ~{r['default_answer_tokens']:.0f} tokens)   "
                 f"add_items(100) median {r['add_items_100']['median']:8.1f} ms")
         self.results["mcp"] = out
 
     async def mcp_round_trips(self, folder, size):
         from mcp import ClientSession
         from mcp.client.stdio import StdioServerParameters, stdio_client
-        server = StdioServerParameters(command=self.bin, args=["mcp"], env=self.env(folder))
+        # The server logs each call's own time (`ms=`, at info): the page's server time, without
+        # the client's checking of the answer against the output schema.
+        server = StdioServerParameters(command=self.bin, args=["mcp"], env={**self.env(folder), "BANANAS_LOG_LEVEL": "info"})
         get, add = [], []
-        async with stdio_client(server) as (read, write):
+        log = tempfile.TemporaryFile(mode="w+")
+        async with stdio_client(server, errlog=log) as (read, write):
             async with ClientSession(read, write) as session:
                 await session.initialize()
                 # At 100,000 items one call takes tens of seconds (docs/decisions.md, MCP): few runs.
@@ -333,6 +338,9 @@ class Bench:
                     if k >= 2:
                         get.append((time.perf_counter() - start) * 1000)
                     assert not result.is_error, result
+                # The default answer (the first page) as the client holds it, at about 4
+                # characters a token (a common estimate for English and JSON; no tokenizer here).
+                tokens = len(result.model_dump_json(by_alias=True, exclude_none=True)) / 4
                 for k in range(self.runs(20, 4, size) + 2):
                     items = [{"name": f"Batch {k} item {n}", "section": "Pantry"} for n in range(100)]
                     start = time.perf_counter()
@@ -343,7 +351,11 @@ class Bench:
                     # Take them away again (untimed), so every run starts from the same list.
                     ids = [r["id"] for r in result.structured_content["results"]]
                     await session.call_tool("remove_items", {"items": [{"item": i} for i in ids]})
-        return {"get_shopping_list": stats(get), "add_items_100": stats(add)}
+        log.seek(0)
+        served = [float(m.group(1)) for line in log if "tool get_shopping_list:" in line
+                  for m in [re.search(r"\bms=(\d+)", line)] if m][2:]
+        return {"get_shopping_list": stats(get), "add_items_100": stats(add), "page_server": stats(served),
+                "default_answer_tokens": tokens}
 
     # Machine -----------------------------------------------------------------------------------
 

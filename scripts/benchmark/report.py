@@ -271,9 +271,16 @@ def write(r, out):
                "|---" + "|---:" * 9 + "|"]
         md += ["| " + " | ".join(row) + " |" for row in floor_rows]
         md.append("")
-    section("MCP round trips", "mcp", ["items", "get_shopping_list", "p99", "add_items (100 items)", "p99"],
+    section("MCP round trips", "mcp", ["items", "get_shopping_list (one page)", "p99", "server time", "default answer",
+                                        "add_items (100 items)", "p99"],
             [[items(s), spread(get(r, "mcp", s, "get_shopping_list")), fmt(get(r, "mcp", s, "get_shopping_list", "p99")),
-              spread(get(r, "mcp", s, "add_items_100")), fmt(get(r, "mcp", s, "add_items_100", "p99"))] for s in sizes if get(r, "mcp", s)])
+              spread(get(r, "mcp", s, "page_server")) if get(r, "mcp", s, "page_server") else "–",
+              f"~{get(r, 'mcp', s, 'default_answer_tokens'):,.0f} tokens" if get(r, "mcp", s, "default_answer_tokens") else "–",
+              spread(get(r, "mcp", s, "add_items_100")), fmt(get(r, "mcp", s, "add_items_100", "p99"))] for s in sizes if get(r, "mcp", s)],
+            "get_shopping_list without arguments answers its first page (150 items at most, about 20,000 tokens at "
+            "most). Server time is the server's own log of the call (`ms=`, whole milliseconds); the default "
+            "answer's size is its JSON as the client holds it, at about 4 characters a token (an estimate: no "
+            "tokenizer is run).")
     section("Editor memory and idle CPU", "memory", ["items", "peak resident", "resident", "idle CPU", "idle file writes"],
             [[items(s), f"{get(r, 'editorMemory', s, 'peakKiB') / 1024:.1f} MiB" if get(r, "editorMemory", s) else "–",
               f"{get(r, 'editorMemory', s, 'residentKiB') / 1024:.1f} MiB" if get(r, "editorMemory", s) else "–",

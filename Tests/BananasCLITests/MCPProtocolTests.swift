@@ -1,0 +1,163 @@
+import Foundation
+import Testing
+
+/// `bananas mcp` at the protocol's edges, line by line as a client writes them: requests
+/// before the handshake, lines that do not parse, a last line without its newline, SIGTERM,
+/// and the stateless revision (2026-07-28) beside the handshake ones.
+@Suite("MCP protocol: handshake, stateless revision, parse errors, end of input, SIGTERM")
+struct MCPProtocolTests {
+    static let initialize = #"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"pipe","version":"1"}}}"#
+    static let modernMeta = #""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"pipe","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}"#
+
+    /// Runs `bananas mcp`, writes `input` as is, closes stdin, and returns the messages it
+    /// answered and its exit status.
+    static func exchange(_ cli: CLI, _ input: String) throws -> (messages: [[String: Any]], status: Int32) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: CLI.binary)
+        process.arguments = ["mcp"]
+        process.environment = cli.environment()
+        let stdin = Pipe(), stdout = Pipe()
+        process.standardInput = stdin
+        process.standardOutput = stdout
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        stdin.fileHandleForWriting.write(Data(input.utf8))
+        try stdin.fileHandleForWriting.close()
+        let out = stdout.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let messages = String(decoding: out, as: UTF8.self).split(separator: "\n").map {
+            (try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) ?? ["unparsed": String($0)]
+        }
+        return (messages, process.terminationStatus)
+    }
+
+    static func answer(_ messages: [[String: Any]], id: AnyHashable) -> [String: Any]? {
+        messages.first { ($0["id"] as? AnyHashable) == id }
+    }
+
+    @Test("a tools/call before initialize is refused and changes nothing; after it, it works")
+    func callBeforeInitialize() throws {
+        let cli = CLI()
+        defer { cli.cleanUp() }
+        let early = #"{"jsonrpc":"2.0","id":"early","method":"tools/call","params":{"name":"add_items","arguments":{"items":[{"name":"Sneaky"}]}}}"#
+        let late = #"{"jsonrpc":"2.0","id":"late","method":"tools/call","params":{"name":"add_items","arguments":{"items":[{"name":"Proper"}]}}}"#
+        let (messages, status) = try Self.exchange(cli, [early, Self.initialize, #"{"jsonrpc":"2.0","method":"notifications/initialized"}"#, late].joined(separator: "\n") + "\n")
+        #expect(status == 0)
+        let refused = try #require(Self.answer(messages, id: "early")?["error"] as? [String: Any], "\(messages)")
+        #expect(refused["code"] as? Int == -32600 && (refused["message"] as? String)?.contains("send initialize first") == true)
+        #expect(Self.answer(messages, id: "late")?["result"] != nil, "\(messages)")
+        #expect(try cli.items().map { $0["name"] as? String } == ["Proper"])
+    }
+
+    @Test("a line that does not parse is answered with id null; the server goes on")
+    func parseError() throws {
+        let cli = CLI()
+        defer { cli.cleanUp() }
+        let (messages, status) = try Self.exchange(cli, Self.initialize + "\n{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\n" + #"{"jsonrpc":"2.0","id":8,"method":"tools/list"}"# + "\n")
+        #expect(status == 0)
+        let parse = try #require(messages.first { $0["error"] != nil }, "\(messages)")
+        #expect(parse["id"] is NSNull, "\(parse)")
+        #expect((parse["error"] as? [String: Any])?["code"] as? Int == -32700)
+        #expect(Self.answer(messages, id: 8)?["result"] != nil, "the next request is answered: \(messages)")
+    }
+
+    @Test("the last line is answered even without a trailing newline")
+    func lastLineWithoutNewline() throws {
+        let cli = CLI()
+        defer { cli.cleanUp() }
+        let call = #"{"jsonrpc":"2.0","id":"last","method":"tools/call","params":{"name":"add_items","arguments":{"items":[{"name":"Unterminated"}]}}}"#
+        let (messages, status) = try Self.exchange(cli, Self.initialize + "\n" + call)
+        #expect(status == 0)
+        #expect(Self.answer(messages, id: "last")?["result"] != nil, "\(messages)")
+        #expect(try cli.items().map { $0["name"] as? String } == ["Unterminated"])
+    }
+
+    @Test("SIGTERM is the end of input: the call running is answered, the list written, exit 0")
+    func sigterm() throws {
+        let cli = CLI()
+        defer { cli.cleanUp() }
+        let server = try MCPProcess(cli)
+        _ = try server.call("add_items", ["items": [["name": "Before the signal"]]])
+        kill(server.process.processIdentifier, SIGTERM)
+        let deadline = Date().addingTimeInterval(10)
+        while server.process.isRunning && Date() < deadline { usleep(5_000) }
+        #expect(!server.process.isRunning)
+        #expect(server.process.terminationReason == .exit && server.process.terminationStatus == 0, "\(server.stderr)")
+        #expect(try cli.items().map { $0["name"] as? String } == ["Before the signal"])
+    }
+
+    @Test("2026-07-28 without a handshake: server/discover, resultType, the version in _meta, an unknown version refused")
+    func statelessRevision() throws {
+        let cli = CLI()
+        defer { cli.cleanUp() }
+        let lines = [
+            #"{"jsonrpc":"2.0","id":"d","method":"server/discover","params":{"#.appending(Self.modernMeta).appending("}}"),
+            #"{"jsonrpc":"2.0","id":"t","method":"tools/list","params":{"#.appending(Self.modernMeta).appending("}}"),
+            #"{"jsonrpc":"2.0","id":"c","method":"tools/call","params":{"name":"add_items","arguments":{"items":[{"name":"Stateless"}]},"#.appending(Self.modernMeta).appending("}}"),
+            #"{"jsonrpc":"2.0","id":"r","method":"resources/read","params":{"uri":"bananas://list","#.appending(Self.modernMeta).appending("}}"),
+            #"{"jsonrpc":"2.0","id":"v","method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2099-01-01"}}}"#,
+        ]
+        let (messages, status) = try Self.exchange(cli, lines.joined(separator: "\n") + "\n")
+        #expect(status == 0)
+        let discover = try #require(Self.answer(messages, id: "d")?["result"] as? [String: Any], "\(messages)")
+        #expect((discover["supportedVersions"] as? [String])?.first == "2026-07-28")
+        #expect((discover["supportedVersions"] as? [String])?.contains("2025-11-25") == true)
+        #expect(discover["resultType"] as? String == "complete" && discover["ttlMs"] as? Int == 0)
+        #expect((discover["instructions"] as? String)?.contains("expected_revision") == true)
+        #expect(discover["capabilities"] as? [String: Any] != nil)
+        for id in ["t", "c", "r"] {
+            let result = Self.answer(messages, id: id)?["result"] as? [String: Any]
+            #expect(result?["resultType"] as? String == "complete", "\(id): \(messages)")
+        }
+        #expect((Self.answer(messages, id: "t")?["result"] as? [String: Any])?["ttlMs"] as? Int == 0)
+        #expect(try cli.items().map { $0["name"] as? String } == ["Stateless"], "a stateless tools/call needs no initialize")
+        let unsupported = try #require(Self.answer(messages, id: "v")?["error"] as? [String: Any], "\(messages)")
+        #expect(unsupported["code"] as? Int == -32022)
+        #expect((unsupported["data"] as? [String: Any])?["supported"] as? [String] == ["2026-07-28"])
+    }
+
+    @Test("subscriptions/listen: acknowledged, then every change by another writer, with the stream's id")
+    func listen() throws {
+        let cli = CLI()
+        defer { cli.cleanUp() }
+        let server = try MCPProcess(cli)  // (a handshake first does not stop a listen)
+        server.sendLine(#"{"jsonrpc":"2.0","id":"listen-1","method":"subscriptions/listen","params":{"notifications":{"resourceSubscriptions":["bananas://list"],"toolsListChanged":true},"#.appending(Self.modernMeta).appending("}}"))
+        func notice(_ method: String) -> [String: Any]? {
+            server.received.first { $0["method"] as? String == method }?["params"] as? [String: Any]
+        }
+        let deadline = Date().addingTimeInterval(10)
+        while notice("notifications/subscriptions/acknowledged") == nil && Date() < deadline { usleep(5_000) }
+        let ack = try #require(notice("notifications/subscriptions/acknowledged"))
+        #expect((ack["notifications"] as? [String: Any])?["resourceSubscriptions"] as? [String] == ["bananas://list"])
+        #expect((ack["notifications"] as? [String: Any])?["toolsListChanged"] == nil, "only what is honored")
+        #expect((ack["_meta"] as? [String: Any])?["io.modelcontextprotocol/subscriptionId"] as? String == "listen-1")
+        _ = cli("add", "Bread")
+        while notice("notifications/resources/updated") == nil && Date() < deadline { usleep(5_000) }
+        let updated = try #require(notice("notifications/resources/updated"))
+        #expect(updated["uri"] as? String == "bananas://list")
+        #expect((updated["_meta"] as? [String: Any])?["io.modelcontextprotocol/subscriptionId"] as? String == "listen-1")
+        #expect(server.finish() == 0)
+        let closed = server.received.first { $0["id"] as? String == "listen-1" }?["result"] as? [String: Any]
+        #expect(closed?["resultType"] as? String == "complete", "the stream is ended gracefully at the end")
+    }
+
+    @Test("the official Python client pinned to 2025-11-25 and to 2026-07-28 pages 10,000 items within its context, is refused on every stale revision, cannot store invisible text", arguments: ["2025-11-25", "2026-07-28"])
+    func pythonClientAtEachRevision(_ revision: String) throws {
+        let cli = CLI()
+        defer { cli.cleanUp() }
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("MCPClient/agent_revisions.py").path
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", script, revision]
+        process.environment = cli.environment(["BANANAS_BIN": CLI.binary])
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = out
+        try process.run()
+        let output = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0 && output.hasSuffix("OK\n"),
+                "needs the Python mcp package (scripts/test installs it): \(output.suffix(2000))")
+    }
+}
