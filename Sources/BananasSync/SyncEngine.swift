@@ -125,6 +125,12 @@ final class SyncEngine: @unchecked Sendable {
            !known.writtenHashes.contains(hash) {
             base = BaseStore.Base(list: previous.list, writtenHashes: known.writtenHashes)
         }
+        // An instance on a device that has only ever received the file (no base of its own):
+        // the state it last read is what a stampless writer changed (rule 5), not nothing.
+        if base == nil, let previous = absorbed, snapshot.exists, !previous.list.isStampless,
+           file.base?.glance().writtenHashes.contains(hash) != true {
+            base = BaseStore.Base(list: previous.list, writtenHashes: [])
+        }
         let list = file.absorbing(snapshot, base: base, clock: &clock, now: Clock.nowMillis())
         absorbed = (hash, list, baseMark)
         return list

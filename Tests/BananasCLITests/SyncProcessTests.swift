@@ -237,6 +237,29 @@ struct SyncProcessTests {
         #expect(cli("conflicts", "--all").stdout.contains("restored"))
     }
 
+    @Test("a device that only ever received the list takes a Get Bananas save's edits, not its own old values")
+    func receiveOnlyDeviceKeepsStamplessEdits() throws {
+        let cli = CLI()
+        defer { cli.cleanUp() }
+        cli("add", "Milk", "--section", "Dairy")
+        cli("add", "Eggs", "--section", "Dairy")
+        // Written on another device: this one has no base of its own.
+        try? FileManager.default.removeItem(atPath: cli.home + "/.local/state/bananas")
+        let a = try SessionProcess(cli)
+        let ids = Dictionary(uniqueKeysWithValues: try cli.items().map { ($0["name"] as! String, $0["id"] as! String) })
+        // The phone: renames Milk, checks Eggs, version-1 shape, no stamps.
+        cli.writeFile("""
+            {"sections":["Dairy"],"items":[{"id":"\(ids["Milk"]!)","name":"Whole milk","amount":"2","section":"Dairy","checked":false,"optional":false},{"id":"\(ids["Eggs"]!)","name":"Eggs","amount":"","section":"Dairy","checked":true,"optional":false}]}
+            """)
+        _ = try a.wait(for: "the phone's edits") { _ in (try? a.names()) == ["Whole milk", "Eggs"] }
+        try a.send("add", "Tea")  // a write of this device's own
+        try a.waitForState("synced")
+        let items = try cli.items()
+        #expect(Set(items.map { $0["name"] as! String }) == ["Whole milk", "Eggs", "Tea"], "the rename is not reverted")
+        #expect(items.first { $0["name"] as? String == "Eggs" }?["checked"] as? Bool == true, "the check is not reverted")
+        try a.quit()
+    }
+
     @Test("a stampless writer (Get Bananas) edits under a running instance: merged, not written back")
     func stamplessWriterUnderARunningInstance() throws {
         let cli = CLI()
