@@ -235,10 +235,40 @@ func inode(_ path: String) -> UInt64? {
             _ = try FileLock.acquire(path: lockPath, timeoutMillis: 200)
             Issue.record("the lock was taken from a live holder")
         } catch {
-            guard case .lockHeld(_, let pid, let age) = error else { Issue.record("\(error)"); return }
+            guard case .lockHeld(_, let pid, let age, _) = error else { Issue.record("\(error)"); return }
             #expect(pid == getppid() && age >= 60)
         }
         #expect(folder.bytes("BananaList.json.lock") == Array(String(getppid()).utf8))
+    }
+
+    @Test("a young lock of a process that has ended is called stale, not held by it")
+    func aYoungLockOfADeadProcessSaysSo() throws {
+        let folder = TempFolder()
+        let lockPath = folder.listPath + ".lock"
+        folder.write("999999", to: "BananaList.json.lock")  // above the default pid_max: not running
+        do {
+            _ = try FileLock.acquire(path: lockPath, timeoutMillis: 100)
+            Issue.record("a fresh lock was broken")
+        } catch {
+            #expect(error.pausedReason == "stale lock (pid 999999 ended)")
+            #expect(error.description.contains("no longer running"), "\(error)")
+        }
+    }
+
+    @Test("an old lock of a live process hints that it may not be bananas")
+    func anOldLockOfALiveProcessHints() throws {
+        let folder = TempFolder()
+        let lockPath = folder.listPath + ".lock"
+        folder.write(String(getppid()), to: "BananaList.json.lock")
+        let old = timespec(tv_sec: time(nil) - 60, tv_nsec: 0)
+        utimensat(AT_FDCWD, lockPath, [old, old], 0)
+        do {
+            _ = try FileLock.acquire(path: lockPath, timeoutMillis: 100)
+            Issue.record("the lock was taken from a live holder")
+        } catch {
+            #expect(error.pausedReason == "old lock, pid \(getppid()) (not bananas? remove it)")
+            #expect(error.description.contains("If that process is not bananas or Get Bananas, remove the lock file"), "\(error)")
+        }
     }
 
     @Test func aStaleLockOfADeadProcessIsBroken() throws {
