@@ -53,7 +53,11 @@ public final class Editor {
         messageShownAt = Clock.nowMillis() + 10_000  // long enough to read
     }
 
-    public func setViewport(height: Int) {
+    /// The terminal's size, for the rows a page holds and for knowing when nothing but
+    /// "Too small" is shown (keys then act only when they cannot act blind).
+    public func setViewport(width: Int, height: Int) {
+        screenWidth = width
+        state.tooSmall = !Screen.fits(width: width, height: height)
         let viewport = Screen.viewportHeight(forHeight: height)
         guard viewport != state.viewportHeight else { return }
         state.viewportHeight = viewport
@@ -61,11 +65,15 @@ public final class Editor {
     }
 
     public func render(width: Int, height: Int, now: Int64 = Clock.nowMillis()) -> Grid {
-        let frame = Frame(state: state, list: store.list, status: store.status, fileLabel: fileLabel, now: now)
+        var frame = Frame(state: state, list: store.list, status: store.status, fileLabel: fileLabel, now: now)
+        if store.status.pausedBy != nil, store.list.items.isEmpty, let base = store.file.state?.basePath,
+           FileSystem.fileExists(atPath: base) {
+            frame.lastWritten = Editor.label(for: base)
+        }
         // Only the clock moved on (the status bar's `synced 4s ago`, once a second while
         // idle): the last frame with its status bar drawn again, not the whole list.
         if var last = lastRender, last.width == width, last.height == height, case .normal = state.mode,
-           width >= Screen.minimumWidth, height >= Screen.minimumHeight,
+           Screen.fits(width: width, height: height),
            last.storeChanges == storeChanges, last.state == state, last.status == frame.status {
             Screen.drawStatusBar(&last.grid, frame, state)
             lastRender = last
@@ -91,10 +99,22 @@ public final class Editor {
     /// Notifications from the store so far (each may come with a new list).
     private var storeChanges = 0
 
+    /// The terminal's width, as last set (for where a click lands on the status bar).
+    private var screenWidth = 80
+
     /// Handles one key. Returns false when the editor should quit.
     @discardableResult
     public func handle(_ key: Key) -> Bool {
-        let action = state.handle(key, list: store.list, conflicts: store.status.conflicts)
+        carryOut(state.handle(key, list: store.list, conflicts: store.status.conflicts))
+    }
+
+    /// Handles a click or a turn of the wheel.
+    @discardableResult
+    public func handle(_ mouse: MouseEvent) -> Bool {
+        carryOut(state.handle(mouse, list: store.list, conflicts: store.status.conflicts, width: screenWidth))
+    }
+
+    private func carryOut(_ action: EditorAction) -> Bool {
         let keepGoing = perform(action)
         if state.mode == .conflicts && store.status.conflicts.isEmpty {
             state.mode = .normal  // the last one was reviewed
@@ -167,7 +187,7 @@ public final class Editor {
         case .undo:
             do {
                 if let label = try store.undo() {
-                    state.message = .init("Undid \(label.displaySafe) — Ctrl-R redoes")
+                    state.message = .init("Undid \(StepLabel.text(label, in: store.list)) — Ctrl-R redoes")
                 } else {
                     state.message = .init("Nothing to undo")
                 }
@@ -177,7 +197,7 @@ public final class Editor {
         case .redo:
             do {
                 if let label = try store.redo() {
-                    state.message = .init("Redid \(label.displaySafe)")
+                    state.message = .init("Redid \(StepLabel.text(label, in: store.list))")
                 } else {
                     state.message = .init("Nothing to redo")
                 }
@@ -186,15 +206,16 @@ public final class Editor {
             }
         case .restoreConflict(let entry):
             let c = entry.conflict
-            guard store.list.item(c.itemID) != nil else {
+            guard let item = store.list.item(c.itemID) else {
                 state.message = .init("\(c.itemName.displaySafe) is no longer on the list", kind: .error)
                 break
             }
             do {
-                try store.perform(.update(id: c.itemID, changes: [c.field: c.lost]), label: "restore \(c.itemName) \(c.field.rawValue)")
+                try store.perform(.update(id: c.itemID, changes: [c.field: c.lost]),
+                                  label: StepLabel.make("restore", item, " \(c.field.rawValue)"))
                 try conflictLog()?.resolve(entry.id, as: "restored", at: Clock.nowMillis())
                 store.refreshConflicts()
-                state.message = .init("Restored \(c.itemName.displaySafe) \(c.field.rawValue) — u undoes")
+                state.message = .init(Editor.restoredMessage(c, item: item))
             } catch {
                 state.message = .init("Could not restore: \(error)", kind: .error)
             }
@@ -209,6 +230,14 @@ public final class Editor {
             }
         }
         return true
+    }
+
+    /// What a restore did, in words that name the value set and the one it replaced:
+    /// `Set the name of "Lemons LEFT" to "Lemons RIGHT"`, not "Restored Lemons LEFT name".
+    public static func restoredMessage(_ c: Conflict, item: Item) -> String {
+        let now = item[c.field]
+        let what = c.field == .name ? "the name" : "\(c.field.rawValue) of \(Screen.quoted(item.name))"
+        return "Set \(what) to \(Screen.shown(c.lost, c.field)) (was \(Screen.shown(now, c.field))) — u undoes"
     }
 
     private func conflictLog() -> ConflictLog? {

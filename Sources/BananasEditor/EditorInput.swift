@@ -20,6 +20,15 @@ extension EditorState {
     /// `conflicts` are the entries awaiting review (for the conflicts overlay).
     public mutating func handle(_ key: Key, list: ShoppingList, conflicts: [ConflictLog.Entry] = []) -> EditorAction {
         defer { settle(rows(for: list)) }
+        // Quitting works in every mode, and comes in order with the keys before it (the
+        // terminal delivers Ctrl-C as a key, not a signal that would skip them).
+        if KeyMap.quitKeys.contains(key) { return .quit }
+        if tooSmall {
+            // Nothing of the list is visible: only what cannot act blind.
+            if KeyMap.binding(for: key)?.command == .redraw { return .redraw }
+            if mode == .normal, KeyMap.binding(for: key)?.command == .quit { return .quit }
+            return .none
+        }
         switch mode {
         case .normal: return handleNormal(key, list: list, conflicts: conflicts)
         case .prompt(let prompt): return handlePrompt(prompt, key, list: list)
@@ -36,6 +45,7 @@ extension EditorState {
         if key == .escape {
             if !filter.isEmpty {
                 filter = ""
+                shownAnyway = []
                 message = Message("Filter cleared")
             }
             return .none
@@ -45,7 +55,7 @@ extension EditorState {
             return .none
         }
         if readOnly && binding.edits {
-            message = Message("read-only: bananas view cannot change the list (run bananas to edit)", kind: .readOnly)
+            message = Message(Self.readOnlyHint, kind: .readOnly)
             return .none
         }
         let rows = rows(for: list)
@@ -68,12 +78,7 @@ extension EditorState {
             if let previous = rows.indices.last(where: { $0 < current && isHeader(rows[$0]) }) { move(to: previous, rows) }
 
         case .toggleChecked:
-            if let item {
-                let verb = item.checked ? "Unchecked" : "Checked"
-                return .edit(.update(id: item.id, changes: [.checked: .flag(!item.checked)]),
-                             label: "\(verb.lowercased()) \(item.name)", select: .item(item.id),
-                             message: "\(verb) \(item.name.displaySafe)")
-            }
+            if let item { return toggleChecked(item) }
             if case .section(let name, _, _, _) = row { toggleCollapse(name) }
 
         case .addItem:
@@ -89,7 +94,7 @@ extension EditorState {
 
         case .deleteRow:
             if let item {
-                return .edit(.delete(id: item.id), label: "delete \(item.name)", select: nil,
+                return .edit(.delete(id: item.id), label: StepLabel.make("delete", item), select: nil,
                              message: "Deleted \(item.name.displaySafe) — u brings it back")
             }
             if case .section(let name, _, let total, _) = row {
@@ -103,7 +108,7 @@ extension EditorState {
         case .toggleOptional:
             if let item {
                 return .edit(.update(id: item.id, changes: [.optional: .flag(!item.optional)]),
-                             label: "mark \(item.name) \(item.optional ? "needed" : "optional")", select: .item(item.id),
+                             label: StepLabel.make("mark", item, item.optional ? " needed" : " optional"), select: .item(item.id),
                              message: "\(item.name.displaySafe) is \(item.optional ? "needed" : "optional") now")
             }
 
@@ -150,9 +155,18 @@ extension EditorState {
 
         case .toggleHideChecked:
             hideChecked.toggle()
+            if hideChecked, let index, let item, item.checked {
+                // The cursor's item goes out of view: on to the next row that stays (else the
+                // one before), not to whatever row takes its place.
+                func stays(_ row: Row) -> Bool { if case .item(let other) = row { !other.checked } else { true } }
+                if let next = rows[(index + 1)...].first(where: stays) ?? rows[..<index].last(where: stays) {
+                    selection = next.selection
+                }
+            }
             message = Message(hideChecked ? "Checked items hidden (h shows them)" : "Checked items shown")
 
         case .filter:
+            shownAnyway = []
             openPrompt(.filter(previous: filter), "/", text: filter)
 
         case .conflicts:
@@ -175,20 +189,28 @@ extension EditorState {
     }
 
     static let defaultSection = "Other"
+    static let readOnlyHint = "read-only: bananas view cannot change the list (run bananas to edit)"
+
+    func toggleChecked(_ item: Item) -> EditorAction {
+        let verb = item.checked ? "Unchecked" : "Checked"
+        return .edit(.update(id: item.id, changes: [.checked: .flag(!item.checked)]),
+                     label: StepLabel.make(verb.lowercased(), item), select: .item(item.id),
+                     message: "\(verb) \(item.name.displaySafe)")
+    }
 
     private func isHeader(_ row: Row) -> Bool {
         if case .section = row { return true }
         return false
     }
 
-    private mutating func move(to index: Int, _ rows: [Row]) {
+    mutating func move(to index: Int, _ rows: [Row]) {
         guard !rows.isEmpty else { return }
         let clamped = min(max(0, index), rows.count - 1)
         selection = rows[clamped].selection
         selectionIndex = clamped
     }
 
-    private mutating func toggleCollapse(_ section: String) {
+    mutating func toggleCollapse(_ section: String) {
         if collapsed.remove(section) == nil {
             collapsed.insert(section)
             selection = .section(section)
@@ -220,7 +242,7 @@ extension EditorState {
         guard let edit else { return .none }
         let message = target == item.section ? "Moved \(item.name.displaySafe) \(down ? "down" : "up")"
             : "Moved \(item.name.displaySafe) to \(target.displaySafe)"
-        return .edit(edit, label: "move \(item.name)", select: .item(item.id), message: message)
+        return .edit(edit, label: StepLabel.make("move", item), select: .item(item.id), message: message)
     }
 
     // MARK: - Prompts
@@ -232,6 +254,7 @@ extension EditorState {
             mode = .normal
             if case .filter = prompt.kind {
                 filter = ""
+                shownAnyway = []
                 message = nil
             } else {
                 message = Message("Cancelled")
@@ -300,7 +323,7 @@ extension EditorState {
                 if let existing = list.items.first(where: { $0.name.lowercased() == name.lowercased() }) {
                     mode = .prompt(Prompt(kind: .addName(section: section), label: prompt.label, line: LineEditor()))
                     if existing.checked {
-                        return .edit(.update(id: existing.id, changes: [.checked: .flag(false)]), label: "uncheck \(existing.name)",
+                        return .edit(.update(id: existing.id, changes: [.checked: .flag(false)]), label: StepLabel.make("uncheck", existing),
                                      select: .item(existing.id), message: "\(existing.name.displaySafe) was checked; unchecked it")
                     }
                     selection = .item(existing.id)
@@ -335,9 +358,10 @@ extension EditorState {
                     insertOrder = working.nextSortOrder
                 }
                 steps.append(.insert(Item(id: id, name: name, amount: amount, section: section, sortOrder: insertOrder)))
+                if !filter.isEmpty { shownAnyway.insert(id) }
                 // Keep the prompt open for the next item: adding a shopping list is a run of items.
                 openPrompt(.addName(section: section), "Add to \(section.displaySafe):")
-                return .edit(steps.count == 1 ? steps[0] : .batch(steps), label: "add \(name)", select: .item(id),
+                return .edit(steps.count == 1 ? steps[0] : .batch(steps), label: StepLabel.make("add", id: id, name: name), select: .item(id),
                              message: "Added \(name.displaySafe)" + (amount.isEmpty ? "" : " (\(amount.displaySafe))") + " · next, or Enter to stop")
             } catch let violation as TextRules.Violation {
                 return reject(violation.description)
@@ -367,7 +391,7 @@ extension EditorState {
                 if amount != originalAmount { changes[.amount] = .text(amount) }
                 if changes.isEmpty { message = Message("No change"); return .none }
                 let shown = list.item(id).map { changes[.name] == nil ? $0.name : name } ?? name
-                return .edit(.update(id: id, changes: changes), label: "edit \(shown)", select: .item(id), message: "Saved \(shown.displaySafe)")
+                return .edit(.update(id: id, changes: changes), label: StepLabel.make("edit", id: id, name: shown), select: .item(id), message: "Saved \(shown.displaySafe)")
             } catch {
                 return reject(error.description)
             }
@@ -387,7 +411,7 @@ extension EditorState {
                     try working.apply(ensure, stamp: .zero)
                 }
                 steps.append(try working.placeEdit(id, inSection: section, at: nil))
-                return .edit(.batch(steps), label: "move \(item.name) to \(section)", select: .item(id),
+                return .edit(.batch(steps), label: StepLabel.make("move", item, " to \(section)"), select: .item(id),
                              message: "Moved \(item.name.displaySafe) to \(section.displaySafe)")
             } catch let violation as TextRules.Violation {
                 return reject(violation.description)

@@ -73,10 +73,16 @@ public struct EditorState: Equatable, Sendable {
     public var hideChecked = false
     /// The filter in force (typing one shows it live; see `activeFilter`).
     public var filter = ""
+    /// Items added here while a filter was on: shown whether they match or not, so what was
+    /// just typed stays in view (and the next item goes below it). Cleared with the filter.
+    public var shownAnyway: Set<String> = []
     public var mode: Mode = .normal
     public var message: Message?
     public let readOnly: Bool
     public var helpScroll = 0
+    /// The terminal is too small to show the list: keys that would act on what cannot be
+    /// seen do nothing (see `handle`).
+    public var tooSmall = false
     public var conflictIndex = 0
     /// The last rows built, shared by copies of this state (it is a memo, not state).
     let rowsCache = RowsCache()
@@ -131,7 +137,7 @@ extension EditorState {
     /// The rows for `list` with the view as it is, built once per list value and view: a key
     /// press that only moves the cursor costs no pass over the list.
     private func built(for list: ShoppingList) -> RowsCache.Built {
-        let view = RowsCache.View(filter: activeFilter, collapsed: collapsed, hideChecked: hideChecked)
+        let view = RowsCache.View(filter: activeFilter, collapsed: collapsed, hideChecked: hideChecked, shownAnyway: shownAnyway)
         if let hit = rowsCache.lookup(list, view) { return hit }
         let query = activeFilter.trimmingWhitespace().lowercased()
         if let (old, built) = rowsCache.previous(view),
@@ -148,8 +154,10 @@ extension EditorState {
             var items = group.items
             if hideChecked { items = items.filter { !$0.checked } }
             if !query.isEmpty {
-                items = items.filter { Self.matches($0, query) }
-                if items.isEmpty { continue }
+                // A section whose name matches shows whole; elsewhere only the matches.
+                let sectionMatches = group.section.lowercased().contains(query)
+                if !sectionMatches { items = items.filter { Self.matches($0, query) || shownAnyway.contains($0.id) } }
+                if items.isEmpty && !sectionMatches { continue }
                 // A filter looks inside collapsed sections: matches are what the user asked for.
                 rows.append(.section(name: group.section, open: open, total: group.items.count, collapsed: false))
                 rows += items.map(Row.item)
@@ -241,6 +249,7 @@ final class RowsCache: @unchecked Sendable {
         var filter: String
         var collapsed: Set<String>
         var hideChecked: Bool
+        var shownAnyway: Set<String>
     }
 
     struct Built {

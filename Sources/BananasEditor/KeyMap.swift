@@ -69,6 +69,9 @@ public enum KeyMap {
         Binding(keys: [.char("q")], command: .quit, help: "quit", group: .other, edits: false),
     ]
 
+    /// Keys that quit from any mode, a prompt included (the terminal sends them as keys).
+    public static let quitKeys: Set<Key> = [.ctrl("c"), .ctrl("\\")]
+
     /// Keys that work in every prompt, listed in the help overlay after the table.
     public static let promptHelp: [(keys: String, help: String)] = [
         ("Enter", "accept"),
@@ -115,7 +118,7 @@ public enum KeyMap {
         }
         text += "\n## In a prompt\n\n| keys | does |\n|---|---|\n"
         for entry in promptHelp { text += "| \(entry.keys) | \(entry.help) |\n" }
-        text += "\nCtrl-C and SIGTERM quit like `q`: pending edits are written first, and the terminal is restored.\n"
+        text += "\nCtrl-C, Ctrl-\\ and SIGTERM quit like `q`, from any mode: pending edits (keys typed before them included) are written first, and the terminal is restored.\n"
         return text
     }
 }

@@ -11,8 +11,13 @@ public struct Frame: Sendable {
     public var fileLabel: String
     /// Milliseconds since 1970, for `synced 4s ago`.
     public var now: Int64
+    /// Where the last list bananas wrote is kept (the base), shown as a way back when the
+    /// file cannot be read; nil when there is none.
+    public var lastWritten: String?
 
-    public init(state: EditorState, list: ShoppingList, status: SyncStatus, fileLabel: String, now: Int64) {
+    public init(state: EditorState, list: ShoppingList, status: SyncStatus, fileLabel: String, now: Int64,
+                lastWritten: String? = nil) {
+        self.lastWritten = lastWritten
         self.state = state
         self.list = list
         self.status = status
@@ -25,14 +30,21 @@ public struct Frame: Sendable {
 /// the status bar, and any overlay on top. Terminals paint the result; tests read it.
 public enum Screen {
     public static let minimumWidth = 20
+    /// The right end of the status bar (a click there opens help).
+    static let helpHint = " ? help "
+    /// Where an item's box is drawn (`  [ ] `): a click there checks it.
+    static let checkboxColumns = 2...4
     public static let minimumHeight = 6
+
+    /// Whether a terminal of this size shows the list (else only "Too small").
+    public static func fits(width: Int, height: Int) -> Bool { width >= minimumWidth && height >= minimumHeight }
 
     /// Rows of list the screen has room for at `height`.
     public static func viewportHeight(forHeight height: Int) -> Int { max(1, height - 3) }
 
     public static func render(_ frame: Frame, width: Int, height: Int) -> Grid {
         var grid = Grid(width: width, height: height)
-        guard width >= minimumWidth, height >= minimumHeight else {
+        guard fits(width: width, height: height) else {
             let lines = ["Too small:", "need \(minimumWidth)x\(minimumHeight)"]
             for (y, line) in lines.enumerated() where y < height { grid.put(line, x: 0, y: y, role: .message) }
             return grid
@@ -56,14 +68,20 @@ public enum Screen {
 
     // MARK: - Bars
 
+    /// How far through a section or the list: `2/6 checked`, or `2/6✓` where room is short.
+    /// The one meaning of a count, here and in `bananas list`.
+    public static func checkedCount(_ checked: Int, of total: Int, wide: Bool = true) -> String {
+        "\(checked)/\(total)" + (wide ? " checked" : "✓")
+    }
+
     static func drawTitle(_ grid: inout Grid, _ frame: Frame, _ state: EditorState) {
         grid.fill(y: 0, role: .title)
         let name = state.readOnly ? " bananas view" : " bananas"
         var x = grid.put(name, x: 0, y: 0, role: .title)
         if state.readOnly { x = grid.put(" read-only", x: x, y: 0, role: .readOnly) }
         let (checked, total) = state.counts(for: frame.list)
-        var right = total == 0 ? "empty " : "\(checked)/\(total) checked "
-        if grid.width < 36 && total > 0 { right = "\(checked)/\(total) " }
+        // An unreadable file is not an empty list (the body says what is wrong).
+        var right = total == 0 ? (frame.status.pausedBy == nil ? "empty " : "") : checkedCount(checked, of: total, wide: grid.width >= 36) + " "
         if !state.filter.isEmpty, case .normal = state.mode { right = "filter: \(state.filter.displaySafe) · " + right }
         if state.hideChecked { right = "checked hidden · " + right }
         let width = TextWidth.of(right)
@@ -77,7 +95,7 @@ public enum Screen {
     static func drawStatusBar(_ grid: inout Grid, _ frame: Frame, _ state: EditorState) {
         let y = grid.height - 1
         grid.fill(y: y, role: .statusBar)
-        let hint = " ? help "
+        let hint = helpHint
         let room = grid.width - TextWidth.of(hint)
         var summary = frame.status.summary(now: frame.now)
         if frame.status.state == .conflict { summary += " — press c" }
@@ -141,8 +159,20 @@ public enum Screen {
         let top = 1
         let height = grid.height - 3
         if rows.isEmpty {
-            let lines: [String]
-            if !state.activeFilter.isEmpty {
+            var lines: [String]
+            if let problem = frame.status.pausedBy {
+                // Not "empty": the file could not be read, and the user should know why and
+                // what to do, as the CLI says it.
+                lines = TextWidth.wrap(problem.description.displaySafe + ".", to: grid.width - 3)
+                if let copy = frame.lastWritten {
+                    lines += [""] + TextWidth.wrap("The list as bananas last wrote it: \(copy.displaySafe)", to: grid.width - 3)
+                }
+                lines += [""] + TextWidth.wrap("Edits made now wait until the file can be read; q quits.", to: grid.width - 3)
+                for (k, line) in lines.prefix(height).enumerated() {
+                    grid.put(TextWidth.truncate(line, to: grid.width - 2), x: 2, y: top + k, role: k == 0 ? .error : .dim)
+                }
+                return
+            } else if !state.activeFilter.isEmpty {
                 lines = ["Nothing matches \"\(state.activeFilter.displaySafe)\".", "Esc clears the filter."]
             } else if state.readOnly {
                 lines = ["The list is empty."]
@@ -164,8 +194,8 @@ public enum Screen {
             switch rows[index] {
             case .section(let name, let open, let total, let collapsed):
                 let x = grid.put(collapsed ? "▸ " : "▾ ", x: 0, y: y, role: .sectionHeader)
-                // Checked of total, like the title bar: progress through the section.
-                let counts = "  \(total - open)/\(total)"
+                // Checked of total, like the title bar and `bananas list`: progress through the section.
+                let counts = "  " + checkedCount(total - open, of: total, wide: grid.width >= 36)
                 let nameRoom = max(1, grid.width - x - TextWidth.of(counts))
                 let end = grid.put(TextWidth.truncate(name.displaySafe, to: nameRoom), x: x, y: y, role: .sectionHeader)
                 grid.put(counts, x: end, y: y, role: .dim)
@@ -307,9 +337,11 @@ public enum Screen {
         }
     }
 
+    static func quoted(_ text: String) -> String { "\"" + text.displaySafe + "\"" }
+
     static func shown(_ value: FieldValue, _ field: ItemField) -> String {
         switch value {
-        case .text(let s): "\"" + s.displaySafe + "\""
+        case .text(let s): quoted(s)
         case .flag(let b): field == .checked ? (b ? "checked" : "unchecked") : (b ? "yes" : "no")
         case .order(let d): String(d)
         }

@@ -91,7 +91,7 @@ public struct ThemeCatalog: Sendable {
         var name = flag ?? environment["BANANAS_THEME"].flatMap { $0.isEmpty ? nil : $0 }
         if name == nil {
             do throws(ThemeError) {
-                name = try Config.theme(in: Locations.configDirectory(environment) + "/config.yaml")
+                name = try Config.theme(in: Config.path(environment))
             } catch {
                 problem = error.description
             }
@@ -109,6 +109,30 @@ public struct ThemeCatalog: Sendable {
 public enum Config {
     /// The `theme:` setting, or nil when the file or the key is absent.
     public static func theme(in path: String) throws(ThemeError) -> String? {
+        guard let (key, value) = try setting("theme", in: path) else { return nil }
+        guard let name = value.string, !name.isEmpty else {
+            throw ThemeError(path: path, line: key.line, key: "theme", problem: "must name a theme")
+        }
+        return name
+    }
+
+    /// The `mouse:` setting (`true` or `false`), or nil when the file or the key is absent.
+    public static func mouse(in path: String) throws(ThemeError) -> Bool? {
+        guard let (key, value) = try setting("mouse", in: path) else { return nil }
+        switch value.string?.lowercased() {
+        case "true", "yes", "on": return true
+        case "false", "no", "off": return false
+        default: throw ThemeError(path: path, line: key.line, key: "mouse", problem: "must be true or false")
+        }
+    }
+
+    /// Where the config file is.
+    public static func path(_ environment: [String: String] = Environment.current()) -> String {
+        Locations.configDirectory(environment) + "/config.yaml"
+    }
+
+    /// The key and value of a top-level setting, or nil when the file or the key is absent.
+    static func setting(_ name: String, in path: String) throws(ThemeError) -> (key: YAMLNode, value: YAMLNode)? {
         guard let bytes = FileSystem.contents(atPath: path) else { return nil }
         guard let text = utf8Text(bytes) else {
             throw ThemeError(path: path, line: nil, key: nil, problem: "cannot be read as UTF-8 text")
@@ -120,13 +144,7 @@ public enum Config {
             throw ThemeError(path: path, line: error.line, key: nil, problem: "not valid YAML: \(error.problem)")
         }
         guard let mapping = root?.mapping else { return nil }
-        for (key, value) in mapping where key.string == "theme" {
-            guard let name = value.string, !name.isEmpty else {
-                throw ThemeError(path: path, line: key.line, key: "theme", problem: "must name a theme")
-            }
-            return name
-        }
-        return nil
+        return mapping.first { $0.key.string == name }.map { ($0.key, $0.value) }
     }
 }
 

@@ -10,7 +10,7 @@ import BananasTestSupport
         #expect(cli("add", "Bananas", "--section", "Produce", "--optional").status == 0)
         let listed = cli("list")
         #expect(listed.status == 0)
-        #expect(listed.stdout == "Dairy (1/1)\n  [ ] Oat milk · 2 L\n\nProduce (1/1)\n  [ ] Bananas · optional\n")
+        #expect(listed.stdout == "Dairy (0/1 checked)\n  [ ] Oat milk · 2 L\n\nProduce (0/1 checked)\n  [ ] Bananas · optional\n")
 
         #expect(cli("check", "oat").stdout == "Checked Oat milk\n")
         #expect(cli("list").stdout.contains("[x] Oat milk · 2 L"))

@@ -13,14 +13,14 @@ struct ScreenSnapshotTests {
         let grid = render()
         expectScreen(grid, """
              bananas                        2/6 checked
-            ▾ Produce  1/3
+            ▾ Produce  1/3 checked
               [ ] Bananas  6
               [x] Apples  1 kg
               [ ] Spinach  optional
-            ▾ Dairy  1/2
+            ▾ Dairy  1/2 checked
               [ ] Oat milk  2 L
               [x] Butter
-            ▾ Bakery  0/1
+            ▾ Bakery  0/1 checked
               [ ] Sourdough bread
 
              synced 4s ago  BananaList.json      ? help
@@ -33,11 +33,11 @@ struct ScreenSnapshotTests {
         state.collapsed = ["Produce", "Bakery"]
         expectScreen(render(state: state), """
              bananas                        2/6 checked
-            ▸ Produce  1/3
-            ▾ Dairy  1/2
+            ▸ Produce  1/3 checked
+            ▾ Dairy  1/2 checked
               [ ] Oat milk  2 L
               [x] Butter
-            ▸ Bakery  0/1
+            ▸ Bakery  0/1 checked
 
 
 
@@ -53,12 +53,12 @@ struct ScreenSnapshotTests {
         state.hideChecked = true
         expectScreen(render(state: state), """
              bananas       checked hidden · 2/6 checked
-            ▾ Produce  1/3
+            ▾ Produce  1/3 checked
               [ ] Bananas  6
               [ ] Spinach  optional
-            ▾ Dairy  1/2
+            ▾ Dairy  1/2 checked
               [ ] Oat milk  2 L
-            ▾ Bakery  0/1
+            ▾ Bakery  0/1 checked
               [ ] Sourdough bread
 
 
@@ -75,7 +75,7 @@ struct ScreenSnapshotTests {
         let grid = render(s.list, state: s.state)
         expectScreen(grid, """
              bananas                        2/6 checked
-            ▾ Produce  1/3
+            ▾ Produce  1/3 checked
               [ ] Bananas  6
 
 
@@ -97,8 +97,8 @@ struct ScreenSnapshotTests {
         var list = sampleList()
         try! list.apply(.insert(Item(id: "L1", name: "Extra virgin olive oil from the little shop on the corner", amount: "750 ml", section: "Produce", sortOrder: 1)), stamp: .zero)
         expectScreen(render(list, width: 30, height: 8), """
-             bananas                  2/7
-            ▾ Produce  1/4
+             bananas                 2/7✓
+            ▾ Produce  1/4✓
               [ ] Extra virgin o…  750 ml
               [ ] Bananas  6
               [x] Apples  1 kg
@@ -107,8 +107,8 @@ struct ScreenSnapshotTests {
              synced 4s ago         ? help
             """)
         expectScreen(render(list, width: 20, height: 6), """
-             bananas        2/7
-            ▾ Produce  1/4
+             bananas       2/7✓
+            ▾ Produce  1/4✓
               [ ] Extr…  750 ml
               [ ] Bananas  6   ↓
 
@@ -125,8 +125,8 @@ struct ScreenSnapshotTests {
         ])
         let grid = render(list, width: 30, height: 7)
         expectScreen(grid, """
-             bananas                  0/3
-            ▾ 日本の食品  0/3
+             bananas                 0/3✓
+            ▾ 日本の食品  0/3✓
               [ ] 納豆 🥢  3 パック
               [ ] Crème fraîche 🇫🇷
               [ ] 味噌味噌味噌味噌味噌味…
@@ -149,7 +149,7 @@ struct ScreenSnapshotTests {
         let grid = render(list, width: 44, height: 7)
         expectScreen(grid, #"""
              bananas                        0/2 checked
-            ▾ Evil\e[2J  0/2
+            ▾ Evil\e[2J  0/2 checked
               [ ] Milk\e[31m red\u{7}  1\nL
               [ ] abc\u{202E}fed
 
@@ -195,7 +195,7 @@ struct ScreenSnapshotTests {
         let grid = render(s.list, state: s.state, width: 70, height: 52)
         expectScreen(grid, """
              bananas                                                  2/6 checked
-            ▾ Produce  1/3
+            ▾ Produce  1/3 checked
              ┌─ Keys ───────────────────────────────────────────────────────────┐
              │ Move                                                             │
              │ j ↓           move down                                          │
@@ -270,14 +270,14 @@ struct ScreenSnapshotTests {
         s.press(.char(" "))
         expectScreen(render(s.list, state: s.state), """
              bananas view read-only         2/6 checked
-            ▾ Produce  1/3
+            ▾ Produce  1/3 checked
               [ ] Bananas  6
               [x] Apples  1 kg
               [ ] Spinach  optional
-            ▾ Dairy  1/2
+            ▾ Dairy  1/2 checked
               [ ] Oat milk  2 L
               [x] Butter
-            ▾ Bakery  0/1
+            ▾ Bakery  0/1 checked
               [ ] Sourdough bread
             read-only: bananas view cannot change the l…
              synced 4s ago  BananaList.json      ? help
@@ -307,14 +307,14 @@ struct ScreenSnapshotTests {
         let grid = render(s.list, state: s.state)
         expectScreen(grid, """
              bananas                        2/6 checked
-            ▾ Produce  1/3
+            ▾ Produce  1/3 checked
               [ ] Bananas  6
               [x] Apples  1 kg
               [ ] Spinach  optional
-            ▾ Dairy  1/2
+            ▾ Dairy  1/2 checked
               [ ] Oat milk  2 L
               [x] Butter
-            ▾ Bakery  0/1
+            ▾ Bakery  0/1 checked
               [ ] Sourdough bread
             Add to Produce: Crème 🥛
              synced 4s ago  BananaList.json      ? help

@@ -1,0 +1,77 @@
+import Foundation
+import Testing
+
+/// The editor in tmux as a demanding user drives it (issue 23): bursts of keys, a pane too
+/// small to show anything, emoji made of several code points.
+@Suite("Editor in tmux: what a user trips on", .serialized, .enabled(if: Tmux.isAvailable, "tmux is not installed"))
+struct TmuxUserTests {
+    func seeded() -> CLI {
+        let cli = CLI()
+        cli("add", "Bananas", "--section", "Produce", "--amount", "6")
+        cli("add", "Oat milk", "--section", "Dairy", "--amount", "2 L")
+        cli("add", "Butter", "--section", "Dairy")
+        return cli
+    }
+
+    func item(_ cli: CLI, _ name: String) -> [String: Any]? {
+        (try? cli.items())?.first { $0["name"] as? String == name }
+    }
+
+    @Test("a key and Ctrl-C in one burst: the key is applied and written before quitting")
+    func burstBeforeCtrlC() throws {
+        for run in 1...3 {
+            let cli = seeded()
+            defer { cli.cleanUp() }
+            let tmux = try Tmux(cli)
+            #expect(tmux.waitFor("Butter"))
+            tmux.keys("j", "Space", "C-c")  // one write to the terminal
+            #expect(tmux.waitForExit() == .status(0), "run \(run)")
+            #expect(item(cli, "Bananas")?["checked"] as? Bool == true, "run \(run)")
+            #expect(tmux.info("#{alternate_on}") == "0")
+        }
+    }
+
+    @Test("while \"Too small\" shows, Space, d and y act on nothing; a resize brings the same list back")
+    func tooSmall() throws {
+        let cli = seeded()
+        defer { cli.cleanUp() }
+        let tmux = try Tmux(cli, width: 60, height: 16)
+        #expect(tmux.waitFor("Butter"))
+        tmux.keys("Tab")  // the Dairy header
+        tmux.resize(width: 10, height: 4)
+        #expect(tmux.waitFor("Too small"), "\(tmux.screen())")
+        tmux.keys("Space", "d", "y", "X", "y")
+        tmux.resize(width: 60, height: 16)
+        let screen = tmux.waitForScreen { $0.contains("Butter") && $0.contains("Oat milk") }
+        #expect(screen != nil, "\(tmux.screen())")
+        #expect(screen?.contains("Remove") == false)
+        #expect(item(cli, "Butter") != nil && item(cli, "Oat milk") != nil)
+        tmux.keys("q")
+        #expect(tmux.waitForExit() == .status(0))
+    }
+
+    @Test("a flag, a skin tone and a joined family show whole, and the row after stays clean")
+    func emojiClusters() throws {
+        let cli = CLI()
+        defer { cli.cleanUp() }
+        cli("add", "Tea 👍🏽 👩‍👧 🇯🇵", "--section", "Drinks")
+        cli("add", "Water", "--section", "Drinks")
+        let tmux = try Tmux(cli)
+        let screen = tmux.waitForScreen { $0.contains("Water") }
+        #expect(screen != nil)
+        let lines = (screen ?? "").split(separator: "\n").map(String.init)
+        let tea = lines.first { $0.contains("Tea") } ?? ""
+        // Skin tone and family whole; the flag drawn as its letters (a curses cell holds one
+        // spacing character); nothing dangling.
+        #expect(tea.contains("[ ] Tea 👍🏽 👩‍👧 JP"), "\(tea)")
+        #expect(lines.contains { $0.hasPrefix("  [ ] Water") }, "\(lines)")
+        // In the prompt too: typed one code point at a time, edited as one character each.
+        tmux.keys("G", "a")
+        tmux.type("👍🏽👩‍👧")
+        tmux.keys("BSpace", "Enter", "Enter", "Escape")
+        #expect(tmux.waitFor("[ ] 👍🏽"), "\(tmux.screen())")
+        let deadline = Date().addingTimeInterval(5)
+        while item(cli, "👍🏽") == nil && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        #expect(item(cli, "👍🏽") != nil)
+    }
+}
