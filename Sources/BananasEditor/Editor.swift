@@ -50,6 +50,7 @@ public final class Editor {
     /// Shows a message until the next key (a theme problem found at start, say).
     public func show(_ text: String, isError: Bool) {
         state.message = .init(text, kind: isError ? .error : .info)
+        remember(state.message!)
         messageShownAt = Clock.nowMillis() + 10_000  // long enough to read
     }
 
@@ -105,17 +106,21 @@ public final class Editor {
     /// Handles one key. Returns false when the editor should quit.
     @discardableResult
     public func handle(_ key: Key) -> Bool {
-        carryOut(state.handle(key, list: store.list, conflicts: store.status.conflicts))
+        let before = state.message
+        return carryOut(state.handle(key, list: store.list, conflicts: store.status.conflicts), messageBefore: before)
     }
 
     /// Handles a click or a turn of the wheel.
     @discardableResult
     public func handle(_ mouse: MouseEvent) -> Bool {
-        carryOut(state.handle(mouse, list: store.list, conflicts: store.status.conflicts, width: screenWidth))
+        let before = state.message
+        return carryOut(state.handle(mouse, list: store.list, conflicts: store.status.conflicts, width: screenWidth),
+                        messageBefore: before)
     }
 
-    private func carryOut(_ action: EditorAction) -> Bool {
+    private func carryOut(_ action: EditorAction, messageBefore: EditorState.Message?) -> Bool {
         let keepGoing = perform(action)
+        if let message = state.message, message != messageBefore || action != .none { remember(message) }
         if state.mode == .conflicts && store.status.conflicts.isEmpty {
             state.mode = .normal  // the last one was reviewed
         }
@@ -126,6 +131,13 @@ public final class Editor {
         }
         messageShownAt = state.message == nil ? nil : Clock.nowMillis()
         return keepGoing
+    }
+
+    /// Keeps a message for the history (`M`): a narrow status line may have cut it short,
+    /// or it went before it was read.
+    private func remember(_ message: EditorState.Message) {
+        state.history.append(message.text)
+        if state.history.count > EditorState.historyLimit { state.history.removeFirst() }
     }
 
     /// Expires old messages. Returns true when the screen should be drawn: a message went,

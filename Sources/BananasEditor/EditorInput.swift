@@ -33,7 +33,7 @@ extension EditorState {
         case .normal: return handleNormal(key, list: list, conflicts: conflicts)
         case .prompt(let prompt): return handlePrompt(prompt, key, list: list)
         case .confirm(let confirm): return handleConfirm(confirm, key, list: list)
-        case .help: return handleHelp(key)
+        case .help, .messages: return handleHelp(key)
         case .conflicts: return handleConflicts(key, conflicts: conflicts)
         }
     }
@@ -176,6 +176,10 @@ extension EditorState {
                 conflictIndex = min(conflictIndex, conflicts.count - 1)
                 mode = .conflicts
             }
+
+        case .messages:
+            helpScroll = 0
+            mode = .messages
 
         case .undo: return .undo
         case .redo: return .redo
@@ -481,8 +485,8 @@ extension EditorState {
         case .char("g"), .home: helpScroll = 0
         default: mode = .normal
         }
-        // No further than the last page (the help box shows viewportHeight - 1 lines).
-        let lines = Screen.helpLines(readOnly: readOnly).count
+        // No further than the last page (the box shows viewportHeight - 1 lines).
+        let lines = mode == .messages ? history.count : Screen.helpLines(readOnly: readOnly).count
         helpScroll = min(max(0, helpScroll), max(0, lines - (viewportHeight - 1)))
         return .none
     }

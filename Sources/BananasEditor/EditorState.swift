@@ -18,6 +18,8 @@ public struct EditorState: Equatable, Sendable {
         case confirm(Confirm)
         case help
         case conflicts
+        /// The messages shown so far, newest first (a narrow status line cuts them short).
+        case messages
     }
 
     public struct Prompt: Equatable, Sendable {
@@ -80,6 +82,9 @@ public struct EditorState: Equatable, Sendable {
     public var message: Message?
     public let readOnly: Bool
     public var helpScroll = 0
+    /// Messages shown so far, oldest first, at most `historyLimit`.
+    public var history: [String] = []
+    static let historyLimit = 100
     /// The terminal is too small to show the list: keys that would act on what cannot be
     /// seen do nothing (see `handle`).
     public var tooSmall = false

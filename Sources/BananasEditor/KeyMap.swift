@@ -6,7 +6,7 @@ public enum Command: String, CaseIterable, Sendable, Hashable {
     case addSection, renameSection, toggleCollapse, collapseAll
     case toggleHideChecked, clearChecked, filter
     case undo, redo
-    case conflicts, help, redraw, quit
+    case conflicts, messages, help, redraw, quit
 }
 
 /// One line of the key table: the keys, what they do, and the help text shown for them.
@@ -61,6 +61,7 @@ public enum KeyMap {
         Binding(keys: [.char("/")], command: .filter, help: "filter as you type (Enter keeps, Esc clears)", group: .view, edits: false),
         Binding(keys: [.char("h")], command: .toggleHideChecked, help: "hide / show checked items", group: .view, edits: false),
         Binding(keys: [.char("c")], command: .conflicts, help: "review conflicts", group: .view, edits: false),
+        Binding(keys: [.char("M")], command: .messages, help: "the messages shown so far", group: .view, edits: false),
 
         Binding(keys: [.char("u")], command: .undo, help: "undo", group: .other, edits: true),
         Binding(keys: [.ctrl("r")], command: .redo, help: "redo", group: .other, edits: true),

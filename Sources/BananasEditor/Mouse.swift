@@ -48,7 +48,7 @@ extension EditorState {
         defer { settle(rows(for: list)) }
         guard !tooSmall else { return .none }
         switch mode {
-        case .help:
+        case .help, .messages:
             switch mouse.kind {
             case .wheelUp: return handle(.up, list: list, conflicts: conflicts)
             case .wheelDown: return handle(.down, list: list, conflicts: conflicts)

@@ -60,6 +60,7 @@ public enum Screen {
         drawStatusBar(&grid, frame, state)
         switch state.mode {
         case .help: drawHelp(&grid, state)
+        case .messages: drawMessages(&grid, state)
         case .conflicts: drawConflicts(&grid, frame, state)
         default: break
         }
@@ -97,8 +98,7 @@ public enum Screen {
         grid.fill(y: y, role: .statusBar)
         let hint = helpHint
         let room = grid.width - TextWidth.of(hint)
-        var summary = frame.status.summary(now: frame.now)
-        if frame.status.state == .conflict { summary += " — press c" }
+        let summary = statusSummary(frame.status, now: frame.now, room: room - 2)
         let role: Role = switch frame.status.state {
         case .synced: .synced
         case .pending: .pending
@@ -113,6 +113,35 @@ public enum Screen {
             grid.put(" " + shown, x: x, y: y, role: .statusBar, limit: room)
         }
         if room > 8 { grid.put(hint, x: room, y: y, role: .statusBar) }
+    }
+
+    /// The status bar's words in `room` columns: the whole summary when it fits, else a
+    /// short form that keeps every fact ("paused: lock pid 26415 · 1 queued"), cut only when
+    /// even that does not fit.
+    static func statusSummary(_ status: SyncStatus, now: Int64, room: Int) -> String {
+        var full = status.summary(now: now)
+        if status.state == .conflict { full += " — press c" }
+        if TextWidth.of(full) <= room { return full }
+        var short: String
+        switch status.state {
+        case .synced, .pending:
+            short = status.summary(now: now)
+            if let range = short.firstRange(of: " · ") { short = String(short[..<range.lowerBound]) }
+        case .conflict:
+            short = "conflict \(status.conflicts.count + status.unmergedCopies.count) · press c"
+        case .paused:
+            let reason: String = switch status.pausedBy {
+            case .lockHeld(_, let pid?, _, false)?: "stale lock pid \(pid)"
+            case .lockHeld(_, let pid?, _, true)?: "lock pid \(pid)"
+            case let problem?: problem.pausedReason
+            case nil: ""
+            }
+            short = "paused: " + reason
+            if status.pendingCount > 0 { short += " · \(status.pendingCount) queued" }
+        }
+        if status.journalProblem != nil { short += " · no journal" }
+        if status.clockSkewMillis > SyncStatus.skewWarningMillis { short += " · skew \(status.clockSkewMillis / 1000)s" }
+        return TextWidth.truncate(short, to: room)
     }
 
     static func drawPromptLine(_ grid: inout Grid, _ frame: Frame, _ state: EditorState) {
@@ -320,19 +349,41 @@ public enum Screen {
         if scroll + box.height < lines.count { grid.put("↓", x: box.x + box.width, y: box.y + box.height - 1, role: .helpKey) }
     }
 
+    static func drawMessages(_ grid: inout Grid, _ state: EditorState) {
+        let lines = state.history.reversed().map { $0 }
+        let box = drawBox(&grid, title: "Messages, newest first", footer: "j/k scroll · any other key closes",
+                          contentWidth: 70, contentHeight: max(1, lines.count))
+        if lines.isEmpty { grid.put("No messages yet", x: box.x, y: box.y, role: .help) }
+        let scroll = min(state.helpScroll, max(0, lines.count - box.height))
+        for (k, line) in lines.dropFirst(scroll).prefix(box.height).enumerated() {
+            grid.put(TextWidth.truncate(line, to: box.width), x: box.x, y: box.y + k, role: .help)
+        }
+    }
+
     static func drawConflicts(_ grid: inout Grid, _ frame: Frame, _ state: EditorState) {
         let entries = frame.status.conflicts
         let footer = state.readOnly ? "j/k move · Esc closes" : "r restore · d dismiss · D all · Esc"
+        let twoLines = min(grid.width - 2, 74) - 4 < 60
         let box = drawBox(&grid, title: "Conflicts: values that lost to a concurrent edit", footer: footer,
-                          contentWidth: 70, contentHeight: max(1, entries.count))
-        let first = max(0, min(state.conflictIndex - box.height + 1, entries.count - box.height))
-        for (k, entry) in entries.dropFirst(first).prefix(box.height).enumerated() {
+                          contentWidth: 70, contentHeight: max(1, entries.count) * (twoLines ? 2 : 1))
+        // Narrow (a split pane): the item and field on one line, kept and lost on the next,
+        // so the values are not the part cut off.
+        let narrow = twoLines
+        let perEntry = narrow ? 2 : 1
+        let shownCount = max(1, box.height / perEntry)
+        let first = max(0, min(state.conflictIndex - shownCount + 1, entries.count - shownCount))
+        for (k, entry) in entries.dropFirst(first).prefix(shownCount).enumerated() {
             let c = entry.conflict
-            let line = "\(c.itemName.displaySafe) · \(c.field.rawValue): kept \(shown(c.kept, c.field)), lost \(shown(c.lost, c.field))"
-            let y = box.y + k
-            grid.put(TextWidth.padded(line, to: box.width), x: box.x, y: y, role: .help)
-            if first + k == state.conflictIndex {
-                for x in box.x..<box.x + box.width { grid[x, y].highlighted = true }
+            let what = "\(c.itemName.displaySafe) · \(c.field.rawValue)"
+            let values = "kept \(shown(c.kept, c.field)), lost \(shown(c.lost, c.field))"
+            let lines = narrow ? [what, "  " + values] : [what + ": " + values]
+            for (n, line) in lines.enumerated() {
+                let y = box.y + k * perEntry + n
+                guard y < box.y + box.height else { break }
+                grid.put(TextWidth.padded(line, to: box.width), x: box.x, y: y, role: .help)
+                if first + k == state.conflictIndex {
+                    for x in box.x..<box.x + box.width { grid[x, y].highlighted = true }
+                }
             }
         }
     }

@@ -75,3 +75,27 @@ struct TmuxUserTests {
         #expect(item(cli, "👍🏽") != nil)
     }
 }
+
+@Suite("Editor in tmux: a split pane", .serialized, .enabled(if: Tmux.isAvailable, "tmux is not installed"))
+struct TmuxNarrowTests {
+    @Test("at 49 columns a paused status bar abbreviates, keeping the pid and the queue; M shows the messages")
+    func narrowStatus() throws {
+        let cli = CLI()
+        defer { cli.cleanUp() }
+        cli("add", "Bananas", "--section", "Produce")
+        let tmux = try Tmux(cli, width: 49, height: 14)
+        #expect(tmux.waitFor("Bananas"))
+        // A live process (this test) holds a fresh lock: the check waits in the queue.
+        let lock = cli.listPath + ".lock"
+        try String(getpid()).write(toFile: lock, atomically: false, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: lock) }
+        tmux.keys("j", "Space")
+        let paused = tmux.waitForScreen { $0.contains("paused: lock pid \(getpid()) · 1 queued") }
+        #expect(paused != nil, "\(tmux.screen())")
+        try FileManager.default.removeItem(atPath: lock)
+        #expect(tmux.waitFor("synced"), "\(tmux.screen())")
+        tmux.keys("M")
+        #expect(tmux.waitFor("Checked Bananas"))
+        #expect(tmux.waitFor("Messages"))
+    }
+}

@@ -209,3 +209,62 @@ struct EditorMessageTests {
         #expect(Editor.restoredMessage(amount, item: withAmount) == "Set amount of \"Lemons LEFT\" to \"6\" (was \"2\") — u undoes")
     }
 }
+
+/// Split view: a pane about 49 columns wide.
+@Suite("Narrow panes")
+struct NarrowPaneTests {
+    @Test("the status bar abbreviates instead of cutting: every fact stays")
+    func statusAbbreviates() {
+        var status = SyncStatus()
+        status.pausedBy = .lockHeld(path: "/x/BananaList.json.lock", pid: 26415, ageSeconds: 2)
+        status.pendingCount = 1
+        let last = render(status: status, width: 49).lines.last ?? ""
+        #expect(last.contains("paused: lock pid 26415 · 1 queued"), "\(last)")
+        #expect(!last.contains("…"))
+        // Wide enough: the whole sentence.
+        #expect(render(status: status, width: 100).lines.last?.contains("paused: lock held by pid 26415 (1 waiting)") == true)
+        var conflict = SyncStatus()
+        conflict.conflicts = ConflictOverlayTests.entries
+        #expect(render(status: conflict, width: 30).lines.last?.contains("conflict 2 · press c") == true)
+    }
+
+    @Test("the conflict review shows kept and lost on a line of their own")
+    func conflictsOnTwoLines() {
+        var state = EditorState()
+        _ = state.handle(.char("c"), list: sampleList(), conflicts: ConflictOverlayTests.entries)
+        var status = SyncStatus()
+        status.conflicts = ConflictOverlayTests.entries
+        let lines = render(state: state, status: status, width: 49, height: 14).lines
+        let item = lines.firstIndex { $0.contains("Oat milk · amount") }
+        #expect(item != nil, "\(lines.joined(separator: "\n"))")
+        if let item { #expect(lines[item + 1].contains("kept \"2 L\", lost \"1 L\"")) }
+        #expect(lines.contains { $0.contains("kept checked, lost unchecked") })
+    }
+}
+
+@MainActor
+@Suite("Message history")
+struct MessageHistoryTests {
+    @Test("M shows the messages so far, newest first; any key closes it")
+    func history() async throws {
+        let box = Sandbox()
+        let editor = Editor(store: ListStore(file: box.file(), mode: .live), fileLabel: "test")
+        editor.handle(.char("a"))
+        for c in "Milk" { editor.handle(.char(c)) }
+        editor.handle(.enter)
+        editor.handle(.enter)
+        editor.handle(.escape)
+        editor.handle(.char(" "))
+        editor.handle(.char("u"))
+        editor.handle(.char("M"))
+        #expect(editor.state.mode == .messages)
+        let text = editor.render(width: 49, height: 14).text
+        let undid = text.range(of: "Undid checked Milk"), checked = text.range(of: "Checked Milk")
+        #expect(undid != nil && checked != nil, "\(text)")
+        if let undid, let checked { #expect(undid.lowerBound < checked.lowerBound) }
+        #expect(text.contains("Added Milk"))
+        editor.handle(.escape)
+        #expect(editor.state.mode == .normal)
+        _ = editor.store.close()
+    }
+}

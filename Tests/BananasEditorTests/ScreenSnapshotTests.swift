@@ -195,15 +195,14 @@ struct ScreenSnapshotTests {
         let grid = render(s.list, state: s.state, width: 70, height: 52)
         expectScreen(grid, """
              bananas                                                  2/6 checked
-            ▾ Produce  1/3 checked
-             ┌─ Keys ───────────────────────────────────────────────────────────┐
+            ▾┌─ Keys ───────────────────────────────────────────────────────────┐
              │ Move                                                             │
              │ j ↓           move down                                          │
-            ▾│ k ↑           move up                                            │
-             │ g Home        go to the top                                      │
+             │ k ↑           move up                                            │
+            ▾│ g Home        go to the top                                      │
              │ G End         go to the bottom                                   │
-            ▾│ PgDn Ctrl-D   page down                                          │
-             │ PgUp Ctrl-U   page up                                            │
+             │ PgDn Ctrl-D   page down                                          │
+            ▾│ PgUp Ctrl-U   page up                                            │
              │ Tab ]         next section                                       │
              │ Shift-Tab [   previous section                                   │
              │                                                                  │
@@ -228,6 +227,7 @@ struct ScreenSnapshotTests {
              │ /             filter as you type (Enter keeps, Esc clears)       │
              │ h             hide / show checked items                          │
              │ c             review conflicts                                   │
+             │ M             the messages shown so far                          │
              │                                                                  │
              │ Other                                                            │
              │ u             undo                                               │
