@@ -59,7 +59,8 @@ public final class Editor {
     public func setViewport(width: Int, height: Int) {
         screenWidth = width
         state.tooSmall = !Screen.fits(width: width, height: height)
-        let viewport = Screen.viewportHeight(forHeight: height)
+        state.keyBarShown = Screen.keyBar(state, store.list, height: height)
+        let viewport = Screen.viewportHeight(forHeight: height, keyBar: state.keyBarShown)
         guard viewport != state.viewportHeight else { return }
         state.viewportHeight = viewport
         state.settle(state.rows(for: store.list))

@@ -42,6 +42,13 @@ extension EditorState {
 
     private mutating func handleNormal(_ key: Key, list: ShoppingList, conflicts: [ConflictLog.Entry]) -> EditorAction {
         message = nil
+        if case .char(let c) = key, let digit = c.wholeNumberValue, c.isASCII, digit > 0 || countPrefix > 0 {
+            countPrefix = min(countPrefix * 10 + digit, 9_999)
+            message = Message("\(countPrefix)…")
+            return .none
+        }
+        let count = max(1, countPrefix)
+        countPrefix = 0
         if key == .escape {
             if !filter.isEmpty {
                 filter = ""
@@ -63,9 +70,29 @@ extension EditorState {
         let row = index.map { rows[$0] }
         let item: Item? = if case .item(let item) = row { item } else { nil }
 
+        if count > 1, KeyMap.countable.contains(binding.command) {
+            // `5j`: the key five times (each step from where the last one left the cursor).
+            var action = EditorAction.none
+            for _ in 0..<count { action = handleNormal(key, list: list, conflicts: conflicts) }
+            return action
+        }
+
         switch binding.command {
         case .moveDown: move(to: (index ?? -1) + 1, rows)
         case .moveUp: move(to: (index ?? 1) - 1, rows)
+        case .nextMatch, .previousMatch:
+            guard !filter.isEmpty else {
+                message = Message("No filter — / sets one, then n and N go from match to match")
+                break
+            }
+            // Matches are the items shown (a filter shows only them and their headers).
+            let items = rows.indices.filter { if case .item = rows[$0] { true } else { false } }
+            guard !items.isEmpty else { break }
+            let current = index ?? -1
+            let next = binding.command == .nextMatch
+                ? items.first { $0 > current } ?? items[0]
+                : items.last { $0 < current } ?? items[items.count - 1]
+            move(to: next, rows)
         case .top: move(to: 0, rows)
         case .bottom: move(to: rows.count - 1, rows)
         case .pageDown: move(to: (index ?? 0) + max(1, viewportHeight - 1), rows)
@@ -90,6 +117,12 @@ extension EditorState {
                 openPrompt(.editName(id: item.id, original: item.name), "Name:", text: item.name)
             } else if let row {
                 openPrompt(.renameSection(row.section), "Rename section:", text: row.section)
+            }
+
+        case .changeAmount:
+            if let item {
+                openPrompt(.editAmount(id: item.id, originalName: item.name, name: item.name, originalAmount: item.amount),
+                           "Amount for \(item.name.displaySafe):", text: item.amount)
             }
 
         case .deleteRow:
@@ -152,6 +185,10 @@ extension EditorState {
                 collapsed = Set(sections)
                 if let row { selection = .section(row.section) }
             }
+
+        case .toggleKeyBar:
+            keyBar = showsKeyBar(list) ? .off : .on
+            message = Message(keyBar == .on ? "Key bar on (b hides it)" : "Key bar off (b shows it)")
 
         case .toggleHideChecked:
             hideChecked.toggle()
@@ -221,8 +258,11 @@ extension EditorState {
         }
     }
 
+    /// Opens a prompt; a value it opens on is selected, so typing replaces it (a filter's is
+    /// not: typing there narrows it).
     private mutating func openPrompt(_ kind: Prompt.Kind, _ label: String, text: String = "") {
-        mode = .prompt(Prompt(kind: kind, label: label, line: LineEditor(text)))
+        let selected: Bool = if case .filter = kind { false } else { true }
+        mode = .prompt(Prompt(kind: kind, label: label, line: LineEditor(text, selected: selected)))
     }
 
     /// J/K: one place down or up within the section; past its edge, into the next or
@@ -323,7 +363,10 @@ extension EditorState {
                 return .none
             }
             do {
-                let name = try TextRules.validated(text, as: .name)
+                // A name ending in ? is optional ("Avocados?"), the ? not part of it.
+                let optional = text.trimmingWhitespace().hasSuffix("?") && text.trimmingWhitespace().count > 1
+                let typed = optional ? String(text.trimmingWhitespace().dropLast()) : text
+                let name = try TextRules.validated(typed, as: .name)
                 if let existing = list.items.first(where: { $0.name.lowercased() == name.lowercased() }) {
                     mode = .prompt(Prompt(kind: .addName(section: section), label: prompt.label, line: LineEditor()))
                     if existing.checked {
@@ -334,13 +377,14 @@ extension EditorState {
                     message = Message("\(existing.name.displaySafe) is already on the list (in \(existing.section.displaySafe))")
                     return .none
                 }
-                openPrompt(.addAmount(section: section, name: name), "Amount for \(name.displaySafe) (Enter for none):")
+                openPrompt(.addAmount(section: section, name: name, optional: optional),
+                           "Amount for \(name.displaySafe)\(optional ? " (optional)" : "") (Enter for none):")
                 return .none
             } catch {
                 return reject(error.description)
             }
 
-        case .addAmount(let section, let name):
+        case .addAmount(let section, let name, let optional):
             do {
                 let amount = try TextRules.validated(text, as: .amount)
                 let id = ItemID.random()
@@ -351,7 +395,8 @@ extension EditorState {
                     steps.append(ensure)
                     try working.apply(ensure, stamp: .zero)
                 }
-                try working.apply(.insert(Item(id: id, name: name, amount: amount, section: section, sortOrder: working.nextSortOrder)), stamp: .zero)
+                try working.apply(.insert(Item(id: id, name: name, amount: amount, section: section, optional: optional,
+                                               sortOrder: working.nextSortOrder)), stamp: .zero)
                 // Below the item the cursor is on, else at the end of the section.
                 let place = after.flatMap { a in working.items(in: section).filter { $0.id != id }.firstIndex { $0.id == a.id } }.map { $0 + 1 }
                 let insertOrder: Double
@@ -361,12 +406,13 @@ extension EditorState {
                 } else {
                     insertOrder = working.nextSortOrder
                 }
-                steps.append(.insert(Item(id: id, name: name, amount: amount, section: section, sortOrder: insertOrder)))
+                steps.append(.insert(Item(id: id, name: name, amount: amount, section: section, optional: optional, sortOrder: insertOrder)))
                 if !filter.isEmpty { shownAnyway.insert(id) }
                 // Keep the prompt open for the next item: adding a shopping list is a run of items.
                 openPrompt(.addName(section: section), "Add to \(section.displaySafe):")
                 return .edit(steps.count == 1 ? steps[0] : .batch(steps), label: StepLabel.make("add", id: id, name: name), select: .item(id),
-                             message: "Added \(name.displaySafe)" + (amount.isEmpty ? "" : " (\(amount.displaySafe))") + " · next, or Enter to stop")
+                             message: "Added \(name.displaySafe)" + (amount.isEmpty ? "" : " (\(amount.displaySafe))")
+                                + (optional ? ", optional" : "") + " · next, or Enter to stop")
             } catch let violation as TextRules.Violation {
                 return reject(violation.description)
             } catch {

@@ -25,7 +25,7 @@ public struct EditorState: Equatable, Sendable {
     public struct Prompt: Equatable, Sendable {
         public enum Kind: Equatable, Sendable {
             case addName(section: String)
-            case addAmount(section: String, name: String)
+            case addAmount(section: String, name: String, optional: Bool)
             /// `original` is the name when the prompt opened: only what the user changed is
             /// sent, so a concurrent edit to the other field (or this one, untouched) stands.
             case editName(id: String, original: String)
@@ -84,6 +84,25 @@ public struct EditorState: Equatable, Sendable {
     public var helpScroll = 0
     /// Messages shown so far, oldest first, at most `historyLimit`.
     public var history: [String] = []
+    /// A count being typed before a key (`5j`); 0 when none.
+    public var countPrefix = 0
+
+    /// The one-line key bar above the status bar: `auto` shows it while the list is short
+    /// (a new list, a new user), `b` turns it on or off for good.
+    public enum KeyBar: String, Equatable, Sendable { case auto, on, off }
+    public var keyBar: KeyBar = .auto
+    /// Whether the screen last laid out showed the key bar (it takes a row from the list).
+    public var keyBarShown = false
+    static let keyBarBelow = 20
+
+    /// Whether the key bar shows over `list`.
+    public func showsKeyBar(_ list: ShoppingList) -> Bool {
+        switch keyBar {
+        case .on: true
+        case .off: false
+        case .auto: counts(for: list).total < Self.keyBarBelow
+        }
+    }
     static let historyLimit = 100
     /// The terminal is too small to show the list: keys that would act on what cannot be
     /// seen do nothing (see `handle`).

@@ -1,12 +1,13 @@
 /// Everything a key can ask the editor to do.
 public enum Command: String, CaseIterable, Sendable, Hashable {
     case moveDown, moveUp, top, bottom, pageDown, pageUp, nextSection, previousSection
-    case toggleChecked, addItem, editItem, deleteRow, toggleOptional
+    case nextMatch, previousMatch
+    case toggleChecked, addItem, editItem, changeAmount, deleteRow, toggleOptional
     case moveRowDown, moveRowUp, moveToSection
     case addSection, renameSection, toggleCollapse, collapseAll
     case toggleHideChecked, clearChecked, filter
     case undo, redo
-    case conflicts, messages, help, redraw, quit
+    case conflicts, messages, toggleKeyBar, help, redraw, quit
 }
 
 /// One line of the key table: the keys, what they do, and the help text shown for them.
@@ -42,10 +43,13 @@ public enum KeyMap {
         Binding(keys: [.pageUp, .ctrl("u")], command: .pageUp, help: "page up", group: .move, edits: false),
         Binding(keys: [.tab, .char("]")], command: .nextSection, help: "next section", group: .move, edits: false),
         Binding(keys: [.backTab, .char("[")], command: .previousSection, help: "previous section", group: .move, edits: false),
+        Binding(keys: [.char("n")], command: .nextMatch, help: "next filter match", group: .move, edits: false),
+        Binding(keys: [.char("N")], command: .previousMatch, help: "previous filter match", group: .move, edits: false),
 
         Binding(keys: [.char(" ")], command: .toggleChecked, help: "check / uncheck", group: .items, edits: true),
-        Binding(keys: [.char("a")], command: .addItem, help: "add items here (name, then amount)", group: .items, edits: true),
+        Binding(keys: [.char("a")], command: .addItem, help: "add items here (a name ending in ? is optional)", group: .items, edits: true),
         Binding(keys: [.char("e"), .enter], command: .editItem, help: "edit name and amount (a section: rename)", group: .items, edits: true),
+        Binding(keys: [.char("=")], command: .changeAmount, help: "change the amount", group: .items, edits: true),
         Binding(keys: [.char("d"), .delete], command: .deleteRow, help: "delete the item (a section: asks first)", group: .items, edits: true),
         Binding(keys: [.char("o")], command: .toggleOptional, help: "mark optional / needed", group: .items, edits: true),
         Binding(keys: [.char("J")], command: .moveRowDown, help: "move the item (or section) down", group: .items, edits: true),
@@ -62,12 +66,31 @@ public enum KeyMap {
         Binding(keys: [.char("h")], command: .toggleHideChecked, help: "hide / show checked items", group: .view, edits: false),
         Binding(keys: [.char("c")], command: .conflicts, help: "review conflicts", group: .view, edits: false),
         Binding(keys: [.char("M")], command: .messages, help: "the messages shown so far", group: .view, edits: false),
+        Binding(keys: [.char("b")], command: .toggleKeyBar, help: "show / hide the key bar", group: .view, edits: false),
 
         Binding(keys: [.char("u")], command: .undo, help: "undo", group: .other, edits: true),
         Binding(keys: [.ctrl("r")], command: .redo, help: "redo", group: .other, edits: true),
         Binding(keys: [.char("?"), .function(1)], command: .help, help: "this help", group: .other, edits: false),
         Binding(keys: [.ctrl("l")], command: .redraw, help: "redraw the screen", group: .other, edits: false),
         Binding(keys: [.char("q")], command: .quit, help: "quit", group: .other, edits: false),
+    ]
+
+    /// The key bar's entries, in order (the bar shows as many as fit).
+    public static let bar: [(command: Command, label: String)] = [
+        (.addItem, "add"), (.toggleChecked, "check"), (.editItem, "edit"), (.changeAmount, "amount"),
+        (.deleteRow, "delete"), (.filter, "filter"), (.undo, "undo"), (.help, "help"), (.quit, "quit"),
+    ]
+
+    /// A count typed before a key (`5j`) repeats these; other keys ignore it.
+    public static let countable: Set<Command> = [.moveDown, .moveUp, .pageDown, .pageUp, .nextSection, .previousSection,
+                                                  .nextMatch, .previousMatch]
+
+    /// The sync states as the help explains them (DESIGN.md's four, by their status-bar words).
+    public static let legend: [(state: String, meaning: String)] = [
+        ("synced", "the file holds every edit made here"),
+        ("pending N", "N edits in the journal, not yet in the file"),
+        ("conflict N", "N values lost to a concurrent edit: c reviews"),
+        ("paused: why", "the file cannot be read or written; edits wait"),
     ]
 
     /// Keys that quit from any mode, a prompt included (the terminal sends them as keys).
@@ -119,6 +142,10 @@ public enum KeyMap {
         }
         text += "\n## In a prompt\n\n| keys | does |\n|---|---|\n"
         for entry in promptHelp { text += "| \(entry.keys) | \(entry.help) |\n" }
+        text += "\nA number before a key repeats it (`5j`: five rows down) for: "
+            + bindings.filter { countable.contains($0.command) }.map { "`\($0.keys[0].label)`" }.joined(separator: " ") + ".\n"
+        text += "\n## The status bar\n\n| says | means |\n|---|---|\n"
+        for entry in legend { text += "| `\(entry.state)` | \(entry.meaning) |\n" }
         text += "\nCtrl-C, Ctrl-\\ and SIGTERM quit like `q`, from any mode: pending edits (keys typed before them included) are written first, and the terminal is restored.\n"
         return text
     }

@@ -10,11 +10,15 @@ public struct LineEditor: Equatable, Sendable {
     /// `text.count`, kept as the text changes: counting walks the whole text, and a field
     /// is redrawn after every key.
     private var count: Int
+    /// The whole text is selected (a prompt opened on a value): typing replaces it, Backspace
+    /// or Delete erase it, a cursor key keeps it and moves.
+    public private(set) var selected: Bool
 
-    public init(_ text: String = "") {
+    public init(_ text: String = "", selected: Bool = false) {
         self.text = text
         count = text.count
         cursor = count
+        self.selected = selected && !text.isEmpty
     }
 
     public enum Outcome: Equatable, Sendable { case edited, moved, unhandled }
@@ -23,6 +27,15 @@ public struct LineEditor: Equatable, Sendable {
     /// which the prompt decides about).
     @discardableResult
     public mutating func handle(_ key: Key) -> Outcome {
+        if selected {
+            selected = false
+            switch key {
+            case .char, .backspace, .delete, .ctrl("h"), .ctrl("d"), .ctrl("u"), .ctrl("k"), .ctrl("w"):
+                set("")
+                if case .char = key {} else { return .edited }
+            default: break
+            }
+        }
         switch key {
         case .char(let c):
             insert(c)
@@ -66,6 +79,7 @@ public struct LineEditor: Equatable, Sendable {
     }
 
     public mutating func set(_ newText: String) {
+        selected = false
         text = newText
         count = newText.count
         cursor = count

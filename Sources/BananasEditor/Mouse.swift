@@ -80,7 +80,7 @@ extension EditorState {
         case .press:
             break
         }
-        let statusBar = viewportHeight + 2
+        let statusBar = viewportHeight + 2 + (keyBarShown ? 1 : 0)
         if mouse.y == statusBar {
             if mouse.x >= width - Screen.helpHint.count {
                 return handle(KeyMap.binding(for: .help).keys[0], list: list, conflicts: conflicts)

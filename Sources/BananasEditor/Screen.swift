@@ -39,8 +39,15 @@ public enum Screen {
     /// Whether a terminal of this size shows the list (else only "Too small").
     public static func fits(width: Int, height: Int) -> Bool { width >= minimumWidth && height >= minimumHeight }
 
-    /// Rows of list the screen has room for at `height`.
-    public static func viewportHeight(forHeight height: Int) -> Int { max(1, height - 3) }
+    /// Rows of list the screen has room for at `height` (one fewer with the key bar).
+    public static func viewportHeight(forHeight height: Int, keyBar: Bool = false) -> Int {
+        max(1, height - 3 - (keyBar ? 1 : 0))
+    }
+
+    /// Whether the key bar shows on a screen `height` rows high: only with room for it.
+    public static func keyBar(_ state: EditorState, _ list: ShoppingList, height: Int) -> Bool {
+        height > minimumHeight && state.showsKeyBar(list)
+    }
 
     public static func render(_ frame: Frame, width: Int, height: Int) -> Grid {
         var grid = Grid(width: width, height: height)
@@ -50,13 +57,15 @@ public enum Screen {
             return grid
         }
         var state = frame.state
-        state.viewportHeight = viewportHeight(forHeight: height)
+        state.keyBarShown = keyBar(state, frame.list, height: height)
+        state.viewportHeight = viewportHeight(forHeight: height, keyBar: state.keyBarShown)
         let rows = state.rows(for: frame.list)
         state.settle(rows)
 
         drawTitle(&grid, frame, state)
         drawBody(&grid, frame, state, rows)
         drawPromptLine(&grid, frame, state)
+        if state.keyBarShown { drawKeyBar(&grid, state) }
         drawStatusBar(&grid, frame, state)
         switch state.mode {
         case .help: drawHelp(&grid, state)
@@ -144,6 +153,30 @@ public enum Screen {
         return TextWidth.truncate(short, to: room)
     }
 
+    /// The key bar: the commonest keys for what is open, as many as fit.
+    static func drawKeyBar(_ grid: inout Grid, _ state: EditorState) {
+        let y = grid.height - 3
+        let entries: [(keys: String, label: String)]
+        switch state.mode {
+        case .normal:
+            entries = KeyMap.bar.map { (KeyMap.binding(for: $0.command).keys[0].label, $0.label) }
+                .filter { entry in !state.readOnly || !KeyMap.bar.contains { $0.label == entry.1 && KeyMap.binding(for: $0.command).edits } }
+        case .prompt:
+            entries = [("Enter", "accept"), ("Esc", "cancel"), ("Tab", "complete")]
+        case .confirm:
+            entries = [("y", "yes"), ("n", "no")]
+        case .help, .messages, .conflicts:
+            entries = [("j k", "scroll"), ("Esc", "close")]
+        }
+        var x = 0
+        for entry in entries {
+            let width = TextWidth.of(entry.keys) + 1 + TextWidth.of(entry.label)
+            guard x + width <= grid.width else { break }
+            x = grid.put(entry.keys, x: x, y: y, role: .helpKey)
+            x = grid.put(" " + entry.label + "  ", x: x, y: y, role: .dim)
+        }
+    }
+
     static func drawPromptLine(_ grid: inout Grid, _ frame: Frame, _ state: EditorState) {
         let y = grid.height - 2
         switch state.mode {
@@ -157,7 +190,9 @@ public enum Screen {
                 reserved = max(0, min(TextWidth.of(message.text) + 2, grid.width - x - 10))
             }
             let (shown, column) = prompt.line.visible(in: grid.width - x - reserved)
-            grid.put(shown, x: x, y: y, role: .text)
+            let end = grid.put(shown, x: x, y: y, role: .text)
+            // A value the prompt opened on is selected: typing replaces it.
+            if prompt.line.selected { for column in x..<end { grid[column, y].highlighted = true } }
             grid.cursor = (min(grid.width - 1, x + column), y)
             if let message = state.message {
                 // A problem with what was typed (the prompt stays open), or what the last
@@ -186,7 +221,7 @@ public enum Screen {
 
     static func drawBody(_ grid: inout Grid, _ frame: Frame, _ state: EditorState, _ rows: [Row]) {
         let top = 1
-        let height = grid.height - 3
+        let height = state.viewportHeight
         if rows.isEmpty {
             var lines: [String]
             if let problem = frame.status.pausedBy {
@@ -314,7 +349,7 @@ public enum Screen {
     }
 
     /// The help overlay's lines: (keys, what they do); a group title has empty help.
-    static func helpLines(readOnly: Bool) -> [(keys: String, help: String)] {
+    public static func helpLines(readOnly: Bool) -> [(keys: String, help: String)] {
         var lines: [(String, String)] = []
         for group in Binding.Group.allCases {
             if !lines.isEmpty { lines.append(("", "")) }
@@ -323,9 +358,13 @@ public enum Screen {
                 lines.append((binding.keyLabel, binding.help + (readOnly && binding.edits ? " (not in view)" : "")))
             }
         }
+        lines.append(("5j", "a number before a move key repeats it"))
         lines.append(("", ""))
         lines.append(("In a prompt", ""))
         lines += KeyMap.promptHelp
+        lines.append(("", ""))
+        lines.append(("The status bar", ""))
+        lines += KeyMap.legend.map { ($0.state, $0.meaning) }
         return lines
     }
 

@@ -99,3 +99,58 @@ struct TmuxNarrowTests {
         #expect(tmux.waitFor("Messages"))
     }
 }
+
+@Suite("Editor in tmux: fewer keystrokes", .serialized, .enabled(if: Tmux.isAvailable, "tmux is not installed"))
+struct TmuxKeystrokeTests {
+    func item(_ cli: CLI, _ name: String) -> [String: Any]? {
+        (try? cli.items())?.first { $0["name"] as? String == name }
+    }
+
+    func fileHas(_ cli: CLI, _ name: String, _ condition: ([String: Any]) -> Bool) -> Bool {
+        let deadline = Date().addingTimeInterval(5)
+        repeat {
+            if let found = item(cli, name), condition(found) { return true }
+            Thread.sleep(forTimeInterval: 0.05)
+        } while Date() < deadline
+        return false
+    }
+
+    @Test("key bar, ? for optional, = for the amount, a count, n between matches; at 100 and 49 columns")
+    func keystrokes() throws {
+        for width in [100, 49] {
+            let cli = CLI()
+            defer { cli.cleanUp() }
+            cli("add", "Bananas", "--section", "Produce", "--amount", "6")
+            cli("add", "Apples", "--section", "Produce")
+            cli("add", "Oat milk", "--section", "Dairy")
+            let tmux = try Tmux(cli, width: width, height: 16)
+            #expect(tmux.waitFor("a add  Space check"), "\(tmux.screen())")
+            // Add an optional item: the trailing ? marks it.
+            tmux.keys("a")
+            tmux.type("Avocados?")
+            tmux.keys("Enter")
+            tmux.type("3")
+            tmux.keys("Enter", "Escape")
+            #expect(fileHas(cli, "Avocados") { $0["optional"] as? Bool == true && $0["amount"] as? String == "3" })
+            // = opens on the amount; typing replaces it.
+            tmux.keys("g", "j", "=")
+            #expect(tmux.waitFor("Amount for Bananas: 6"), "\(tmux.screen())")
+            tmux.type("12")
+            tmux.keys("Enter")
+            #expect(fileHas(cli, "Bananas") { $0["amount"] as? String == "12" })
+            // 3j then Space: three rows down.
+            tmux.keys("g", "3", "j", "Space")
+            let checked = tmux.waitForScreen { $0.contains("[x]") }
+            #expect(checked != nil)
+            // n goes to the next match of a filter.
+            tmux.keys("/")
+            tmux.type("a")
+            tmux.keys("Enter", "g", "n", "n", "Space")
+            #expect(tmux.waitForScreen { $0.split(separator: "\n").filter { $0.contains("[x]") }.count >= 1 } != nil)
+            tmux.keys("b")
+            #expect(tmux.waitForScreen { !$0.contains("a add  Space check") } != nil)
+            tmux.keys("q")
+            #expect(tmux.waitForExit() == .status(0))
+        }
+    }
+}

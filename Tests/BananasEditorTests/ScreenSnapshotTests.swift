@@ -190,26 +190,31 @@ struct ScreenSnapshotTests {
 
     @Test("the help overlay lists every binding of the key table")
     func help() {
-        var s = Session(height: 52)
+        var s = Session(height: 66)
         s.press(.char("?"))
-        let grid = render(s.list, state: s.state, width: 70, height: 52)
+        let grid = render(s.list, state: s.state, width: 70, height: 66)
         expectScreen(grid, """
              bananas                                                  2/6 checked
-            ▾┌─ Keys ───────────────────────────────────────────────────────────┐
+            ▾ Produce  1/3 checked
+              [ ] Bananas  6
+             ┌─ Keys ───────────────────────────────────────────────────────────┐
              │ Move                                                             │
-             │ j ↓           move down                                          │
+            ▾│ j ↓           move down                                          │
              │ k ↑           move up                                            │
-            ▾│ g Home        go to the top                                      │
-             │ G End         go to the bottom                                   │
+             │ g Home        go to the top                                      │
+            ▾│ G End         go to the bottom                                   │
              │ PgDn Ctrl-D   page down                                          │
-            ▾│ PgUp Ctrl-U   page up                                            │
+             │ PgUp Ctrl-U   page up                                            │
              │ Tab ]         next section                                       │
              │ Shift-Tab [   previous section                                   │
+             │ n             next filter match                                  │
+             │ N             previous filter match                              │
              │                                                                  │
              │ Items                                                            │
              │ Space         check / uncheck                                    │
-             │ a             add items here (name, then amount)                 │
+             │ a             add items here (a name ending in ? is optional)    │
              │ e Enter       edit name and amount (a section: rename)           │
+             │ =             change the amount                                  │
              │ d Delete      delete the item (a section: asks first)            │
              │ o             mark optional / needed                             │
              │ J             move the item (or section) down                    │
@@ -228,6 +233,7 @@ struct ScreenSnapshotTests {
              │ h             hide / show checked items                          │
              │ c             review conflicts                                   │
              │ M             the messages shown so far                          │
+             │ b             show / hide the key bar                            │
              │                                                                  │
              │ Other                                                            │
              │ u             undo                                               │
@@ -235,6 +241,7 @@ struct ScreenSnapshotTests {
              │ ? F1          this help                                          │
              │ Ctrl-L        redraw the screen                                  │
              │ q             quit                                               │
+             │ 5j            a number before a move key repeats it              │
              │                                                                  │
              │ In a prompt                                                      │
              │ Enter         accept                                             │
@@ -243,7 +250,14 @@ struct ScreenSnapshotTests {
              │ Backspace     erase back (Ctrl-W: a word, Ctrl-U: all)           │
              │ Delete        erase under the cursor (Ctrl-K: to the end)        │
              │ Tab           complete a section name                            │
+             │                                                                  │
+             │ The status bar                                                   │
+             │ synced        the file holds every edit made here                │
+             │ pending N     N edits in the journal, not yet in the file        │
+             │ conflict N    N values lost to a concurrent edit: c reviews      │
+             │ paused: why   the file cannot be read or written; edits wait     │
              └─ j/k scroll · any other key closes ──────────────────────────────┘
+
 
              synced 4s ago  ~/lists/BananaList.json                        ? help
             """)
