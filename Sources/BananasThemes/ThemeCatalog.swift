@@ -82,6 +82,21 @@ public struct ThemeCatalog: Sendable {
         return (file, styles, cursorRow)
     }
 
+    /// The theme used when none is chosen: `default-light` when the terminal says its
+    /// background is light, else `default`.
+    public static func defaultName(_ environment: [String: String]) -> String {
+        lightBackground(environment) == true ? "default-light" : defaultName
+    }
+
+    /// Whether the terminal's background is light, from `COLORFGBG` (`fg;bg` or
+    /// `fg;default;bg`, set by rxvt, Konsole and others): nil when it does not say.
+    public static func lightBackground(_ environment: [String: String]) -> Bool? {
+        guard let value = environment["COLORFGBG"], let last = value.split(separator: ";").last,
+              let background = Int(last) else { return nil }
+        // 7 (white) and 9-15 (the bright colours but bright black) are light backgrounds.
+        return background == 7 || (9...15).contains(background)
+    }
+
     /// What the user chose, in order: `--theme`, `BANANAS_THEME`, `theme:` in
     /// `$XDG_CONFIG_HOME/bananas/config.yaml`, else the default. Never fails: a problem is
     /// returned as a message (naming the file, line and key) with the default theme.
@@ -97,7 +112,7 @@ public struct ThemeCatalog: Sendable {
             }
         }
         do {
-            return (try catalog.theme(named: name ?? defaultName), problem)
+            return (try catalog.theme(named: name ?? defaultName(environment)), problem)
         } catch {
             let fallback = (try? catalog.theme(named: defaultName)) ?? .builtIn
             return (fallback, error.description + " — using the default theme")

@@ -154,3 +154,22 @@ struct TmuxKeystrokeTests {
         }
     }
 }
+
+@Suite("Editor in tmux: a light terminal", .serialized, .enabled(if: Tmux.isAvailable, "tmux is not installed"))
+struct TmuxLightTerminalTests {
+    @Test("COLORFGBG saying the background is light: amounts are not yellow, the optional mark not cyan")
+    func lightBackground() throws {
+        let cli = CLI()
+        defer { cli.cleanUp() }
+        cli("add", "Bananas", "--section", "Produce", "--amount", "6", "--optional")
+        let light = try Tmux(cli, width: 60, environment: ["TERM": "screen", "COLORFGBG": "0;15"])
+        #expect(light.waitFor("Bananas"))
+        let styled = light.styledScreen()
+        #expect(styled.contains("35m  6"), "\(styled)")
+        #expect(!styled.contains("33m  6"), "\(styled)")
+        #expect(!styled.contains("36m"), "\(styled)")
+        let dark = try Tmux(cli, width: 60, environment: ["TERM": "screen", "COLORFGBG": "15;0"])
+        #expect(dark.waitFor("Bananas"))
+        #expect(dark.styledScreen().contains("33m  6"), "\(dark.styledScreen())")
+    }
+}
