@@ -293,8 +293,8 @@ extension EditorState {
 
     private mutating func handlePrompt(_ prompt: Prompt, _ key: Key, list: ShoppingList) -> EditorAction {
         var prompt = prompt
-        switch key {
-        case .escape:
+        switch KeyMap.promptCommand(for: key) {
+        case .cancel:
             mode = .normal
             if case .filter = prompt.kind {
                 filter = ""
@@ -304,9 +304,9 @@ extension EditorState {
                 message = Message("Cancelled")
             }
             return .none
-        case .enter:
+        case .accept:
             return accept(prompt, list: list)
-        case .tab:
+        case .complete:
             if case .moveTo = prompt.kind { complete(&prompt, sections: list.displaySections) }
             if case .addSection = prompt.kind {} else { mode = .prompt(prompt) }
             return .none
@@ -503,7 +503,7 @@ extension EditorState {
 
     private mutating func handleConfirm(_ confirm: Confirm, _ key: Key, list: ShoppingList) -> EditorAction {
         mode = .normal
-        guard key == .char("y") || key == .char("Y") else {
+        guard KeyMap.confirmCommand(for: key) == .yes else {
             message = Message("Cancelled")
             return .none
         }
@@ -523,13 +523,13 @@ extension EditorState {
     }
 
     private mutating func handleHelp(_ key: Key) -> EditorAction {
-        switch key {
-        case .char("j"), .down: helpScroll += 1
-        case .char("k"), .up: helpScroll -= 1
-        case .pageDown, .char(" "): helpScroll += 10
+        switch KeyMap.overlayCommand(for: key) {
+        case .down: helpScroll += 1
+        case .up: helpScroll -= 1
+        case .pageDown: helpScroll += 10
         case .pageUp: helpScroll -= 10
-        case .char("g"), .home: helpScroll = 0
-        default: mode = .normal
+        case .top: helpScroll = 0
+        case .restore, .dismiss, .dismissAll, nil: mode = .normal
         }
         // No further than the last page (the box shows viewportHeight - 1 lines).
         let lines = mode == .messages ? history.count : Screen.helpLines(readOnly: readOnly).count
@@ -543,19 +543,20 @@ extension EditorState {
             return .none
         }
         conflictIndex = min(conflictIndex, conflicts.count - 1)
-        switch key {
-        case .char("j"), .down: conflictIndex = min(conflicts.count - 1, conflictIndex + 1)
-        case .char("k"), .up: conflictIndex = max(0, conflictIndex - 1)
-        case .char("r"), .enter:
+        switch KeyMap.overlayCommand(for: key) {
+        case .down: conflictIndex = min(conflicts.count - 1, conflictIndex + 1)
+        case .up: conflictIndex = max(0, conflictIndex - 1)
+        case .pageDown, .pageUp, .top: break
+        case .restore:
             guard !readOnly else { message = Message("read-only: bananas view cannot restore", kind: .readOnly); return .none }
             return .restoreConflict(conflicts[conflictIndex])
-        case .char("d"):
+        case .dismiss:
             guard !readOnly else { message = Message("read-only: bananas view cannot dismiss", kind: .readOnly); return .none }
             return .dismissConflicts([conflicts[conflictIndex]])
-        case .char("D"):
+        case .dismissAll:
             guard !readOnly else { message = Message("read-only: bananas view cannot dismiss", kind: .readOnly); return .none }
             return .dismissConflicts(conflicts)
-        default:
+        case nil:
             mode = .normal
         }
         return .none

@@ -359,9 +359,14 @@ public enum Screen {
             }
         }
         lines.append(("5j", "a number before a move key repeats it"))
-        lines.append(("", ""))
-        lines.append(("In a prompt", ""))
-        lines += KeyMap.promptHelp
+        func table<Action>(_ title: String, _ entries: [ModeBinding<Action>]) {
+            lines.append(("", ""))
+            lines.append((title, ""))
+            lines += entries.map { ($0.keyLabel, $0.help) }
+        }
+        table("In a prompt", KeyMap.prompt)
+        table("In help, messages, conflicts", KeyMap.overlay)
+        table("Answering a question", KeyMap.confirm)
         lines.append(("", ""))
         lines.append(("The status bar", ""))
         lines += KeyMap.legend.map { ($0.state, $0.meaning) }
@@ -370,7 +375,7 @@ public enum Screen {
 
     static func drawHelp(_ grid: inout Grid, _ state: EditorState) {
         let lines = helpLines(readOnly: state.readOnly)
-        let keyColumn = 14
+        let keyColumn = 17
         let box = drawBox(&grid, title: "Keys", footer: "j/k scroll · any other key closes",
                           contentWidth: 64, contentHeight: lines.count)
         let scroll = min(state.helpScroll, max(0, lines.count - box.height))

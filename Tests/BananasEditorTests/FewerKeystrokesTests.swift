@@ -121,3 +121,26 @@ struct FewerKeystrokesTests {
         #expect(line.text.isEmpty)
     }
 }
+
+@Suite("Key tables per mode")
+struct ModeKeyTableTests {
+    @Test("the help lists every mode's keys from its table, the line editor's Ctrl keys included")
+    func helpListsEveryMode() {
+        let lines = Screen.helpLines(readOnly: false)
+        for entry in KeyMap.prompt { #expect(lines.contains { $0.keys == entry.keyLabel && $0.help == entry.help }, "\(entry.help)") }
+        for entry in KeyMap.overlay { #expect(lines.contains { $0.keys == entry.keyLabel }, "\(entry.help)") }
+        #expect(lines.contains { $0.keys.contains("Ctrl-B") })  // handled before, missing from help
+        #expect(lines.contains { $0.keys == "y Y" })
+    }
+
+    @Test("the prompt's keys act as its table says")
+    func promptKeysFromTable() {
+        var line = LineEditor("milk")
+        line.handle(.ctrl("b"))
+        line.handle(.ctrl("h"))
+        #expect(line.text == "mik" && line.cursor == 2)
+        line.handle(.ctrl("k"))
+        #expect(line.text == "mi")
+        #expect(line.handle(.enter) == .unhandled)
+    }
+}

@@ -190,72 +190,90 @@ struct ScreenSnapshotTests {
 
     @Test("the help overlay lists every binding of the key table")
     func help() {
-        var s = Session(height: 66)
+        var s = Session(height: 84)
         s.press(.char("?"))
-        let grid = render(s.list, state: s.state, width: 70, height: 66)
+        let grid = render(s.list, state: s.state, width: 70, height: 84)
         expectScreen(grid, """
              bananas                                                  2/6 checked
             ▾ Produce  1/3 checked
-              [ ] Bananas  6
              ┌─ Keys ───────────────────────────────────────────────────────────┐
              │ Move                                                             │
-            ▾│ j ↓           move down                                          │
-             │ k ↑           move up                                            │
-             │ g Home        go to the top                                      │
-            ▾│ G End         go to the bottom                                   │
-             │ PgDn Ctrl-D   page down                                          │
-             │ PgUp Ctrl-U   page up                                            │
-             │ Tab ]         next section                                       │
-             │ Shift-Tab [   previous section                                   │
-             │ n             next filter match                                  │
-             │ N             previous filter match                              │
+             │ j ↓              move down                                       │
+            ▾│ k ↑              move up                                         │
+             │ g Home           go to the top                                   │
+             │ G End            go to the bottom                                │
+            ▾│ PgDn Ctrl-D      page down                                       │
+             │ PgUp Ctrl-U      page up                                         │
+             │ Tab ]            next section                                    │
+             │ Shift-Tab [      previous section                                │
+             │ n                next filter match                               │
+             │ N                previous filter match                           │
              │                                                                  │
              │ Items                                                            │
-             │ Space         check / uncheck                                    │
-             │ a             add items here (a name ending in ? is optional)    │
-             │ e Enter       edit name and amount (a section: rename)           │
-             │ =             change the amount                                  │
-             │ d Delete      delete the item (a section: asks first)            │
-             │ o             mark optional / needed                             │
-             │ J             move the item (or section) down                    │
-             │ K             move the item (or section) up                      │
-             │ m             move the item to another section                   │
-             │ X             clear checked items (asks)                         │
+             │ Space            check / uncheck                                 │
+             │ a                add items (a name ending in ? is optional)      │
+             │ e Enter          edit name and amount (a section: rename)        │
+             │ =                change the amount                               │
+             │ d Delete         delete the item (a section: asks first)         │
+             │ o                mark optional / needed                          │
+             │ J                move the item (or section) down                 │
+             │ K                move the item (or section) up                   │
+             │ m                move the item to another section                │
+             │ X                clear checked items (asks)                      │
              │                                                                  │
              │ Sections                                                         │
-             │ A             add a section                                      │
-             │ R             rename this section                                │
-             │ z             collapse / expand this section                     │
-             │ Z             collapse / expand all sections                     │
+             │ A                add a section                                   │
+             │ R                rename this section                             │
+             │ z                collapse / expand this section                  │
+             │ Z                collapse / expand all sections                  │
              │                                                                  │
              │ View                                                             │
-             │ /             filter as you type (Enter keeps, Esc clears)       │
-             │ h             hide / show checked items                          │
-             │ c             review conflicts                                   │
-             │ M             the messages shown so far                          │
-             │ b             show / hide the key bar                            │
+             │ /                filter as you type (Enter keeps, Esc clears)    │
+             │ h                hide / show checked items                       │
+             │ c                review conflicts                                │
+             │ M                the messages shown so far                       │
+             │ b                show / hide the key bar                         │
              │                                                                  │
              │ Other                                                            │
-             │ u             undo                                               │
-             │ Ctrl-R        redo                                               │
-             │ ? F1          this help                                          │
-             │ Ctrl-L        redraw the screen                                  │
-             │ q             quit                                               │
-             │ 5j            a number before a move key repeats it              │
+             │ u                undo                                            │
+             │ Ctrl-R           redo                                            │
+             │ ? F1             this help                                       │
+             │ Ctrl-L           redraw the screen                               │
+             │ q                quit                                            │
+             │ 5j               a number before a move key repeats it           │
              │                                                                  │
              │ In a prompt                                                      │
-             │ Enter         accept                                             │
-             │ Esc           cancel                                             │
-             │ ← → Home End  move in the text (also Ctrl-A, Ctrl-E)             │
-             │ Backspace     erase back (Ctrl-W: a word, Ctrl-U: all)           │
-             │ Delete        erase under the cursor (Ctrl-K: to the end)        │
-             │ Tab           complete a section name                            │
+             │ Enter            accept                                          │
+             │ Esc              cancel                                          │
+             │ Tab              complete a section name (moving an item)        │
+             │ ← Ctrl-B         move left                                       │
+             │ → Ctrl-F         move right                                      │
+             │ Home Ctrl-A      to the start                                    │
+             │ End Ctrl-E       to the end                                      │
+             │ Backspace Ctrl-H erase back                                      │
+             │ Delete Ctrl-D    erase under the cursor                          │
+             │ Ctrl-W           erase a word back (also Alt-Backspace)          │
+             │ Ctrl-U           erase to the start                              │
+             │ Ctrl-K           erase to the end                                │
+             │                                                                  │
+             │ In help, messages, conflicts                                     │
+             │ j ↓              down                                            │
+             │ k ↑              up                                              │
+             │ PgDn Space       page down (help, messages)                      │
+             │ PgUp             page up (help, messages)                        │
+             │ g Home           to the top (help, messages)                     │
+             │ r Enter          restore the value that lost (conflicts)         │
+             │ d                dismiss this conflict                           │
+             │ D                dismiss every conflict                          │
+             │                                                                  │
+             │ Answering a question                                             │
+             │ y Y              yes (any other key: no)                         │
              │                                                                  │
              │ The status bar                                                   │
-             │ synced        the file holds every edit made here                │
-             │ pending N     N edits in the journal, not yet in the file        │
-             │ conflict N    N values lost to a concurrent edit: c reviews      │
-             │ paused: why   the file cannot be read or written; edits wait     │
+             │ synced           the file holds every edit made here             │
+             │ pending N        N edits in the journal, not yet in the file     │
+             │ conflict N       N values lost to a concurrent edit: c reviews   │
+             │ paused: why      the file cannot be read or written; edits wait  │
              └─ j/k scroll · any other key closes ──────────────────────────────┘
 
 
