@@ -9,6 +9,8 @@ public final class Editor {
     public let store: ListStore
     public private(set) var state: EditorState
     public let fileLabel: String
+    /// The rows last built, so a key press that only moves the cursor builds none.
+    private let rowsMemo = RowsMemo()
     /// Called when the whole terminal should be repainted (Ctrl-L). Set by the backend.
     public var onRepaintAll: (() -> Void)?
     /// Called whenever the screen should be drawn again (a change from another writer, a
@@ -22,7 +24,7 @@ public final class Editor {
         self.store = store
         state = EditorState(readOnly: store.mode == .viewer)
         self.fileLabel = fileLabel ?? Editor.label(for: store.file.path)
-        state.settle(state.rows(for: store.list))
+        state.settle(state.rows(for: store.list, memo: rowsMemo))
         subscription = store.subscribe { [weak self] change in
             guard let self else { return }
             self.storeChanges += 1
@@ -34,7 +36,7 @@ public final class Editor {
             }
             // Another writer's change: the selection is kept by identity, so the cursor stays
             // on its item wherever that item now is.
-            self.state.settle(self.state.rows(for: self.store.list))
+            self.state.settle(self.state.rows(for: self.store.list, memo: self.rowsMemo))
             self.onNeedsDisplay?()
         }
     }
@@ -59,11 +61,11 @@ public final class Editor {
     public func setViewport(width: Int, height: Int) {
         screenWidth = width
         state.tooSmall = !Screen.fits(width: width, height: height)
-        state.keyBarShown = Screen.keyBar(state, store.list, height: height)
+        state.keyBarShown = Screen.keyBar(state, store.list, height: height, memo: rowsMemo)
         let viewport = Screen.viewportHeight(forHeight: height, keyBar: state.keyBarShown)
         guard viewport != state.viewportHeight else { return }
         state.viewportHeight = viewport
-        state.settle(state.rows(for: store.list))
+        state.settle(state.rows(for: store.list, memo: rowsMemo))
     }
 
     public func render(width: Int, height: Int, now: Int64 = Clock.nowMillis()) -> Grid {
@@ -81,7 +83,7 @@ public final class Editor {
             lastRender = last
             return last.grid
         }
-        let grid = Screen.render(frame, width: width, height: height)
+        let grid = Screen.render(frame, width: width, height: height, memo: rowsMemo)
         lastRender = LastRender(grid: grid, width: width, height: height, storeChanges: storeChanges, state: state, status: frame.status)
         return grid
     }
@@ -108,14 +110,14 @@ public final class Editor {
     @discardableResult
     public func handle(_ key: Key) -> Bool {
         let before = state.message
-        return carryOut(state.handle(key, list: store.list, conflicts: store.status.conflicts), messageBefore: before)
+        return carryOut(state.handle(key, list: store.list, conflicts: store.status.conflicts, memo: rowsMemo), messageBefore: before)
     }
 
     /// Handles a click or a turn of the wheel.
     @discardableResult
     public func handle(_ mouse: MouseEvent) -> Bool {
         let before = state.message
-        return carryOut(state.handle(mouse, list: store.list, conflicts: store.status.conflicts, width: screenWidth),
+        return carryOut(state.handle(mouse, list: store.list, conflicts: store.status.conflicts, width: screenWidth, memo: rowsMemo),
                         messageBefore: before)
     }
 
@@ -128,7 +130,7 @@ public final class Editor {
         // `handle` settled the state on the list it was given; only a changed list needs more.
         switch action {
         case .none, .quit, .redraw: break
-        default: state.settle(state.rows(for: store.list))
+        default: state.settle(state.rows(for: store.list, memo: rowsMemo))
         }
         messageShownAt = state.message == nil ? nil : Clock.nowMillis()
         return keepGoing

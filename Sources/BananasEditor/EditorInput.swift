@@ -17,9 +17,11 @@ public enum EditorAction: Equatable, Sendable {
 
 extension EditorState {
     /// Handles one key: changes the state and returns what to do to the list.
-    /// `conflicts` are the entries awaiting review (for the conflicts overlay).
-    public mutating func handle(_ key: Key, list: ShoppingList, conflicts: [ConflictLog.Entry] = []) -> EditorAction {
-        defer { settle(rows(for: list)) }
+    /// `conflicts` are the entries awaiting review (for the conflicts overlay); `memo` keeps
+    /// the rows between calls (see `RowsMemo`).
+    public mutating func handle(_ key: Key, list: ShoppingList, conflicts: [ConflictLog.Entry] = [],
+                                memo: RowsMemo? = nil) -> EditorAction {
+        defer { settle(rows(for: list, memo: memo)) }
         // Quitting works in every mode, and comes in order with the keys before it (the
         // terminal delivers Ctrl-C as a key, not a signal that would skip them).
         if KeyMap.quitKeys.contains(key) { return .quit }
@@ -30,8 +32,8 @@ extension EditorState {
             return .none
         }
         switch mode {
-        case .normal: return handleNormal(key, list: list, conflicts: conflicts)
-        case .prompt(let prompt): return handlePrompt(prompt, key, list: list)
+        case .normal: return handleNormal(key, list: list, conflicts: conflicts, memo: memo)
+        case .prompt(let prompt): return handlePrompt(prompt, key, list: list, memo: memo)
         case .confirm(let confirm): return handleConfirm(confirm, key, list: list)
         case .help, .messages: return handleHelp(key)
         case .conflicts: return handleConflicts(key, conflicts: conflicts)
@@ -40,7 +42,7 @@ extension EditorState {
 
     // MARK: - Normal mode
 
-    private mutating func handleNormal(_ key: Key, list: ShoppingList, conflicts: [ConflictLog.Entry]) -> EditorAction {
+    private mutating func handleNormal(_ key: Key, list: ShoppingList, conflicts: [ConflictLog.Entry], memo: RowsMemo?) -> EditorAction {
         message = nil
         if case .char(let c) = key, let digit = c.wholeNumberValue, c.isASCII, digit > 0 || countPrefix > 0 {
             countPrefix = min(countPrefix * 10 + digit, 9_999)
@@ -65,7 +67,7 @@ extension EditorState {
             message = Message(Self.readOnlyHint, kind: .readOnly)
             return .none
         }
-        let rows = rows(for: list)
+        let rows = rows(for: list, memo: memo)
         let index = cursorIndex(in: rows)
         let row = index.map { rows[$0] }
         let item: Item? = if case .item(let item) = row { item } else { nil }
@@ -73,7 +75,7 @@ extension EditorState {
         if count > 1, KeyMap.countable.contains(binding.command) {
             // `5j`: the key five times (each step from where the last one left the cursor).
             var action = EditorAction.none
-            for _ in 0..<count { action = handleNormal(key, list: list, conflicts: conflicts) }
+            for _ in 0..<count { action = handleNormal(key, list: list, conflicts: conflicts, memo: memo) }
             return action
         }
 
@@ -187,7 +189,7 @@ extension EditorState {
             }
 
         case .toggleKeyBar:
-            keyBar = showsKeyBar(list) ? .off : .on
+            keyBar = showsKeyBar(list, memo: memo) ? .off : .on
             message = Message(keyBar == .on ? "Key bar on (b hides it)" : "Key bar off (b shows it)")
 
         case .toggleHideChecked:
@@ -291,7 +293,7 @@ extension EditorState {
 
     // MARK: - Prompts
 
-    private mutating func handlePrompt(_ prompt: Prompt, _ key: Key, list: ShoppingList) -> EditorAction {
+    private mutating func handlePrompt(_ prompt: Prompt, _ key: Key, list: ShoppingList, memo: RowsMemo?) -> EditorAction {
         var prompt = prompt
         switch KeyMap.promptCommand(for: key) {
         case .cancel:
@@ -316,7 +318,7 @@ extension EditorState {
             mode = .prompt(prompt)
             if case .filter = prompt.kind, prompt.line.text != before {
                 // Jump to the first match as the filter narrows.
-                if let first = rows(for: list).first(where: { if case .item = $0 { true } else { false } }) {
+                if let first = rows(for: list, memo: memo).first(where: { if case .item = $0 { true } else { false } }) {
                     selection = first.selection
                 }
             }

@@ -44,21 +44,21 @@ extension EditorState {
     /// checks it, on a section header collapses it; the wheel moves through the list; a click
     /// on the status bar opens the conflict review when there are conflicts, help on `? help`.
     public mutating func handle(_ mouse: MouseEvent, list: ShoppingList, conflicts: [ConflictLog.Entry] = [],
-                                width: Int) -> EditorAction {
-        defer { settle(rows(for: list)) }
+                                width: Int, memo: RowsMemo? = nil) -> EditorAction {
+        defer { settle(rows(for: list, memo: memo)) }
         guard !tooSmall else { return .none }
         switch mode {
         case .help, .messages:
             switch mouse.kind {
-            case .wheelUp: return handle(.up, list: list, conflicts: conflicts)
-            case .wheelDown: return handle(.down, list: list, conflicts: conflicts)
+            case .wheelUp: return handle(.up, list: list, conflicts: conflicts, memo: memo)
+            case .wheelDown: return handle(.down, list: list, conflicts: conflicts, memo: memo)
             case .press: mode = .normal
             }
             return .none
         case .conflicts:
             switch mouse.kind {
-            case .wheelUp: return handle(.up, list: list, conflicts: conflicts)
-            case .wheelDown: return handle(.down, list: list, conflicts: conflicts)
+            case .wheelUp: return handle(.up, list: list, conflicts: conflicts, memo: memo)
+            case .wheelDown: return handle(.down, list: list, conflicts: conflicts, memo: memo)
             case .press: return .none
             }
         case .prompt, .confirm:
@@ -66,7 +66,7 @@ extension EditorState {
         case .normal:
             break
         }
-        let rows = rows(for: list)
+        let rows = rows(for: list, memo: memo)
         let index = cursorIndex(in: rows) ?? 0
         switch mouse.kind {
         case .wheelUp:
@@ -83,10 +83,10 @@ extension EditorState {
         let statusBar = viewportHeight + 2 + (keyBarShown ? 1 : 0)
         if mouse.y == statusBar {
             if mouse.x >= width - Screen.helpHint.count {
-                return handle(KeyMap.binding(for: .help).keys[0], list: list, conflicts: conflicts)
+                return handle(KeyMap.binding(for: .help).keys[0], list: list, conflicts: conflicts, memo: memo)
             }
             if !conflicts.isEmpty {
-                return handle(KeyMap.binding(for: .conflicts).keys[0], list: list, conflicts: conflicts)
+                return handle(KeyMap.binding(for: .conflicts).keys[0], list: list, conflicts: conflicts, memo: memo)
             }
             return .none
         }

@@ -45,11 +45,12 @@ public enum Screen {
     }
 
     /// Whether the key bar shows on a screen `height` rows high: only with room for it.
-    public static func keyBar(_ state: EditorState, _ list: ShoppingList, height: Int) -> Bool {
-        height > minimumHeight && state.showsKeyBar(list)
+    public static func keyBar(_ state: EditorState, _ list: ShoppingList, height: Int, memo: RowsMemo? = nil) -> Bool {
+        height > minimumHeight && state.showsKeyBar(list, memo: memo)
     }
 
-    public static func render(_ frame: Frame, width: Int, height: Int) -> Grid {
+    /// The screen for `frame`; `memo` (the editor's) saves building the rows again.
+    public static func render(_ frame: Frame, width: Int, height: Int, memo: RowsMemo? = nil) -> Grid {
         var grid = Grid(width: width, height: height)
         guard fits(width: width, height: height) else {
             let lines = ["Too small:", "need \(minimumWidth)x\(minimumHeight)"]
@@ -57,12 +58,12 @@ public enum Screen {
             return grid
         }
         var state = frame.state
-        state.keyBarShown = keyBar(state, frame.list, height: height)
+        state.keyBarShown = keyBar(state, frame.list, height: height, memo: memo)
         state.viewportHeight = viewportHeight(forHeight: height, keyBar: state.keyBarShown)
-        let rows = state.rows(for: frame.list)
+        let rows = state.rows(for: frame.list, memo: memo)
         state.settle(rows)
 
-        drawTitle(&grid, frame, state)
+        drawTitle(&grid, frame, state, memo: memo)
         drawBody(&grid, frame, state, rows)
         drawPromptLine(&grid, frame, state)
         if state.keyBarShown { drawKeyBar(&grid, state) }
@@ -84,12 +85,12 @@ public enum Screen {
         "\(checked)/\(total)" + (wide ? " checked" : "✓")
     }
 
-    static func drawTitle(_ grid: inout Grid, _ frame: Frame, _ state: EditorState) {
+    static func drawTitle(_ grid: inout Grid, _ frame: Frame, _ state: EditorState, memo: RowsMemo?) {
         grid.fill(y: 0, role: .title)
         let name = state.readOnly ? " bananas view" : " bananas"
         var x = grid.put(name, x: 0, y: 0, role: .title)
         if state.readOnly { x = grid.put(" read-only", x: x, y: 0, role: .readOnly) }
-        let (checked, total) = state.counts(for: frame.list)
+        let (checked, total) = state.counts(for: frame.list, memo: memo)
         // An unreadable file is not an empty list (the body says what is wrong).
         var right = total == 0 ? (frame.status.pausedBy == nil ? "empty " : "") : checkedCount(checked, of: total, wide: grid.width >= 36) + " "
         if !state.filter.isEmpty, case .normal = state.mode { right = "filter: \(state.filter.displaySafe) · " + right }
