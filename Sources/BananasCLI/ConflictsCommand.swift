@@ -1,5 +1,6 @@
 import ArgumentParser
 import BananasCore
+import BananasEditor
 import BananasFile
 import BananasSync
 
@@ -104,14 +105,15 @@ struct RestoreConflict: ParsableCommand {
             let log = try ConflictsCommand.log(options)
             let entry = try ConflictsCommand.find(id, in: log.entries())
             let c = entry.conflict
-            try mutate(options) { list in
-                guard list.item(c.itemID) != nil else {
+            // The item as it was, for saying what the restore replaced.
+            let before: Item = try mutate(options) { list in
+                guard let item = list.item(c.itemID) else {
                     throw CLIError(message: "\(Output.safe(c.itemName)) is no longer on the list; add it again instead", code: ExitCodes.notFound)
                 }
-                return (ListEdit.update(id: c.itemID, changes: [c.field: c.lost]), ())
+                return (ListEdit.update(id: c.itemID, changes: [c.field: c.lost]), item)
             }
             try log.resolve(entry.id, as: "restored", at: Clock.nowMillis())
-            Output.line("Restored \(Output.safe(c.itemName)) · \(c.field.rawValue) = \(ConflictsCommand.shown(c.lost, c.field))")
+            Output.line(c.restoredMessage(item: before))
         }
     }
 }

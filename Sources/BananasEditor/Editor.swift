@@ -230,7 +230,7 @@ public final class Editor {
                                   label: StepLabel.make("restore", item, " \(c.field.rawValue)"))
                 try conflictLog()?.resolve(entry.id, as: "restored", at: Clock.nowMillis())
                 store.refreshConflicts()
-                state.message = .init(Editor.restoredMessage(c, item: item))
+                state.message = .init(c.restoredMessage(item: item) + " — u undoes")
             } catch {
                 state.message = .init("Could not restore: \(error)", kind: .error)
             }
@@ -245,14 +245,6 @@ public final class Editor {
             }
         }
         return true
-    }
-
-    /// What a restore did, in words that name the value set and the one it replaced:
-    /// `Set the name of "Lemons LEFT" to "Lemons RIGHT"`, not "Restored Lemons LEFT name".
-    public static func restoredMessage(_ c: Conflict, item: Item) -> String {
-        let now = item[c.field]
-        let what = c.field == .name ? "the name" : "\(c.field.rawValue) of \(Screen.quoted(item.name))"
-        return "Set \(what) to \(Screen.shown(c.lost, c.field)) (was \(Screen.shown(now, c.field))) — u undoes"
     }
 
     private func conflictLog() -> ConflictLog? {

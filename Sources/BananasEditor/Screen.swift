@@ -443,3 +443,14 @@ public enum Screen {
         }
     }
 }
+
+extension Conflict {
+    /// What restoring this lost value does to `item` (as it is before), in words that name
+    /// the value set and the one it replaces: `Set the name to "Lemons RIGHT" (was "Lemons
+    /// LEFT")`, not "Restored Lemons LEFT name". The editor and `bananas conflicts restore`
+    /// both say it.
+    public func restoredMessage(item: Item) -> String {
+        let what = field == .name ? "the name" : "\(field.rawValue) of \(Screen.quoted(item.name))"
+        return "Set \(what) to \(Screen.shown(lost, field)) (was \(Screen.shown(item[field], field)))"
+    }
+}

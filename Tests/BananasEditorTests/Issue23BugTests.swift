@@ -201,12 +201,12 @@ struct EditorMessageTests {
         let item = Item(id: "L1", name: "Lemons LEFT", section: "Produce", sortOrder: 1)
         let conflict = Conflict(itemID: "L1", itemName: "Lemons LEFT", field: .name, kept: .text("Lemons LEFT"), keptStamp: .zero,
                                 lost: .text("Lemons RIGHT"), lostStamp: .zero)
-        #expect(Editor.restoredMessage(conflict, item: item) == "Set the name to \"Lemons RIGHT\" (was \"Lemons LEFT\") — u undoes")
+        #expect(conflict.restoredMessage(item: item) == "Set the name to \"Lemons RIGHT\" (was \"Lemons LEFT\")")
         let amount = Conflict(itemID: "L1", itemName: "Lemons LEFT", field: .amount, kept: .text("2"), keptStamp: .zero,
                               lost: .text("6"), lostStamp: .zero)
         var withAmount = item
         withAmount.amount = "2"
-        #expect(Editor.restoredMessage(amount, item: withAmount) == "Set amount of \"Lemons LEFT\" to \"6\" (was \"2\") — u undoes")
+        #expect(amount.restoredMessage(item: withAmount) == "Set amount of \"Lemons LEFT\" to \"6\" (was \"2\")")
     }
 }
 
