@@ -173,3 +173,24 @@ struct TmuxLightTerminalTests {
         #expect(dark.styledScreen().contains("33m  6"), "\(dark.styledScreen())")
     }
 }
+
+@Suite("Editor in tmux: a broken file", .serialized, .enabled(if: Tmux.isAvailable, "tmux is not installed"))
+struct TmuxBrokenFileTests {
+    @Test("an unparseable file: the editor says what is wrong as the CLI does, not that the list is empty")
+    func unparseable() throws {
+        let cli = CLI()
+        defer { cli.cleanUp() }
+        cli.writeFile("{ not json")
+        let listed = cli("list")
+        #expect(listed.stderr.contains("invalid JSON") || listed.stderr.contains("is not a list bananas can read"), "\(listed.stderr)")
+        let tmux = try Tmux(cli, width: 80, height: 16)
+        let screen = tmux.waitForScreen { $0.contains("invalid JSON at line 1") }
+        #expect(screen != nil, "\(tmux.screen())")
+        #expect(screen?.contains("restore it from") == true)
+        #expect(screen?.contains("The list is empty") == false)
+        #expect(screen?.contains("paused: unparseable file") == true)
+        tmux.keys("q")
+        #expect(tmux.waitForExit() != nil)
+        #expect(cli.fileBytes == Data("{ not json".utf8))
+    }
+}
