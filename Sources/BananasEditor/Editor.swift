@@ -123,7 +123,8 @@ public final class Editor {
 
     private func carryOut(_ action: EditorAction, messageBefore: EditorState.Message?) -> Bool {
         let keepGoing = perform(action)
-        if let message = state.message, message != messageBefore || action != .none { remember(message) }
+        // A count being typed ("5…") is not worth keeping.
+        if let message = state.message, message != messageBefore || action != .none, state.countPrefix == 0 { remember(message) }
         if state.mode == .conflicts && store.status.conflicts.isEmpty {
             state.mode = .normal  // the last one was reviewed
         }
