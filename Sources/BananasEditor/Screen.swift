@@ -160,8 +160,9 @@ public enum Screen {
         let entries: [(keys: String, label: String)]
         switch state.mode {
         case .normal:
-            entries = KeyMap.bar.map { (KeyMap.binding(for: $0.command).keys[0].label, $0.label) }
-                .filter { entry in !state.readOnly || !KeyMap.bar.contains { $0.label == entry.1 && KeyMap.binding(for: $0.command).edits } }
+            // In `bananas view`, only the keys that work there.
+            entries = KeyMap.bar.filter { !state.readOnly || !KeyMap.binding(for: $0.command).edits }
+                .map { (KeyMap.binding(for: $0.command).keys[0].label, $0.label) }
         case .prompt:
             entries = [("Enter", "accept"), ("Esc", "cancel"), ("Tab", "complete")]
         case .confirm:

@@ -144,3 +144,13 @@ struct ModeKeyTableTests {
         #expect(line.handle(.enter) == .unhandled)
     }
 }
+
+@Suite("Key bar in the viewer")
+struct ViewerKeyBarTests {
+    @Test("bananas view's key bar shows only keys that work there")
+    func readOnlyBar() {
+        let grid = render(state: EditorState(readOnly: true), keyBar: .auto)
+        let bar = grid.lines[grid.height - 3]
+        #expect(bar.hasPrefix("/ filter  ? help  q quit"), "\(bar)")
+    }
+}
