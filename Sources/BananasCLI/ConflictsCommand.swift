@@ -1,5 +1,6 @@
 import ArgumentParser
 import BananasCore
+import BananasEditor
 import BananasFile
 import BananasSync
 
@@ -92,15 +93,15 @@ struct RestoreConflict: ParsableCommand {
 
     func run() throws {
         try perform {
-            let restored: Conflict = try mutate(options) { list in
+            let said: String = try mutate(options) { list in
                 let conflict = try ConflictsCommand.find(id, in: list.conflictList(all: true))
                 do {
-                    return (try list.restoreEdit(conflict), conflict)
+                    return (try list.restoreEdit(conflict), conflict.restoredMessage(in: list))
                 } catch EditError.noSuchItem {
                     throw CLIError(message: "\(Output.safe(conflict.name)) is no longer on the list; bring it back with bananas restore first", code: ExitCodes.notFound)
                 }
             }
-            Output.line("Restored \(Output.safe(restored.name)) · \(restored.field) = \(ConflictsCommand.shown(restored.lost, restored.field))")
+            Output.line(said)
         }
     }
 }

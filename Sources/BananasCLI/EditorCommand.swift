@@ -24,9 +24,11 @@ struct EditorCommand: ParsableCommand {
     @OptionGroup var options: FileOptions
     @Option(help: ArgumentHelp("The colour theme (see bananas themes; default: $BANANAS_THEME, config.yaml, else default).", valueName: "name"))
     var theme: String?
+    @Flag(help: "Leave the mouse to the terminal (default: clicks and the wheel act; config.yaml: mouse: false).")
+    var noMouse = false
 
     func run() throws {
-        try runEditor(file: options.listFile, mode: .live, theme: theme)
+        try runEditor(file: options.listFile, mode: .live, theme: theme, noMouse: noMouse)
     }
 }
 
@@ -40,13 +42,15 @@ struct ViewCommand: ParsableCommand {
     @OptionGroup var options: FileOptions
     @Option(help: ArgumentHelp("The colour theme (see bananas themes).", valueName: "name"))
     var theme: String?
+    @Flag(help: "Leave the mouse to the terminal (config.yaml: mouse: false).")
+    var noMouse = false
 
     func run() throws {
-        try runEditor(file: options.listFile, mode: .viewer, theme: theme)
+        try runEditor(file: options.listFile, mode: .viewer, theme: theme, noMouse: noMouse)
     }
 }
 
-func runEditor(file: ListFile, mode: ListStore.Mode, theme themeName: String?) throws {
+func runEditor(file: ListFile, mode: ListStore.Mode, theme themeName: String?, noMouse: Bool = false) throws {
     guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else {
         // Not a terminal (a pipe, a script): print the list the way `bananas list` does.
         let list = try ListCommand.parse(["--file", file.path])
@@ -58,8 +62,16 @@ func runEditor(file: ListFile, mode: ListStore.Mode, theme themeName: String?) t
             let store = ListStore(file: file, mode: mode)
             let editor = Editor(store: store)
             let (theme, problem) = ThemeCatalog.load(flag: themeName)
+            var mouse = !noMouse
+            if mouse {
+                do throws(ThemeError) {
+                    mouse = try Config.mouse(in: Config.path()) ?? true
+                } catch {
+                    editor.show(error.description, isError: true)
+                }
+            }
             if let problem { editor.show(problem, isError: true) }
-            let runner = EditorRunner(editor: editor, theme: theme)
+            let runner = EditorRunner(editor: editor, theme: theme, mouse: mouse)
             EditorHolder.runner = runner
             do {
                 try runner.start()

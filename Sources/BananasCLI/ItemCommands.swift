@@ -1,5 +1,6 @@
 import ArgumentParser
 import BananasCore
+import BananasEditor
 import BananasFile
 import BananasSync
 
@@ -26,6 +27,9 @@ struct ListCommand: ParsableCommand {
                 }
                 groups = groups.filter { $0.section == name }
             }
+            // Counts are of the whole section, whatever --unchecked leaves out.
+            var counts: [String: (checked: Int, total: Int)] = [:]
+            for group in groups { counts[group.section] = (group.items.count { $0.checked }, group.items.count) }
             if unchecked { groups = groups.map { ($0.section, $0.items.filter { !$0.checked }) } }
 
             if json {
@@ -42,8 +46,8 @@ struct ListCommand: ParsableCommand {
             }
             for (index, group) in shown.enumerated() {
                 if index > 0 { Output.line() }
-                let open = group.items.filter { !$0.checked }.count
-                Output.line("\(Output.sectionTitle(group.section)) (\(open)/\(group.items.count))")
+                let count = counts[group.section] ?? (0, 0)
+                Output.line("\(Output.sectionTitle(group.section)) (\(Screen.checkedCount(count.checked, of: count.total)))")
                 for item in group.items { Output.line("  " + Output.row(item, showID: ids)) }
             }
             for note in Output.problemNotes(snapshot.decoded.problems) { Output.note(note) }

@@ -13,14 +13,10 @@ struct KeysCommand: ParsableCommand {
             print(KeyMap.markdown(), terminator: "")
             return
         }
-        for group in Binding.Group.allCases {
-            print(group.rawValue)
-            for binding in KeyMap.bindings where binding.group == group {
-                print("  " + binding.keyLabel.padding(to: 14) + binding.help)
-            }
+        // The help overlay's lines: every mode's table, then the status bar's states.
+        for line in Screen.helpLines(readOnly: false) {
+            print(line.help.isEmpty ? line.keys : "  " + line.keys.padding(to: 14) + line.help)
         }
-        print("In a prompt")
-        for entry in KeyMap.promptHelp { print("  " + entry.keys.padding(to: 14) + entry.help) }
     }
 }
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import BananasCore
+import BananasEditor
 import BananasFile
 import BananasSync
 
@@ -29,7 +30,9 @@ struct SectionsList: ParsableCommand {
             }
             if groups.isEmpty { Output.line("No sections yet. Add one: bananas sections add Produce") }
             for group in groups {
-                Output.line("\(Output.sectionTitle(group.section)) (\(group.items.count))")
+                // The one meaning of a section's count, as in `bananas list` and the editor.
+                let count = Screen.checkedCount(group.items.count { $0.checked }, of: group.items.count)
+                Output.line("\(Output.sectionTitle(group.section)) (\(count))")
             }
         }
     }

@@ -9,6 +9,8 @@ public final class Editor {
     public let store: ListStore
     public private(set) var state: EditorState
     public let fileLabel: String
+    /// The rows last built, so a key press that only moves the cursor builds none.
+    private let rowsMemo = RowsMemo()
     /// Called when the whole terminal should be repainted (Ctrl-L). Set by the backend.
     public var onRepaintAll: (() -> Void)?
     /// Called whenever the screen should be drawn again (a change from another writer, a
@@ -22,7 +24,7 @@ public final class Editor {
         self.store = store
         state = EditorState(readOnly: store.mode == .viewer)
         self.fileLabel = fileLabel ?? Editor.label(for: store.file.path)
-        state.settle(state.rows(for: store.list))
+        state.settle(state.rows(for: store.list, memo: rowsMemo))
         subscription = store.subscribe { [weak self] change in
             guard let self else { return }
             self.storeChanges += 1
@@ -34,7 +36,7 @@ public final class Editor {
             }
             // Another writer's change: the selection is kept by identity, so the cursor stays
             // on its item wherever that item now is.
-            self.state.settle(self.state.rows(for: self.store.list))
+            self.state.settle(self.state.rows(for: self.store.list, memo: self.rowsMemo))
             self.onNeedsDisplay?()
         }
     }
@@ -50,28 +52,38 @@ public final class Editor {
     /// Shows a message until the next key (a theme problem found at start, say).
     public func show(_ text: String, isError: Bool) {
         state.message = .init(text, kind: isError ? .error : .info)
+        remember(state.message!)
         messageShownAt = Clock.nowMillis() + 10_000  // long enough to read
     }
 
-    public func setViewport(height: Int) {
-        let viewport = Screen.viewportHeight(forHeight: height)
+    /// The terminal's size, for the rows a page holds and for knowing when nothing but
+    /// "Too small" is shown (keys then act only when they cannot act blind).
+    public func setViewport(width: Int, height: Int) {
+        screenWidth = width
+        state.tooSmall = !Screen.fits(width: width, height: height)
+        state.keyBarShown = Screen.keyBar(state, store.list, height: height, memo: rowsMemo)
+        let viewport = Screen.viewportHeight(forHeight: height, keyBar: state.keyBarShown)
         guard viewport != state.viewportHeight else { return }
         state.viewportHeight = viewport
-        state.settle(state.rows(for: store.list))
+        state.settle(state.rows(for: store.list, memo: rowsMemo))
     }
 
     public func render(width: Int, height: Int, now: Int64 = Clock.nowMillis()) -> Grid {
-        let frame = Frame(state: state, list: store.list, status: store.status, fileLabel: fileLabel, now: now)
+        var frame = Frame(state: state, list: store.list, status: store.status, fileLabel: fileLabel, now: now)
+        if store.status.pausedBy != nil, store.list.items.isEmpty, let base = store.file.state?.basePath,
+           FileSystem.fileExists(atPath: base) {
+            frame.lastWritten = Editor.label(for: base)
+        }
         // Only the clock moved on (the status bar's `synced 4s ago`, once a second while
         // idle): the last frame with its status bar drawn again, not the whole list.
         if var last = lastRender, last.width == width, last.height == height, case .normal = state.mode,
-           width >= Screen.minimumWidth, height >= Screen.minimumHeight,
+           Screen.fits(width: width, height: height),
            last.storeChanges == storeChanges, last.state == state, last.status == frame.status {
             Screen.drawStatusBar(&last.grid, frame, state)
             lastRender = last
             return last.grid
         }
-        let grid = Screen.render(frame, width: width, height: height)
+        let grid = Screen.render(frame, width: width, height: height, memo: rowsMemo)
         lastRender = LastRender(grid: grid, width: width, height: height, storeChanges: storeChanges, state: state, status: frame.status)
         return grid
     }
@@ -91,21 +103,45 @@ public final class Editor {
     /// Notifications from the store so far (each may come with a new list).
     private var storeChanges = 0
 
+    /// The terminal's width, as last set (for where a click lands on the status bar).
+    private var screenWidth = 80
+
     /// Handles one key. Returns false when the editor should quit.
     @discardableResult
     public func handle(_ key: Key) -> Bool {
-        let action = state.handle(key, list: store.list, conflicts: store.status.conflicts)
+        let before = state.message
+        return carryOut(state.handle(key, list: store.list, conflicts: store.status.conflicts, memo: rowsMemo), messageBefore: before)
+    }
+
+    /// Handles a click or a turn of the wheel.
+    @discardableResult
+    public func handle(_ mouse: MouseEvent) -> Bool {
+        let before = state.message
+        return carryOut(state.handle(mouse, list: store.list, conflicts: store.status.conflicts, width: screenWidth, memo: rowsMemo),
+                        messageBefore: before)
+    }
+
+    private func carryOut(_ action: EditorAction, messageBefore: EditorState.Message?) -> Bool {
         let keepGoing = perform(action)
+        // A count being typed ("5…") is not worth keeping.
+        if let message = state.message, message != messageBefore || action != .none, state.countPrefix == 0 { remember(message) }
         if state.mode == .conflicts && store.status.conflicts.isEmpty {
             state.mode = .normal  // the last one was reviewed
         }
         // `handle` settled the state on the list it was given; only a changed list needs more.
         switch action {
         case .none, .quit, .redraw: break
-        default: state.settle(state.rows(for: store.list))
+        default: state.settle(state.rows(for: store.list, memo: rowsMemo))
         }
         messageShownAt = state.message == nil ? nil : Clock.nowMillis()
         return keepGoing
+    }
+
+    /// Keeps a message for the history (`M`): a narrow status line may have cut it short,
+    /// or it went before it was read.
+    private func remember(_ message: EditorState.Message) {
+        state.history.append(message.text)
+        if state.history.count > EditorState.historyLimit { state.history.removeFirst() }
     }
 
     /// Expires old messages. Returns true when the screen should be drawn: a message went,
@@ -167,7 +203,7 @@ public final class Editor {
         case .undo:
             do {
                 if let label = try store.undo() {
-                    state.message = .init("Undid \(label.displaySafe) — Ctrl-R redoes")
+                    state.message = .init("Undid \(StepLabel.text(label, in: store.list)) — Ctrl-R redoes")
                 } else {
                     state.message = .init("Nothing to undo")
                 }
@@ -177,7 +213,7 @@ public final class Editor {
         case .redo:
             do {
                 if let label = try store.redo() {
-                    state.message = .init("Redid \(label.displaySafe)")
+                    state.message = .init("Redid \(StepLabel.text(label, in: store.list))")
                 } else {
                     state.message = .init("Nothing to redo")
                 }
@@ -186,8 +222,9 @@ public final class Editor {
             }
         case .restoreConflict(let conflict):
             do {
-                try store.perform(try store.list.restoreEdit(conflict), label: "restore \(conflict.name) \(conflict.field)")
-                state.message = .init("Restored \(conflict.name.displaySafe) \(conflict.field) to \(Screen.shown(conflict.lost, field: conflict.field)) — u undoes")
+                let before = store.list
+                try store.perform(try before.restoreEdit(conflict), label: "restore \(conflict.name) \(conflict.field)")
+                state.message = .init(conflict.restoredMessage(in: before) + " — u undoes")
             } catch EditError.noSuchItem {
                 state.message = .init("\(conflict.name.displaySafe) is no longer on the list", kind: .error)
             } catch {

@@ -17,25 +17,44 @@ public enum EditorAction: Equatable, Sendable {
 
 extension EditorState {
     /// Handles one key: changes the state and returns what to do to the list.
-    /// `conflicts` are the entries awaiting review (for the conflicts overlay).
-    public mutating func handle(_ key: Key, list: ShoppingList, conflicts: [Conflict] = []) -> EditorAction {
-        defer { settle(rows(for: list)) }
+    /// `conflicts` are the entries awaiting review (for the conflicts overlay); `memo` keeps
+    /// the rows between calls (see `RowsMemo`).
+    public mutating func handle(_ key: Key, list: ShoppingList, conflicts: [Conflict] = [],
+                                memo: RowsMemo? = nil) -> EditorAction {
+        defer { settle(rows(for: list, memo: memo)) }
+        // Quitting works in every mode, and comes in order with the keys before it (the
+        // terminal delivers Ctrl-C as a key, not a signal that would skip them).
+        if KeyMap.quitKeys.contains(key) { return .quit }
+        if tooSmall {
+            // Nothing of the list is visible: only what cannot act blind.
+            if KeyMap.binding(for: key)?.command == .redraw { return .redraw }
+            if mode == .normal, KeyMap.binding(for: key)?.command == .quit { return .quit }
+            return .none
+        }
         switch mode {
-        case .normal: return handleNormal(key, list: list, conflicts: conflicts)
-        case .prompt(let prompt): return handlePrompt(prompt, key, list: list)
+        case .normal: return handleNormal(key, list: list, conflicts: conflicts, memo: memo)
+        case .prompt(let prompt): return handlePrompt(prompt, key, list: list, memo: memo)
         case .confirm(let confirm): return handleConfirm(confirm, key, list: list)
-        case .help: return handleHelp(key)
+        case .help, .messages: return handleHelp(key)
         case .conflicts: return handleConflicts(key, conflicts: conflicts)
         }
     }
 
     // MARK: - Normal mode
 
-    private mutating func handleNormal(_ key: Key, list: ShoppingList, conflicts: [Conflict]) -> EditorAction {
+    private mutating func handleNormal(_ key: Key, list: ShoppingList, conflicts: [Conflict], memo: RowsMemo?) -> EditorAction {
         message = nil
+        if case .char(let c) = key, let digit = c.wholeNumberValue, c.isASCII, digit > 0 || countPrefix > 0 {
+            countPrefix = min(countPrefix * 10 + digit, 9_999)
+            message = Message("\(countPrefix)…")
+            return .none
+        }
+        let count = max(1, countPrefix)
+        countPrefix = 0
         if key == .escape {
             if !filter.isEmpty {
                 filter = ""
+                shownAnyway = []
                 message = Message("Filter cleared")
             }
             return .none
@@ -45,17 +64,37 @@ extension EditorState {
             return .none
         }
         if readOnly && binding.edits {
-            message = Message("read-only: bananas view cannot change the list (run bananas to edit)", kind: .readOnly)
+            message = Message(Self.readOnlyHint, kind: .readOnly)
             return .none
         }
-        let rows = rows(for: list)
+        let rows = rows(for: list, memo: memo)
         let index = cursorIndex(in: rows)
         let row = index.map { rows[$0] }
         let item: Item? = if case .item(let item) = row { item } else { nil }
 
+        if count > 1, KeyMap.countable.contains(binding.command) {
+            // `5j`: the key five times (each step from where the last one left the cursor).
+            var action = EditorAction.none
+            for _ in 0..<count { action = handleNormal(key, list: list, conflicts: conflicts, memo: memo) }
+            return action
+        }
+
         switch binding.command {
         case .moveDown: move(to: (index ?? -1) + 1, rows)
         case .moveUp: move(to: (index ?? 1) - 1, rows)
+        case .nextMatch, .previousMatch:
+            guard !filter.isEmpty else {
+                message = Message("No filter — / sets one, then n and N go from match to match")
+                break
+            }
+            // Matches are the items shown (a filter shows only them and their headers).
+            let items = rows.indices.filter { if case .item = rows[$0] { true } else { false } }
+            guard !items.isEmpty else { break }
+            let current = index ?? -1
+            let next = binding.command == .nextMatch
+                ? items.first { $0 > current } ?? items[0]
+                : items.last { $0 < current } ?? items[items.count - 1]
+            move(to: next, rows)
         case .top: move(to: 0, rows)
         case .bottom: move(to: rows.count - 1, rows)
         case .pageDown: move(to: (index ?? 0) + max(1, viewportHeight - 1), rows)
@@ -68,12 +107,7 @@ extension EditorState {
             if let previous = rows.indices.last(where: { $0 < current && isHeader(rows[$0]) }) { move(to: previous, rows) }
 
         case .toggleChecked:
-            if let item {
-                let verb = item.checked ? "Unchecked" : "Checked"
-                return .edit(.update(id: item.id, changes: [.checked: .flag(!item.checked)]),
-                             label: "\(verb.lowercased()) \(item.name)", select: .item(item.id),
-                             message: "\(verb) \(item.name.displaySafe)")
-            }
+            if let item { return toggleChecked(item) }
             if case .section(let name, _, _, _) = row { toggleCollapse(name) }
 
         case .addItem:
@@ -87,9 +121,15 @@ extension EditorState {
                 openPrompt(.renameSection(row.section), "Rename section:", text: row.section)
             }
 
+        case .changeAmount:
+            if let item {
+                openPrompt(.editAmount(id: item.id, originalName: item.name, name: item.name, originalAmount: item.amount),
+                           "Amount for \(item.name.displaySafe):", text: item.amount)
+            }
+
         case .deleteRow:
             if let item {
-                return .edit(.delete(id: item.id), label: "delete \(item.name)", select: nil,
+                return .edit(.delete(id: item.id), label: StepLabel.make("delete", item), select: nil,
                              message: "Deleted \(item.name.displaySafe) — u brings it back")
             }
             if case .section(let name, _, let total, _) = row {
@@ -103,7 +143,7 @@ extension EditorState {
         case .toggleOptional:
             if let item {
                 return .edit(.update(id: item.id, changes: [.optional: .flag(!item.optional)]),
-                             label: "mark \(item.name) \(item.optional ? "needed" : "optional")", select: .item(item.id),
+                             label: StepLabel.make("mark", item, item.optional ? " needed" : " optional"), select: .item(item.id),
                              message: "\(item.name.displaySafe) is \(item.optional ? "needed" : "optional") now")
             }
 
@@ -148,11 +188,24 @@ extension EditorState {
                 if let row { selection = .section(row.section) }
             }
 
+        case .toggleKeyBar:
+            keyBar = showsKeyBar(list, memo: memo) ? .off : .on
+            message = Message(keyBar == .on ? "Key bar on (b hides it)" : "Key bar off (b shows it)")
+
         case .toggleHideChecked:
             hideChecked.toggle()
+            if hideChecked, let index, let item, item.checked {
+                // The cursor's item goes out of view: on to the next row that stays (else the
+                // one before), not to whatever row takes its place.
+                func stays(_ row: Row) -> Bool { if case .item(let other) = row { !other.checked } else { true } }
+                if let next = rows[(index + 1)...].first(where: stays) ?? rows[..<index].last(where: stays) {
+                    selection = next.selection
+                }
+            }
             message = Message(hideChecked ? "Checked items hidden (h shows them)" : "Checked items shown")
 
         case .filter:
+            shownAnyway = []
             openPrompt(.filter(previous: filter), "/", text: filter)
 
         case .conflicts:
@@ -162,6 +215,10 @@ extension EditorState {
                 conflictIndex = min(conflictIndex, conflicts.count - 1)
                 mode = .conflicts
             }
+
+        case .messages:
+            helpScroll = 0
+            mode = .messages
 
         case .undo: return .undo
         case .redo: return .redo
@@ -175,28 +232,39 @@ extension EditorState {
     }
 
     static let defaultSection = "Other"
+    static let readOnlyHint = "read-only: bananas view cannot change the list (run bananas to edit)"
+
+    func toggleChecked(_ item: Item) -> EditorAction {
+        let verb = item.checked ? "Unchecked" : "Checked"
+        return .edit(.update(id: item.id, changes: [.checked: .flag(!item.checked)]),
+                     label: StepLabel.make(verb.lowercased(), item), select: .item(item.id),
+                     message: "\(verb) \(item.name.displaySafe)")
+    }
 
     private func isHeader(_ row: Row) -> Bool {
         if case .section = row { return true }
         return false
     }
 
-    private mutating func move(to index: Int, _ rows: [Row]) {
+    mutating func move(to index: Int, _ rows: [Row]) {
         guard !rows.isEmpty else { return }
         let clamped = min(max(0, index), rows.count - 1)
         selection = rows[clamped].selection
         selectionIndex = clamped
     }
 
-    private mutating func toggleCollapse(_ section: String) {
+    mutating func toggleCollapse(_ section: String) {
         if collapsed.remove(section) == nil {
             collapsed.insert(section)
             selection = .section(section)
         }
     }
 
+    /// Opens a prompt; a value it opens on is selected, so typing replaces it (a filter's is
+    /// not: typing there narrows it).
     private mutating func openPrompt(_ kind: Prompt.Kind, _ label: String, text: String = "") {
-        mode = .prompt(Prompt(kind: kind, label: label, line: LineEditor(text)))
+        let selected: Bool = if case .filter = kind { false } else { true }
+        mode = .prompt(Prompt(kind: kind, label: label, line: LineEditor(text, selected: selected)))
     }
 
     /// J/K: one place down or up within the section; past its edge, into the next or
@@ -220,26 +288,27 @@ extension EditorState {
         guard let edit else { return .none }
         let message = target == item.section ? "Moved \(item.name.displaySafe) \(down ? "down" : "up")"
             : "Moved \(item.name.displaySafe) to \(target.displaySafe)"
-        return .edit(edit, label: "move \(item.name)", select: .item(item.id), message: message)
+        return .edit(edit, label: StepLabel.make("move", item), select: .item(item.id), message: message)
     }
 
     // MARK: - Prompts
 
-    private mutating func handlePrompt(_ prompt: Prompt, _ key: Key, list: ShoppingList) -> EditorAction {
+    private mutating func handlePrompt(_ prompt: Prompt, _ key: Key, list: ShoppingList, memo: RowsMemo?) -> EditorAction {
         var prompt = prompt
-        switch key {
-        case .escape:
+        switch KeyMap.promptCommand(for: key) {
+        case .cancel:
             mode = .normal
             if case .filter = prompt.kind {
                 filter = ""
+                shownAnyway = []
                 message = nil
             } else {
                 message = Message("Cancelled")
             }
             return .none
-        case .enter:
+        case .accept:
             return accept(prompt, list: list)
-        case .tab:
+        case .complete:
             if case .moveTo = prompt.kind { complete(&prompt, sections: list.displaySections) }
             if case .addSection = prompt.kind {} else { mode = .prompt(prompt) }
             return .none
@@ -249,7 +318,7 @@ extension EditorState {
             mode = .prompt(prompt)
             if case .filter = prompt.kind, prompt.line.text != before {
                 // Jump to the first match as the filter narrows.
-                if let first = rows(for: list).first(where: { if case .item = $0 { true } else { false } }) {
+                if let first = rows(for: list, memo: memo).first(where: { if case .item = $0 { true } else { false } }) {
                     selection = first.selection
                 }
             }
@@ -296,24 +365,28 @@ extension EditorState {
                 return .none
             }
             do {
-                let name = try TextRules.validated(text, as: .name)
+                // A name ending in ? is optional ("Avocados?"), the ? not part of it.
+                let optional = text.trimmingWhitespace().hasSuffix("?") && text.trimmingWhitespace().count > 1
+                let typed = optional ? String(text.trimmingWhitespace().dropLast()) : text
+                let name = try TextRules.validated(typed, as: .name)
                 if let existing = list.items.first(where: { $0.name.lowercased() == name.lowercased() }) {
                     mode = .prompt(Prompt(kind: .addName(section: section), label: prompt.label, line: LineEditor()))
                     if existing.checked {
-                        return .edit(.update(id: existing.id, changes: [.checked: .flag(false)]), label: "uncheck \(existing.name)",
+                        return .edit(.update(id: existing.id, changes: [.checked: .flag(false)]), label: StepLabel.make("uncheck", existing),
                                      select: .item(existing.id), message: "\(existing.name.displaySafe) was checked; unchecked it")
                     }
                     selection = .item(existing.id)
                     message = Message("\(existing.name.displaySafe) is already on the list (in \(existing.section.displaySafe))")
                     return .none
                 }
-                openPrompt(.addAmount(section: section, name: name), "Amount for \(name.displaySafe) (Enter for none):")
+                openPrompt(.addAmount(section: section, name: name, optional: optional),
+                           "Amount for \(name.displaySafe)\(optional ? " (optional)" : "") (Enter for none):")
                 return .none
             } catch {
                 return reject(error.description)
             }
 
-        case .addAmount(let section, let name):
+        case .addAmount(let section, let name, let optional):
             do {
                 let amount = try TextRules.validated(text, as: .amount)
                 let id = ItemID.random()
@@ -324,7 +397,8 @@ extension EditorState {
                     steps.append(ensure)
                     try working.apply(ensure, stamp: .zero)
                 }
-                try working.apply(.insert(Item(id: id, name: name, amount: amount, section: section, sortOrder: working.nextSortOrder)), stamp: .zero)
+                try working.apply(.insert(Item(id: id, name: name, amount: amount, section: section, optional: optional,
+                                               sortOrder: working.nextSortOrder)), stamp: .zero)
                 // Below the item the cursor is on, else at the end of the section.
                 let place = after.flatMap { a in working.items(in: section).filter { $0.id != id }.firstIndex { $0.id == a.id } }.map { $0 + 1 }
                 let insertOrder: Double
@@ -334,11 +408,13 @@ extension EditorState {
                 } else {
                     insertOrder = working.nextSortOrder
                 }
-                steps.append(.insert(Item(id: id, name: name, amount: amount, section: section, sortOrder: insertOrder)))
+                steps.append(.insert(Item(id: id, name: name, amount: amount, section: section, optional: optional, sortOrder: insertOrder)))
+                if !filter.isEmpty { shownAnyway.insert(id) }
                 // Keep the prompt open for the next item: adding a shopping list is a run of items.
                 openPrompt(.addName(section: section), "Add to \(section.displaySafe):")
-                return .edit(steps.count == 1 ? steps[0] : .batch(steps), label: "add \(name)", select: .item(id),
-                             message: "Added \(name.displaySafe)" + (amount.isEmpty ? "" : " (\(amount.displaySafe))") + " · next, or Enter to stop")
+                return .edit(steps.count == 1 ? steps[0] : .batch(steps), label: StepLabel.make("add", id: id, name: name), select: .item(id),
+                             message: "Added \(name.displaySafe)" + (amount.isEmpty ? "" : " (\(amount.displaySafe))")
+                                + (optional ? ", optional" : "") + " · next, or Enter to stop")
             } catch let violation as TextRules.Violation {
                 return reject(violation.description)
             } catch {
@@ -367,7 +443,7 @@ extension EditorState {
                 if amount != originalAmount { changes[.amount] = .text(amount) }
                 if changes.isEmpty { message = Message("No change"); return .none }
                 let shown = list.item(id).map { changes[.name] == nil ? $0.name : name } ?? name
-                return .edit(.update(id: id, changes: changes), label: "edit \(shown)", select: .item(id), message: "Saved \(shown.displaySafe)")
+                return .edit(.update(id: id, changes: changes), label: StepLabel.make("edit", id: id, name: shown), select: .item(id), message: "Saved \(shown.displaySafe)")
             } catch {
                 return reject(error.description)
             }
@@ -387,7 +463,7 @@ extension EditorState {
                     try working.apply(ensure, stamp: .zero)
                 }
                 steps.append(try working.placeEdit(id, inSection: section, at: nil))
-                return .edit(.batch(steps), label: "move \(item.name) to \(section)", select: .item(id),
+                return .edit(.batch(steps), label: StepLabel.make("move", item, " to \(section)"), select: .item(id),
                              message: "Moved \(item.name.displaySafe) to \(section.displaySafe)")
             } catch let violation as TextRules.Violation {
                 return reject(violation.description)
@@ -429,7 +505,7 @@ extension EditorState {
 
     private mutating func handleConfirm(_ confirm: Confirm, _ key: Key, list: ShoppingList) -> EditorAction {
         mode = .normal
-        guard key == .char("y") || key == .char("Y") else {
+        guard KeyMap.confirmCommand(for: key) == .yes else {
             message = Message("Cancelled")
             return .none
         }
@@ -449,16 +525,16 @@ extension EditorState {
     }
 
     private mutating func handleHelp(_ key: Key) -> EditorAction {
-        switch key {
-        case .char("j"), .down: helpScroll += 1
-        case .char("k"), .up: helpScroll -= 1
-        case .pageDown, .char(" "): helpScroll += 10
+        switch KeyMap.overlayCommand(for: key) {
+        case .down: helpScroll += 1
+        case .up: helpScroll -= 1
+        case .pageDown: helpScroll += 10
         case .pageUp: helpScroll -= 10
-        case .char("g"), .home: helpScroll = 0
-        default: mode = .normal
+        case .top: helpScroll = 0
+        case .restore, .dismiss, .dismissAll, nil: mode = .normal
         }
-        // No further than the last page (the help box shows viewportHeight - 1 lines).
-        let lines = Screen.helpLines(readOnly: readOnly).count
+        // No further than the last page (the box shows viewportHeight - 1 lines).
+        let lines = mode == .messages ? history.count : Screen.helpLines(readOnly: readOnly).count
         helpScroll = min(max(0, helpScroll), max(0, lines - (viewportHeight - 1)))
         return .none
     }
@@ -469,19 +545,20 @@ extension EditorState {
             return .none
         }
         conflictIndex = min(conflictIndex, conflicts.count - 1)
-        switch key {
-        case .char("j"), .down: conflictIndex = min(conflicts.count - 1, conflictIndex + 1)
-        case .char("k"), .up: conflictIndex = max(0, conflictIndex - 1)
-        case .char("r"), .enter:
+        switch KeyMap.overlayCommand(for: key) {
+        case .down: conflictIndex = min(conflicts.count - 1, conflictIndex + 1)
+        case .up: conflictIndex = max(0, conflictIndex - 1)
+        case .pageDown, .pageUp, .top: break
+        case .restore:
             guard !readOnly else { message = Message("read-only: bananas view cannot restore", kind: .readOnly); return .none }
             return .restoreConflict(conflicts[conflictIndex])
-        case .char("d"):
+        case .dismiss:
             guard !readOnly else { message = Message("read-only: bananas view cannot dismiss", kind: .readOnly); return .none }
             return .dismissConflicts([conflicts[conflictIndex]])
-        case .char("D"):
+        case .dismissAll:
             guard !readOnly else { message = Message("read-only: bananas view cannot dismiss", kind: .readOnly); return .none }
             return .dismissConflicts(conflicts)
-        default:
+        case nil:
             mode = .normal
         }
         return .none

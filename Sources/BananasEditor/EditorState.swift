@@ -1,5 +1,4 @@
 import BananasCore
-import BananasFile
 
 /// Everything the editor shows besides the list itself: where the cursor is, what is
 /// collapsed, filtered or hidden, which prompt or overlay is open. A value: keys change it
@@ -18,12 +17,14 @@ public struct EditorState: Equatable, Sendable {
         case confirm(Confirm)
         case help
         case conflicts
+        /// The messages shown so far, newest first (a narrow status line cuts them short).
+        case messages
     }
 
     public struct Prompt: Equatable, Sendable {
         public enum Kind: Equatable, Sendable {
             case addName(section: String)
-            case addAmount(section: String, name: String)
+            case addAmount(section: String, name: String, optional: Bool)
             /// `original` is the name when the prompt opened: only what the user changed is
             /// sent, so a concurrent edit to the other field (or this one, untouched) stands.
             case editName(id: String, original: String)
@@ -73,14 +74,39 @@ public struct EditorState: Equatable, Sendable {
     public var hideChecked = false
     /// The filter in force (typing one shows it live; see `activeFilter`).
     public var filter = ""
+    /// Items added here while a filter was on: shown whether they match or not, so what was
+    /// just typed stays in view (and the next item goes below it). Cleared with the filter.
+    public var shownAnyway: Set<String> = []
     public var mode: Mode = .normal
     public var message: Message?
     public let readOnly: Bool
     public var helpScroll = 0
-    public var conflictIndex = 0
-    /// The last rows built, shared by copies of this state (it is a memo, not state).
-    let rowsCache = RowsCache()
+    /// Messages shown so far, oldest first, at most `historyLimit`.
+    public var history: [String] = []
+    /// A count being typed before a key (`5j`); 0 when none.
+    public var countPrefix = 0
 
+    /// The one-line key bar above the status bar: `auto` shows it while the list is short
+    /// (a new list, a new user), `b` turns it on or off for good.
+    public enum KeyBar: String, Equatable, Sendable { case auto, on, off }
+    public var keyBar: KeyBar = .auto
+    /// Whether the screen last laid out showed the key bar (it takes a row from the list).
+    public var keyBarShown = false
+    static let keyBarBelow = 20
+
+    /// Whether the key bar shows over `list`.
+    public func showsKeyBar(_ list: ShoppingList, memo: RowsMemo? = nil) -> Bool {
+        switch keyBar {
+        case .on: true
+        case .off: false
+        case .auto: counts(for: list, memo: memo).total < Self.keyBarBelow
+        }
+    }
+    static let historyLimit = 100
+    /// The terminal is too small to show the list: keys that would act on what cannot be
+    /// seen do nothing (see `handle`).
+    public var tooSmall = false
+    public var conflictIndex = 0
     public init(readOnly: Bool = false) {
         self.readOnly = readOnly
     }
@@ -117,26 +143,27 @@ public enum Row: Equatable, Sendable {
 extension EditorState {
     /// The rows to show for `list`: each section header (with its counts), then its items
     /// unless collapsed; checked items left out when hidden; only matches (and their
-    /// sections) while a filter is on.
-    public func rows(for list: ShoppingList) -> [Row] {
-        built(for: list).rows
+    /// sections) while a filter is on. With a `memo`, built once per list value and view.
+    public func rows(for list: ShoppingList, memo: RowsMemo? = nil) -> [Row] {
+        built(for: list, memo: memo).rows
     }
 
     /// How many items the list has, and how many are checked (for the title bar).
-    public func counts(for list: ShoppingList) -> (checked: Int, total: Int) {
-        let built = built(for: list)
+    public func counts(for list: ShoppingList, memo: RowsMemo? = nil) -> (checked: Int, total: Int) {
+        let built = built(for: list, memo: memo)
         return (built.checked, built.total)
     }
 
-    /// The rows for `list` with the view as it is, built once per list value and view: a key
-    /// press that only moves the cursor costs no pass over the list.
-    private func built(for list: ShoppingList) -> RowsCache.Built {
-        let view = RowsCache.View(filter: activeFilter, collapsed: collapsed, hideChecked: hideChecked)
-        if let hit = rowsCache.lookup(list, view) { return hit }
+    /// The rows for `list` with the view as it is; with a memo, from it when it holds them
+    /// (a key press that only moves the cursor costs no pass over the list) or patched from
+    /// the last rows built (an edit from another instance).
+    private func built(for list: ShoppingList, memo: RowsMemo?) -> RowsMemo.Built {
+        let view = RowsMemo.View(filter: activeFilter, collapsed: collapsed, hideChecked: hideChecked, shownAnyway: shownAnyway)
+        if let hit = memo?.lookup(list, view) { return hit }
         let query = activeFilter.trimmingWhitespace().lowercased()
-        if let (old, built) = rowsCache.previous(view),
+        if let (old, built) = memo?.previous(view),
            let patched = Self.patched(built, from: old, to: list, query: query, collapsed: collapsed, hideChecked: hideChecked) {
-            rowsCache.store(list, view, patched)
+            memo?.store(list, view, patched)
             return patched
         }
         var checked = 0, total = 0
@@ -148,8 +175,10 @@ extension EditorState {
             var items = group.items
             if hideChecked { items = items.filter { !$0.checked } }
             if !query.isEmpty {
-                items = items.filter { Self.matches($0, query) }
-                if items.isEmpty { continue }
+                // A section whose name matches shows whole; elsewhere only the matches.
+                let sectionMatches = group.section.lowercased().contains(query)
+                if !sectionMatches { items = items.filter { Self.matches($0, query) || shownAnyway.contains($0.id) } }
+                if items.isEmpty && !sectionMatches { continue }
                 // A filter looks inside collapsed sections: matches are what the user asked for.
                 rows.append(.section(name: group.section, open: open, total: group.items.count, collapsed: false))
                 rows += items.map(Row.item)
@@ -159,8 +188,8 @@ extension EditorState {
             rows.append(.section(name: group.section, open: open, total: group.items.count, collapsed: isCollapsed))
             if !isCollapsed { rows += items.map(Row.item) }
         }
-        let result = RowsCache.Built(rows: rows, checked: checked, total: total)
-        rowsCache.store(list, view, result)
+        let result = RowsMemo.Built(rows: rows, checked: checked, total: total)
+        memo?.store(list, view, result)
         return result
     }
 
@@ -168,8 +197,8 @@ extension EditorState {
     /// items' values and not in which rows show or where (an edit from another instance):
     /// nil when the rows must be built again. At 10,000 items, sorting and grouping the whole
     /// list again was half of the time an edit took to reach this screen.
-    static func patched(_ built: RowsCache.Built, from old: ShoppingList, to list: ShoppingList, query: String,
-                        collapsed: Set<String>, hideChecked: Bool) -> RowsCache.Built? {
+    static func patched(_ built: RowsMemo.Built, from old: ShoppingList, to list: ShoppingList, query: String,
+                        collapsed: Set<String>, hideChecked: Bool) -> RowsMemo.Built? {
         guard old.sections == list.sections, old.tombstones == list.tombstones,
               let ids = ShoppingList.differingRowIDs(old.rows, list.rows), ids.count <= 64 else { return nil }
         var result = built
@@ -234,13 +263,18 @@ extension EditorState {
     }
 }
 
-/// A memo of the last rows built: comparing a list with the one it was built from is
-/// immediate when they share storage (the usual case between two key presses).
-final class RowsCache: @unchecked Sendable {
+/// The last rows built, kept by the editor beside its state (not in it: the state is a plain
+/// value). Comparing a list with the one the rows were built from is immediate when they
+/// share storage, the usual case between two key presses. Used from one thread (the editor's
+/// main actor, or a test's own).
+public final class RowsMemo {
+    public init() {}
+
     struct View: Equatable {
         var filter: String
         var collapsed: Set<String>
         var hideChecked: Bool
+        var shownAnyway: Set<String>
     }
 
     struct Built {
@@ -249,36 +283,25 @@ final class RowsCache: @unchecked Sendable {
         var total: Int
     }
 
-    private let lock = ThreadLock()
     private var list: ShoppingList?
     private var view: View?
     private var built: Built?
 
     func lookup(_ list: ShoppingList, _ view: View) -> Built? {
-        lock.lock()
-        defer { lock.unlock() }
         guard view == self.view, let built, let cached = self.list, cached == list else { return nil }
         return built
     }
 
     /// The list and rows last built, if built for this view.
     func previous(_ view: View) -> (ShoppingList, Built)? {
-        lock.lock()
-        defer { lock.unlock() }
         guard view == self.view, let list, let built else { return nil }
         return (list, built)
     }
 
     func store(_ list: ShoppingList, _ view: View, _ built: Built) {
-        lock.lock()
-        defer { lock.unlock() }
         self.list = list
         self.view = view
         self.built = built
     }
 }
 
-extension RowsCache: Equatable {
-    /// Not part of the state's value.
-    static func == (a: RowsCache, b: RowsCache) -> Bool { true }
-}

@@ -110,6 +110,39 @@ public struct Grid: Equatable, Sendable {
         return String(String.UnicodeScalarView(scalars.prefix(maxScalarsPerCell)))
     }
 
+    /// What a terminal whose cells are curses cells is given for one grid cell holding
+    /// `text` (a whole grapheme cluster) over `columns` columns: one string per column, ""
+    /// for a column the one before covers. A curses cell holds a spacing character and up to
+    /// `maxScalars - 1` zero-width ones after it, and takes the columns `scalarWidth` (the
+    /// C library's `wcwidth`) gives the first; a cluster it cannot hold whole that way is
+    /// drawn another way, never cut: a flag as its two letters (🇯🇵 as `JP`), an emoji
+    /// made of a narrow symbol and a presentation selector (❤️) as the symbol, anything else
+    /// as a wide `？`.
+    public static func terminalForm(_ text: String, columns: Int, maxScalars: Int,
+                                    scalarWidth: (Unicode.Scalar) -> Int) -> [String] {
+        let scalars = Array(text.unicodeScalars)
+        func padded(_ first: String, width: Int) -> [String] {
+            [first] + Array(repeating: "", count: max(0, width - 1)) + Array(repeating: " ", count: max(0, columns - width))
+        }
+        guard let first = scalars.first, scalars.count > 1 else { return padded(text.isEmpty ? " " : text, width: columns) }
+        let rest = scalars.dropFirst()
+        if scalars.count <= maxScalars, max(1, scalarWidth(first)) == columns,
+           scalars.indices.dropFirst().allSatisfy({ k in
+               // Zero-width, a skin tone, or the next part of a joined emoji.
+               scalarWidth(scalars[k]) == 0 || scalars[k].properties.isEmojiModifier || scalars[k - 1].value == 0x200D
+           }) {
+            return padded(text, width: columns)
+        }
+        let regional = scalars.count == 2 && scalars.allSatisfy { (0x1F1E6...0x1F1FF).contains($0.value) }
+        if regional, columns == 2 {
+            return scalars.map { String(Character(Unicode.Scalar($0.value - 0x1F1E6 + 65)!)) }
+        }
+        if rest.allSatisfy({ scalarWidth($0) == 0 && $0.value != 0x200D }), scalarWidth(first) >= 1 {
+            return padded(String(first), width: min(columns, scalarWidth(first)))
+        }
+        return columns >= 2 ? padded("\u{FF1F}", width: 2) : ["?"]
+    }
+
     /// Fills columns x..<x+count of row y with spaces in `role`.
     public mutating func fill(x: Int = 0, y: Int, count: Int? = nil, role: Role) {
         guard y >= 0, y < height else { return }

@@ -1,12 +1,13 @@
 /// Everything a key can ask the editor to do.
 public enum Command: String, CaseIterable, Sendable, Hashable {
     case moveDown, moveUp, top, bottom, pageDown, pageUp, nextSection, previousSection
-    case toggleChecked, addItem, editItem, deleteRow, toggleOptional
+    case nextMatch, previousMatch
+    case toggleChecked, addItem, editItem, changeAmount, deleteRow, toggleOptional
     case moveRowDown, moveRowUp, moveToSection
     case addSection, renameSection, toggleCollapse, collapseAll
     case toggleHideChecked, clearChecked, filter
     case undo, redo
-    case conflicts, help, redraw, quit
+    case conflicts, messages, toggleKeyBar, help, redraw, quit
 }
 
 /// One line of the key table: the keys, what they do, and the help text shown for them.
@@ -30,8 +31,36 @@ public struct Binding: Sendable {
     public var keyLabel: String { keys.map(\.label).joined(separator: " ") }
 }
 
-/// The one table that maps keys to commands and carries their help text: the help overlay
-/// and docs/keys.md are generated from it, so they cannot drift from what the keys do.
+/// What a key does in a prompt (typing text aside).
+public enum PromptCommand: Sendable, Hashable {
+    case accept, cancel, complete
+    case left, right, home, end
+    case eraseBack, eraseForward, eraseWord, eraseToStart, eraseToEnd
+}
+
+/// What a key does in an overlay (help, messages, the conflict review).
+public enum OverlayCommand: Sendable, Hashable {
+    case down, up, pageDown, pageUp, top
+    /// The conflict review only.
+    case restore, dismiss, dismissAll
+}
+
+/// What a key answers to a question.
+public enum ConfirmCommand: Sendable, Hashable { case yes }
+
+/// One line of a mode's key table (prompt, overlay, confirm): the keys, what they do, and
+/// the help text shown for them.
+public struct ModeBinding<Action: Sendable & Hashable>: Sendable {
+    public let keys: [Key]
+    public let action: Action
+    public let help: String
+
+    public var keyLabel: String { keys.map(\.label).joined(separator: " ") }
+}
+
+/// The editor's key tables, one per mode: normal (`bindings`), `prompt`, `overlay` and
+/// `confirm`, plus the keys that quit from any mode. The keys do what these say, and the help
+/// overlay and docs/keys.md are generated from them, so the three cannot drift apart.
 public enum KeyMap {
     public static let bindings: [Binding] = [
         Binding(keys: [.char("j"), .down], command: .moveDown, help: "move down", group: .move, edits: false),
@@ -42,10 +71,13 @@ public enum KeyMap {
         Binding(keys: [.pageUp, .ctrl("u")], command: .pageUp, help: "page up", group: .move, edits: false),
         Binding(keys: [.tab, .char("]")], command: .nextSection, help: "next section", group: .move, edits: false),
         Binding(keys: [.backTab, .char("[")], command: .previousSection, help: "previous section", group: .move, edits: false),
+        Binding(keys: [.char("n")], command: .nextMatch, help: "next filter match", group: .move, edits: false),
+        Binding(keys: [.char("N")], command: .previousMatch, help: "previous filter match", group: .move, edits: false),
 
         Binding(keys: [.char(" ")], command: .toggleChecked, help: "check / uncheck", group: .items, edits: true),
-        Binding(keys: [.char("a")], command: .addItem, help: "add items here (name, then amount)", group: .items, edits: true),
+        Binding(keys: [.char("a")], command: .addItem, help: "add items (a name ending in ? is optional)", group: .items, edits: true),
         Binding(keys: [.char("e"), .enter], command: .editItem, help: "edit name and amount (a section: rename)", group: .items, edits: true),
+        Binding(keys: [.char("=")], command: .changeAmount, help: "change the amount", group: .items, edits: true),
         Binding(keys: [.char("d"), .delete], command: .deleteRow, help: "delete the item (a section: asks first)", group: .items, edits: true),
         Binding(keys: [.char("o")], command: .toggleOptional, help: "mark optional / needed", group: .items, edits: true),
         Binding(keys: [.char("J")], command: .moveRowDown, help: "move the item (or section) down", group: .items, edits: true),
@@ -61,6 +93,8 @@ public enum KeyMap {
         Binding(keys: [.char("/")], command: .filter, help: "filter as you type (Enter keeps, Esc clears)", group: .view, edits: false),
         Binding(keys: [.char("h")], command: .toggleHideChecked, help: "hide / show checked items", group: .view, edits: false),
         Binding(keys: [.char("c")], command: .conflicts, help: "review conflicts", group: .view, edits: false),
+        Binding(keys: [.char("M")], command: .messages, help: "the messages shown so far", group: .view, edits: false),
+        Binding(keys: [.char("b")], command: .toggleKeyBar, help: "show / hide the key bar", group: .view, edits: false),
 
         Binding(keys: [.char("u")], command: .undo, help: "undo", group: .other, edits: true),
         Binding(keys: [.ctrl("r")], command: .redo, help: "redo", group: .other, edits: true),
@@ -69,28 +103,81 @@ public enum KeyMap {
         Binding(keys: [.char("q")], command: .quit, help: "quit", group: .other, edits: false),
     ]
 
-    /// Keys that work in every prompt, listed in the help overlay after the table.
-    public static let promptHelp: [(keys: String, help: String)] = [
-        ("Enter", "accept"),
-        ("Esc", "cancel"),
-        ("← → Home End", "move in the text (also Ctrl-A, Ctrl-E)"),
-        ("Backspace", "erase back (Ctrl-W: a word, Ctrl-U: all)"),
-        ("Delete", "erase under the cursor (Ctrl-K: to the end)"),
-        ("Tab", "complete a section name"),
+    /// The key bar's entries, in order (the bar shows as many as fit).
+    public static let bar: [(command: Command, label: String)] = [
+        (.addItem, "add"), (.toggleChecked, "check"), (.editItem, "edit"), (.changeAmount, "amount"),
+        (.deleteRow, "delete"), (.filter, "filter"), (.undo, "undo"), (.help, "help"), (.quit, "quit"),
     ]
 
-    private static let byKey: [Key: Binding] = {
-        var table: [Key: Binding] = [:]
-        for binding in bindings {
-            for key in binding.keys {
-                precondition(table[key] == nil, "key \(key.label) is bound twice")
-                table[key] = binding
+    /// A count typed before a key (`5j`) repeats these; other keys ignore it.
+    public static let countable: Set<Command> = [.moveDown, .moveUp, .pageDown, .pageUp, .nextSection, .previousSection,
+                                                  .nextMatch, .previousMatch]
+
+    /// The sync states as the help explains them (DESIGN.md's four, by their status-bar words).
+    public static let legend: [(state: String, meaning: String)] = [
+        ("synced", "the file holds every edit made here"),
+        ("pending N", "N edits in the journal, not yet in the file"),
+        ("conflict N", "N values lost to a concurrent edit: c reviews"),
+        ("paused: why", "the file cannot be read or written; edits wait"),
+    ]
+
+    /// Keys that quit from any mode, a prompt included (the terminal sends them as keys).
+    public static let quitKeys: Set<Key> = [.ctrl("c"), .ctrl("\\")]
+
+    /// The keys of every prompt (anything else printable is typed).
+    public static let prompt: [ModeBinding<PromptCommand>] = [
+        ModeBinding(keys: [.enter], action: .accept, help: "accept"),
+        ModeBinding(keys: [.escape], action: .cancel, help: "cancel"),
+        ModeBinding(keys: [.tab], action: .complete, help: "complete a section name (moving an item)"),
+        ModeBinding(keys: [.left, .ctrl("b")], action: .left, help: "move left"),
+        ModeBinding(keys: [.right, .ctrl("f")], action: .right, help: "move right"),
+        ModeBinding(keys: [.home, .ctrl("a")], action: .home, help: "to the start"),
+        ModeBinding(keys: [.end, .ctrl("e")], action: .end, help: "to the end"),
+        ModeBinding(keys: [.backspace, .ctrl("h")], action: .eraseBack, help: "erase back"),
+        ModeBinding(keys: [.delete, .ctrl("d")], action: .eraseForward, help: "erase under the cursor"),
+        ModeBinding(keys: [.ctrl("w")], action: .eraseWord, help: "erase a word back (also Alt-Backspace)"),
+        ModeBinding(keys: [.ctrl("u")], action: .eraseToStart, help: "erase to the start"),
+        ModeBinding(keys: [.ctrl("k")], action: .eraseToEnd, help: "erase to the end"),
+    ]
+
+    /// The keys of the help, the messages and the conflict review; any other key closes them.
+    public static let overlay: [ModeBinding<OverlayCommand>] = [
+        ModeBinding(keys: [.char("j"), .down], action: .down, help: "down"),
+        ModeBinding(keys: [.char("k"), .up], action: .up, help: "up"),
+        ModeBinding(keys: [.pageDown, .char(" ")], action: .pageDown, help: "page down (help, messages)"),
+        ModeBinding(keys: [.pageUp], action: .pageUp, help: "page up (help, messages)"),
+        ModeBinding(keys: [.char("g"), .home], action: .top, help: "to the top (help, messages)"),
+        ModeBinding(keys: [.char("r"), .enter], action: .restore, help: "restore the value that lost (conflicts)"),
+        ModeBinding(keys: [.char("d")], action: .dismiss, help: "dismiss this conflict"),
+        ModeBinding(keys: [.char("D")], action: .dismissAll, help: "dismiss every conflict"),
+    ]
+
+    /// The keys of a question (`Remove 3 checked items? (y/n)`); any other key is no.
+    public static let confirm: [ModeBinding<ConfirmCommand>] = [
+        ModeBinding(keys: [.char("y"), .char("Y")], action: .yes, help: "yes (any other key: no)"),
+    ]
+
+    private static let byKey: [Key: Binding] = table(bindings.map { ($0.keys, $0) })
+    private static let promptByKey = table(prompt.map { ($0.keys, $0.action) })
+    private static let overlayByKey = table(overlay.map { ($0.keys, $0.action) })
+    private static let confirmByKey = table(confirm.map { ($0.keys, $0.action) })
+
+    /// A mode's table by key; a key bound twice in one mode is a bug.
+    private static func table<Value>(_ entries: [([Key], Value)]) -> [Key: Value] {
+        var table: [Key: Value] = [:]
+        for (keys, value) in entries {
+            for key in keys {
+                precondition(table[key] == nil && !quitKeys.contains(key), "key \(key.label) is bound twice")
+                table[key] = value
             }
         }
         return table
-    }()
+    }
 
     public static func binding(for key: Key) -> Binding? { byKey[key] }
+    public static func promptCommand(for key: Key) -> PromptCommand? { promptByKey[key] }
+    public static func overlayCommand(for key: Key) -> OverlayCommand? { overlayByKey[key] }
+    public static func confirmCommand(for key: Key) -> ConfirmCommand? { confirmByKey[key] }
 
     public static func binding(for command: Command) -> Binding {
         bindings.first { $0.command == command }!
@@ -113,9 +200,18 @@ public enum KeyMap {
                 text += "| \(keys) | \(binding.help) | \(binding.edits ? "yes" : "") |\n"
             }
         }
-        text += "\n## In a prompt\n\n| keys | does |\n|---|---|\n"
-        for entry in promptHelp { text += "| \(entry.keys) | \(entry.help) |\n" }
-        text += "\nCtrl-C and SIGTERM quit like `q`: pending edits are written first, and the terminal is restored.\n"
+        func table<Action>(_ title: String, _ entries: [ModeBinding<Action>], _ note: String) {
+            text += "\n## \(title)\n\n\(note)\n\n| keys | does |\n|---|---|\n"
+            for entry in entries { text += "| " + entry.keys.map { "`\($0.label)`" }.joined(separator: " ") + " | \(entry.help) |\n" }
+        }
+        table("In a prompt", prompt, "Any other character is typed.")
+        table("In help, messages and the conflict review", overlay, "Any other key closes them.")
+        table("Answering a question", confirm, "Any other key is no.")
+        text += "\nA number before a key repeats it (`5j`: five rows down) for: "
+            + bindings.filter { countable.contains($0.command) }.map { "`\($0.keys[0].label)`" }.joined(separator: " ") + ".\n"
+        text += "\n## The status bar\n\n| says | means |\n|---|---|\n"
+        for entry in legend { text += "| `\(entry.state)` | \(entry.meaning) |\n" }
+        text += "\nCtrl-C, Ctrl-\\ and SIGTERM quit like `q`, from any mode: pending edits (keys typed before them included) are written first, and the terminal is restored.\n"
         return text
     }
 }

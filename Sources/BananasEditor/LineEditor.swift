@@ -10,11 +10,15 @@ public struct LineEditor: Equatable, Sendable {
     /// `text.count`, kept as the text changes: counting walks the whole text, and a field
     /// is redrawn after every key.
     private var count: Int
+    /// The whole text is selected (a prompt opened on a value): typing replaces it, Backspace
+    /// or Delete erase it, a cursor key keeps it and moves.
+    public private(set) var selected: Bool
 
-    public init(_ text: String = "") {
+    public init(_ text: String = "", selected: Bool = false) {
         self.text = text
         count = text.count
         cursor = count
+        self.selected = selected && !text.isEmpty
     }
 
     public enum Outcome: Equatable, Sendable { case edited, moved, unhandled }
@@ -23,49 +27,63 @@ public struct LineEditor: Equatable, Sendable {
     /// which the prompt decides about).
     @discardableResult
     public mutating func handle(_ key: Key) -> Outcome {
-        switch key {
-        case .char(let c):
+        if case .char(let c) = key {
+            if selected { set("") }
             insert(c)
             return .edited
-        case .left, .ctrl("b"):
+        }
+        // The prompt's key table (KeyMap.prompt) says what the other keys do.
+        guard let command = KeyMap.promptCommand(for: key) else { return .unhandled }
+        if selected {
+            selected = false
+            switch command {
+            case .eraseBack, .eraseForward, .eraseWord, .eraseToStart, .eraseToEnd:
+                set("")
+                return .edited
+            default: break
+            }
+        }
+        switch command {
+        case .accept, .cancel, .complete:
+            return .unhandled  // the prompt's to decide
+        case .left:
             cursor = max(0, cursor - 1)
             return .moved
-        case .right, .ctrl("f"):
+        case .right:
             cursor = min(count, cursor + 1)
             return .moved
-        case .home, .ctrl("a"):
+        case .home:
             cursor = 0
             return .moved
-        case .end, .ctrl("e"):
+        case .end:
             cursor = count
             return .moved
-        case .backspace, .ctrl("h"):
+        case .eraseBack:
             guard cursor > 0 else { return .moved }
             remove(cursor - 1..<cursor)
             return .edited
-        case .delete, .ctrl("d"):
+        case .eraseForward:
             guard cursor < count else { return .moved }
             remove(cursor..<cursor + 1)
             return .edited
-        case .ctrl("u"):
+        case .eraseToStart:
             remove(0..<cursor)
             return .edited
-        case .ctrl("k"):
+        case .eraseToEnd:
             remove(cursor..<count)
             return .edited
-        case .ctrl("w"):
+        case .eraseWord:
             let characters = Array(text)
             var start = cursor
             while start > 0, characters[start - 1] == " " { start -= 1 }
             while start > 0, characters[start - 1] != " " { start -= 1 }
             remove(start..<cursor)
             return .edited
-        default:
-            return .unhandled
         }
     }
 
     public mutating func set(_ newText: String) {
+        selected = false
         text = newText
         count = newText.count
         cursor = count

@@ -11,8 +11,13 @@ public struct Frame: Sendable {
     public var fileLabel: String
     /// Milliseconds since 1970, for `synced 4s ago`.
     public var now: Int64
+    /// Where the last list bananas wrote is kept (the base), shown as a way back when the
+    /// file cannot be read; nil when there is none.
+    public var lastWritten: String?
 
-    public init(state: EditorState, list: ShoppingList, status: SyncStatus, fileLabel: String, now: Int64) {
+    public init(state: EditorState, list: ShoppingList, status: SyncStatus, fileLabel: String, now: Int64,
+                lastWritten: String? = nil) {
+        self.lastWritten = lastWritten
         self.state = state
         self.list = list
         self.status = status
@@ -25,29 +30,47 @@ public struct Frame: Sendable {
 /// the status bar, and any overlay on top. Terminals paint the result; tests read it.
 public enum Screen {
     public static let minimumWidth = 20
+    /// The right end of the status bar (a click there opens help).
+    static let helpHint = " ? help "
+    /// Where an item's box is drawn (`  [ ] `): a click there checks it.
+    static let checkboxColumns = 2...4
     public static let minimumHeight = 6
 
-    /// Rows of list the screen has room for at `height`.
-    public static func viewportHeight(forHeight height: Int) -> Int { max(1, height - 3) }
+    /// Whether a terminal of this size shows the list (else only "Too small").
+    public static func fits(width: Int, height: Int) -> Bool { width >= minimumWidth && height >= minimumHeight }
 
-    public static func render(_ frame: Frame, width: Int, height: Int) -> Grid {
+    /// Rows of list the screen has room for at `height` (one fewer with the key bar).
+    public static func viewportHeight(forHeight height: Int, keyBar: Bool = false) -> Int {
+        max(1, height - 3 - (keyBar ? 1 : 0))
+    }
+
+    /// Whether the key bar shows on a screen `height` rows high: only with room for it.
+    public static func keyBar(_ state: EditorState, _ list: ShoppingList, height: Int, memo: RowsMemo? = nil) -> Bool {
+        height > minimumHeight && state.showsKeyBar(list, memo: memo)
+    }
+
+    /// The screen for `frame`; `memo` (the editor's) saves building the rows again.
+    public static func render(_ frame: Frame, width: Int, height: Int, memo: RowsMemo? = nil) -> Grid {
         var grid = Grid(width: width, height: height)
-        guard width >= minimumWidth, height >= minimumHeight else {
+        guard fits(width: width, height: height) else {
             let lines = ["Too small:", "need \(minimumWidth)x\(minimumHeight)"]
             for (y, line) in lines.enumerated() where y < height { grid.put(line, x: 0, y: y, role: .message) }
             return grid
         }
         var state = frame.state
-        state.viewportHeight = viewportHeight(forHeight: height)
-        let rows = state.rows(for: frame.list)
+        state.keyBarShown = keyBar(state, frame.list, height: height, memo: memo)
+        state.viewportHeight = viewportHeight(forHeight: height, keyBar: state.keyBarShown)
+        let rows = state.rows(for: frame.list, memo: memo)
         state.settle(rows)
 
-        drawTitle(&grid, frame, state)
+        drawTitle(&grid, frame, state, memo: memo)
         drawBody(&grid, frame, state, rows)
         drawPromptLine(&grid, frame, state)
+        if state.keyBarShown { drawKeyBar(&grid, state) }
         drawStatusBar(&grid, frame, state)
         switch state.mode {
         case .help: drawHelp(&grid, state)
+        case .messages: drawMessages(&grid, state)
         case .conflicts: drawConflicts(&grid, frame, state)
         default: break
         }
@@ -56,14 +79,20 @@ public enum Screen {
 
     // MARK: - Bars
 
-    static func drawTitle(_ grid: inout Grid, _ frame: Frame, _ state: EditorState) {
+    /// How far through a section or the list: `2/6 checked`, or `2/6✓` where room is short.
+    /// The one meaning of a count, here and in `bananas list`.
+    public static func checkedCount(_ checked: Int, of total: Int, wide: Bool = true) -> String {
+        "\(checked)/\(total)" + (wide ? " checked" : "✓")
+    }
+
+    static func drawTitle(_ grid: inout Grid, _ frame: Frame, _ state: EditorState, memo: RowsMemo?) {
         grid.fill(y: 0, role: .title)
         let name = state.readOnly ? " bananas view" : " bananas"
         var x = grid.put(name, x: 0, y: 0, role: .title)
         if state.readOnly { x = grid.put(" read-only", x: x, y: 0, role: .readOnly) }
-        let (checked, total) = state.counts(for: frame.list)
-        var right = total == 0 ? "empty " : "\(checked)/\(total) checked "
-        if grid.width < 36 && total > 0 { right = "\(checked)/\(total) " }
+        let (checked, total) = state.counts(for: frame.list, memo: memo)
+        // An unreadable file is not an empty list (the body says what is wrong).
+        var right = total == 0 ? (frame.status.pausedBy == nil ? "empty " : "") : checkedCount(checked, of: total, wide: grid.width >= 36) + " "
         if !state.filter.isEmpty, case .normal = state.mode { right = "filter: \(state.filter.displaySafe) · " + right }
         if state.hideChecked { right = "checked hidden · " + right }
         let width = TextWidth.of(right)
@@ -77,10 +106,9 @@ public enum Screen {
     static func drawStatusBar(_ grid: inout Grid, _ frame: Frame, _ state: EditorState) {
         let y = grid.height - 1
         grid.fill(y: y, role: .statusBar)
-        let hint = " ? help "
+        let hint = helpHint
         let room = grid.width - TextWidth.of(hint)
-        var summary = frame.status.summary(now: frame.now).displaySafe
-        if frame.status.state == .conflict { summary += " — press c" }
+        let summary = statusSummary(frame.status, now: frame.now, room: room - 2)
         let role: Role = switch frame.status.state {
         case .synced: .synced
         case .pending: .pending
@@ -97,6 +125,60 @@ public enum Screen {
         if room > 8 { grid.put(hint, x: room, y: y, role: .statusBar) }
     }
 
+    /// The status bar's words in `room` columns: the whole summary when it fits, else a
+    /// short form that keeps every fact ("paused: lock pid 26415 · 1 queued"), cut only when
+    /// even that does not fit.
+    static func statusSummary(_ status: SyncStatus, now: Int64, room: Int) -> String {
+        var full = status.summary(now: now)
+        if status.state == .conflict { full += " — press c" }
+        if TextWidth.of(full) <= room { return full }
+        var short: String
+        switch status.state {
+        case .synced, .pending:
+            short = status.summary(now: now)
+            if let range = short.firstRange(of: " · ") { short = String(short[..<range.lowerBound]) }
+        case .conflict:
+            short = "conflict \(status.conflicts.count + status.unmergedCopies.count) · press c"
+        case .paused:
+            let reason: String = switch status.pausedBy {
+            case .lockHeld(_, let pid?, _, false)?: "stale lock pid \(pid)"
+            case .lockHeld(_, let pid?, _, true)?: "lock pid \(pid)"
+            case let problem?: problem.pausedReason
+            case nil: ""
+            }
+            short = "paused: " + reason
+            if status.pendingCount > 0 { short += " · \(status.pendingCount) queued" }
+        }
+        if status.journalProblem != nil { short += " · no journal" }
+        if status.clockSkewMillis > SyncStatus.skewWarningMillis { short += " · skew \(status.clockSkewMillis / 1000)s" }
+        return TextWidth.truncate(short, to: room)
+    }
+
+    /// The key bar: the commonest keys for what is open, as many as fit.
+    static func drawKeyBar(_ grid: inout Grid, _ state: EditorState) {
+        let y = grid.height - 3
+        let entries: [(keys: String, label: String)]
+        switch state.mode {
+        case .normal:
+            // In `bananas view`, only the keys that work there.
+            entries = KeyMap.bar.filter { !state.readOnly || !KeyMap.binding(for: $0.command).edits }
+                .map { (KeyMap.binding(for: $0.command).keys[0].label, $0.label) }
+        case .prompt:
+            entries = [("Enter", "accept"), ("Esc", "cancel"), ("Tab", "complete")]
+        case .confirm:
+            entries = [("y", "yes"), ("n", "no")]
+        case .help, .messages, .conflicts:
+            entries = [("j k", "scroll"), ("Esc", "close")]
+        }
+        var x = 0
+        for entry in entries {
+            let width = TextWidth.of(entry.keys) + 1 + TextWidth.of(entry.label)
+            guard x + width <= grid.width else { break }
+            x = grid.put(entry.keys, x: x, y: y, role: .helpKey)
+            x = grid.put(" " + entry.label + "  ", x: x, y: y, role: .dim)
+        }
+    }
+
     static func drawPromptLine(_ grid: inout Grid, _ frame: Frame, _ state: EditorState) {
         let y = grid.height - 2
         switch state.mode {
@@ -110,7 +192,9 @@ public enum Screen {
                 reserved = max(0, min(TextWidth.of(message.text) + 2, grid.width - x - 10))
             }
             let (shown, column) = prompt.line.visible(in: grid.width - x - reserved)
-            grid.put(shown, x: x, y: y, role: .text)
+            let end = grid.put(shown, x: x, y: y, role: .text)
+            // A value the prompt opened on is selected: typing replaces it.
+            if prompt.line.selected { for column in x..<end { grid[column, y].highlighted = true } }
             grid.cursor = (min(grid.width - 1, x + column), y)
             if let message = state.message {
                 // A problem with what was typed (the prompt stays open), or what the last
@@ -139,10 +223,22 @@ public enum Screen {
 
     static func drawBody(_ grid: inout Grid, _ frame: Frame, _ state: EditorState, _ rows: [Row]) {
         let top = 1
-        let height = grid.height - 3
+        let height = state.viewportHeight
         if rows.isEmpty {
-            let lines: [String]
-            if !state.activeFilter.isEmpty {
+            var lines: [String]
+            if let problem = frame.status.pausedBy {
+                // Not "empty": the file could not be read, and the user should know why and
+                // what to do, as the CLI says it.
+                lines = TextWidth.wrap(problem.description.displaySafe + ".", to: grid.width - 3)
+                if let copy = frame.lastWritten {
+                    lines += [""] + TextWidth.wrap("The list as bananas last wrote it: \(copy.displaySafe)", to: grid.width - 3)
+                }
+                lines += [""] + TextWidth.wrap("Edits made now wait until the file can be read; q quits.", to: grid.width - 3)
+                for (k, line) in lines.prefix(height).enumerated() {
+                    grid.put(TextWidth.truncate(line, to: grid.width - 2), x: 2, y: top + k, role: k == 0 ? .error : .dim)
+                }
+                return
+            } else if !state.activeFilter.isEmpty {
                 lines = ["Nothing matches \"\(state.activeFilter.displaySafe)\".", "Esc clears the filter."]
             } else if state.readOnly {
                 lines = ["The list is empty."]
@@ -164,8 +260,8 @@ public enum Screen {
             switch rows[index] {
             case .section(let name, let open, let total, let collapsed):
                 let x = grid.put(collapsed ? "▸ " : "▾ ", x: 0, y: y, role: .sectionHeader)
-                // Checked of total, like the title bar: progress through the section.
-                let counts = "  \(total - open)/\(total)"
+                // Checked of total, like the title bar and `bananas list`: progress through the section.
+                let counts = "  " + checkedCount(total - open, of: total, wide: grid.width >= 36)
                 let nameRoom = max(1, grid.width - x - TextWidth.of(counts))
                 let end = grid.put(TextWidth.truncate(name.displaySafe, to: nameRoom), x: x, y: y, role: .sectionHeader)
                 grid.put(counts, x: end, y: y, role: .dim)
@@ -255,7 +351,7 @@ public enum Screen {
     }
 
     /// The help overlay's lines: (keys, what they do); a group title has empty help.
-    static func helpLines(readOnly: Bool) -> [(keys: String, help: String)] {
+    public static func helpLines(readOnly: Bool) -> [(keys: String, help: String)] {
         var lines: [(String, String)] = []
         for group in Binding.Group.allCases {
             if !lines.isEmpty { lines.append(("", "")) }
@@ -264,15 +360,24 @@ public enum Screen {
                 lines.append((binding.keyLabel, binding.help + (readOnly && binding.edits ? " (not in view)" : "")))
             }
         }
+        lines.append(("5j", "a number before a move key repeats it"))
+        func table<Action>(_ title: String, _ entries: [ModeBinding<Action>]) {
+            lines.append(("", ""))
+            lines.append((title, ""))
+            lines += entries.map { ($0.keyLabel, $0.help) }
+        }
+        table("In a prompt", KeyMap.prompt)
+        table("In help, messages, conflicts", KeyMap.overlay)
+        table("Answering a question", KeyMap.confirm)
         lines.append(("", ""))
-        lines.append(("In a prompt", ""))
-        lines += KeyMap.promptHelp
+        lines.append(("The status bar", ""))
+        lines += KeyMap.legend.map { ($0.state, $0.meaning) }
         return lines
     }
 
     static func drawHelp(_ grid: inout Grid, _ state: EditorState) {
         let lines = helpLines(readOnly: state.readOnly)
-        let keyColumn = 14
+        let keyColumn = 17
         let box = drawBox(&grid, title: "Keys", footer: "j/k scroll · any other key closes",
                           contentWidth: 64, contentHeight: lines.count)
         let scroll = min(state.helpScroll, max(0, lines.count - box.height))
@@ -290,28 +395,64 @@ public enum Screen {
         if scroll + box.height < lines.count { grid.put("↓", x: box.x + box.width, y: box.y + box.height - 1, role: .helpKey) }
     }
 
+    static func drawMessages(_ grid: inout Grid, _ state: EditorState) {
+        let lines = state.history.reversed().map { $0 }
+        let box = drawBox(&grid, title: "Messages, newest first", footer: "j/k scroll · any other key closes",
+                          contentWidth: 70, contentHeight: max(1, lines.count))
+        if lines.isEmpty { grid.put("No messages yet", x: box.x, y: box.y, role: .help) }
+        let scroll = min(state.helpScroll, max(0, lines.count - box.height))
+        for (k, line) in lines.dropFirst(scroll).prefix(box.height).enumerated() {
+            grid.put(TextWidth.truncate(line, to: box.width), x: box.x, y: box.y + k, role: .help)
+        }
+    }
+
     static func drawConflicts(_ grid: inout Grid, _ frame: Frame, _ state: EditorState) {
         let entries = frame.status.conflicts
         let footer = state.readOnly ? "j/k move · Esc closes" : "r restore · d dismiss · D all · Esc"
+        let twoLines = min(grid.width - 2, 74) - 4 < 60
         let box = drawBox(&grid, title: "Conflicts: values that lost to a concurrent edit", footer: footer,
-                          contentWidth: 70, contentHeight: max(1, entries.count))
-        let first = max(0, min(state.conflictIndex - box.height + 1, entries.count - box.height))
-        for (k, entry) in entries.dropFirst(first).prefix(box.height).enumerated() {
+                          contentWidth: 70, contentHeight: max(1, entries.count) * (twoLines ? 2 : 1))
+        // Narrow (a split pane): the item and field on one line, kept and lost on the next,
+        // so the values are not the part cut off.
+        let narrow = twoLines
+        let perEntry = narrow ? 2 : 1
+        let shownCount = max(1, box.height / perEntry)
+        let first = max(0, min(state.conflictIndex - shownCount + 1, entries.count - shownCount))
+        for (k, entry) in entries.dropFirst(first).prefix(shownCount).enumerated() {
             let c = entry
-            let line = "\(c.isSection ? "section " : "")\(c.name.displaySafe) · \(c.field): kept \(shown(c.kept, field: c.field)), lost \(shown(c.lost, field: c.field))"
-            let y = box.y + k
-            grid.put(TextWidth.padded(line, to: box.width), x: box.x, y: y, role: .help)
-            if first + k == state.conflictIndex {
-                for x in box.x..<box.x + box.width { grid[x, y].highlighted = true }
+            let what = "\(c.isSection ? "section " : "")\(c.name.displaySafe) · \(c.field)"
+            let values = "kept \(shown(c.kept, field: c.field)), lost \(shown(c.lost, field: c.field))"
+            let lines = narrow ? [what, "  " + values] : [what + ": " + values]
+            for (n, line) in lines.enumerated() {
+                let y = box.y + k * perEntry + n
+                guard y < box.y + box.height else { break }
+                grid.put(TextWidth.padded(line, to: box.width), x: box.x, y: y, role: .help)
+                if first + k == state.conflictIndex {
+                    for x in box.x..<box.x + box.width { grid[x, y].highlighted = true }
+                }
             }
         }
     }
 
+    static func quoted(_ text: String) -> String { "\"" + text.displaySafe + "\"" }
+
     static func shown(_ value: FieldValue, field: String) -> String {
         switch value {
-        case .text(let s): "\"" + s.displaySafe + "\""
+        case .text(let s): quoted(s)
         case .flag(let b): field == "checked" ? (b ? "checked" : "unchecked") : (b ? "yes" : "no")
         case .order(let d): String(d)
         }
+    }
+}
+
+extension Conflict {
+    /// What restoring this lost value does (to `list` as it is before), in words that name
+    /// the value set and the one it replaces: `Set the name to "Lemons RIGHT" (was "Lemons
+    /// LEFT")`, not "Restored Lemons LEFT name". The editor and `bananas conflicts restore`
+    /// both say it.
+    public func restoredMessage(in list: ShoppingList) -> String {
+        let owner = isSection ? "section \(Screen.quoted(name))" : Screen.quoted(list.item(subjectID)?.name ?? name)
+        let what = field == "name" ? "the name" + (isSection ? " of " + owner : "") : "\(field) of \(owner)"
+        return "Set \(what) to \(Screen.shown(lost, field: field)) (was \(Screen.shown(kept, field: field)))"
     }
 }

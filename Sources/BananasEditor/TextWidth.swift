@@ -70,6 +70,49 @@ public enum TextWidth {
         return result + "…"
     }
 
+    /// `text` in lines of at most `columns`, broken between words (a word longer than a
+    /// line is cut at the edge).
+    public static func wrap(_ text: String, to columns: Int) -> [String] {
+        guard columns > 0 else { return [] }
+        var lines: [String] = []
+        var line = ""
+        var used = 0
+        for word in text.split(separator: " ", omittingEmptySubsequences: true) {
+            var word = String(word)
+            var w = of(word)
+            if used > 0 && used + 1 + w > columns {
+                lines.append(line)
+                line = ""
+                used = 0
+            }
+            while w > columns {
+                // Longer than a line on its own: as much as fits, the rest on the next line.
+                var head = ""
+                var headWidth = 0
+                for character in word {
+                    let cw = of(character)
+                    if headWidth + cw > columns - used - (used > 0 ? 1 : 0) { break }
+                    head.append(character)
+                    headWidth += cw
+                }
+                if head.isEmpty { break }
+                lines.append(used > 0 ? line + " " + head : head)
+                line = ""
+                used = 0
+                word = String(word.dropFirst(head.count))
+                w = of(word)
+            }
+            if used > 0 {
+                line += " "
+                used += 1
+            }
+            line += word
+            used += w
+        }
+        if !line.isEmpty { lines.append(line) }
+        return lines
+    }
+
     /// Pads `text` with spaces on the right to exactly `columns` (truncating when longer).
     public static func padded(_ text: String, to columns: Int) -> String {
         let fitted = truncate(text, to: columns)

@@ -214,7 +214,8 @@ public final class FileLock {
                     markWaiting(path)
                 }
                 if Sys.nowMillis() >= deadline {
-                    throw .lockHeld(path: path, pid: holderPID, ageSeconds: Int(ageMillis / 1000))
+                    throw .lockHeld(path: path, pid: holderPID, ageSeconds: Int(ageMillis / 1000),
+                                    alive: holderPID.map(Sys.isAlive) ?? true)
                 }
                 Sys.sleep(milliseconds: pause)
                 pause = min(pause * 2, 50)

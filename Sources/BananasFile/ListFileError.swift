@@ -7,7 +7,8 @@ public enum ListFileError: Error, Equatable, CustomStringConvertible {
     case notARegularFile(path: String, kind: String)
     case tooLarge(path: String, size: Int, limit: Int)
     case newerSchema(path: String, found: Int, supported: Int)
-    case lockHeld(path: String, pid: Int32?, ageSeconds: Int)
+    /// `alive`: whether the process named in the lock was running when it was looked at.
+    case lockHeld(path: String, pid: Int32?, ageSeconds: Int, alive: Bool = true)
     case lockUnusable(path: String, reason: String)
     case folderMissing(path: String)
     case permissionDenied(path: String, action: String)
@@ -28,7 +29,15 @@ public enum ListFileError: Error, Equatable, CustomStringConvertible {
             "\(shown(path)) is \(size) bytes, over the \(limit)-byte limit for a list; it was left untouched"
         case .newerSchema(let path, let found, let supported):
             "\(shown(path)) was written by a newer version (schemaVersion \(found); this bananas knows \(supported)). It can be read but not changed: update bananas to edit it"
-        case .lockHeld(let path, let pid, let age):
+        case .lockHeld(let path, let pid?, let age, false):
+            "the list is locked by process \(pid), which is no longer running (\(shown(path)), \(age) s old). "
+                + "The lock is cleared once it is \(FileLock.staleAfterMillis / 1000) s old"
+        case .lockHeld(let path, let pid?, let age, true) where age >= FileLock.staleAfterMillis / 1000:
+            // bananas touches its lock every second: a lock this old is not bananas at work,
+            // and the process may be an unrelated one that was given the same number.
+            "the list is locked by process \(pid) (\(shown(path)), untouched for \(age) s). "
+                + "If that process is not bananas or Get Bananas, remove the lock file"
+        case .lockHeld(let path, let pid, let age, _):
             "the list is locked by " + (pid.map { "process \($0)" } ?? "another program") + " (\(shown(path)), held for \(age) s). "
                 + "Try again in a moment; if no program is using the list, remove the lock file"
         case .lockUnusable(let path, let reason):
@@ -58,7 +67,10 @@ public enum ListFileError: Error, Equatable, CustomStringConvertible {
         case .notARegularFile: "not a file"
         case .tooLarge: "file too large"
         case .newerSchema(_, let found, _): "newer schema (\(found))"
-        case .lockHeld(_, let pid, _): pid.map { "lock held by pid \($0)" } ?? "lock held"
+        case .lockHeld(_, let pid?, _, false): "stale lock (pid \(pid) ended)"
+        case .lockHeld(_, let pid?, let age, true) where age >= FileLock.staleAfterMillis / 1000:
+            "old lock, pid \(pid) (not bananas? remove it)"
+        case .lockHeld(_, let pid, _, _): pid.map { "lock held by pid \($0)" } ?? "lock held"
         case .lockUnusable: "lock unusable"
         case .folderMissing: "missing folder"
         case .permissionDenied(_, let action) where action == Self.readOnlyFileAction: "read-only file"

@@ -79,7 +79,7 @@ public final class CursesTerminal {
     /// character is Alt plus that character (terminals send Alt that way): Alt-Backspace
     /// erases a word, other Alt keys do nothing (they must not act as Esc, then the key).
     public func readKeys() -> [KeyInput] {
-        var keys = readRawKeys()
+        var keys = Self.decodingMouse(readRawKeys())
         var index = 0
         while index + 1 < keys.count {
             if keys[index] == .key(.escape) {
@@ -114,7 +114,40 @@ public final class CursesTerminal {
 
     public enum KeyInput: Equatable {
         case key(Key)
+        case mouse(MouseEvent)
         case resize
+    }
+
+    /// SGR mouse reports (`ESC [ < b ; x ; y M`) among the keys, as mouse events; a report the
+    /// editor does not use (a release, a drag) is dropped, never typed as keys.
+    static func decodingMouse(_ keys: [KeyInput]) -> [KeyInput] {
+        var result: [KeyInput] = []
+        var index = 0
+        while index < keys.count {
+            if index + 2 < keys.count, keys[index] == .key(.escape), keys[index + 1] == .key(.char("[")),
+               keys[index + 2] == .key(.char("<")) {
+                var parameters = ""
+                var end = index + 3
+                while end < keys.count, case .key(.char(let c)) = keys[end], c.isASCII, c.isNumber || c == ";" {
+                    parameters.append(c)
+                    end += 1
+                }
+                if end < keys.count, case .key(.char(let final)) = keys[end], final == "M" || final == "m" {
+                    if let event = MouseEvent.sgr(parameters: parameters, final: final) { result.append(.mouse(event)) }
+                    index = end + 1
+                    continue
+                }
+            }
+            result.append(keys[index])
+            index += 1
+        }
+        return result
+    }
+
+    /// Asks the terminal for mouse reports (presses, releases and the wheel, in SGR form);
+    /// `stop` turns them off.
+    public func reportMouse() {
+        bananas_mouse(1)
     }
 
     static func characterKey(_ code: UInt32) -> KeyInput? {
@@ -124,6 +157,7 @@ public final class CursesTerminal {
         case 9: return .key(.tab)
         case 127, 8: return .key(.backspace)
         case 1...26: return .key(.ctrl(Character(Unicode.Scalar(code + 96)!)))
+        case 28: return .key(.ctrl("\\"))
         default:
             guard let scalar = Unicode.Scalar(code) else { return nil }
             return .key(.char(Character(scalar)))
@@ -162,10 +196,10 @@ public final class CursesTerminal {
                 if let previous, previous[x, y] == cell { continue }
                 if cell.isContinuation {
                     // Its wide character is painted from the left half.
-                    if x > 0, let previous, previous[x - 1, y] == grid[x - 1, y] { put(grid[x - 1, y], x: x - 1, y: y) }
+                    if x > 0, let previous, previous[x - 1, y] == grid[x - 1, y] { put(grid, x: x - 1, y: y) }
                     continue
                 }
-                put(cell, x: x, y: y)
+                put(grid, x: x, y: y)
             }
         }
         if let cursor = grid.cursor {
@@ -177,7 +211,10 @@ public final class CursesTerminal {
         painted = grid
     }
 
-    private func put(_ cell: Cell, x: Int, y: Int) {
+    /// Paints the cell at (x, y) of `grid`, with the column after it when that is its second half.
+    private func put(_ grid: Grid, x: Int, y: Int) {
+        let cell = grid[x, y]
+        let columns = x + 1 < grid.width && grid[x + 1, y].isContinuation ? 2 : 1
         let style = theme.style(for: cell.role, highlighted: cell.highlighted)
         var attrs: UInt32 = 0
         if style.bold { attrs |= bananas_attr_bold() }
@@ -186,10 +223,13 @@ public final class CursesTerminal {
         if style.underline { attrs |= bananas_attr_underline() }
         if style.reverse { attrs |= bananas_attr_reverse() }
         let pair = colorPair(style)
-        var scalars = cell.text.unicodeScalars.map { wchar_t(bitPattern: $0.value) }
-        if scalars.isEmpty { scalars = [32] }
-        scalars.withUnsafeBufferPointer { buffer in
-            bananas_put_cell(Int32(y), Int32(x), buffer.baseAddress, Int32(buffer.count), attrs, pair)
+        let form = Grid.terminalForm(cell.text, columns: columns, maxScalars: Int(bananas_cell_max()),
+                                     scalarWidth: { Int(bananas_wcwidth($0.value)) })
+        for (offset, text) in form.enumerated() where !text.isEmpty {
+            let scalars = text.unicodeScalars.map { wchar_t(bitPattern: $0.value) }
+            scalars.withUnsafeBufferPointer { buffer in
+                bananas_put_cluster(Int32(y), Int32(x + offset), buffer.baseAddress, Int32(buffer.count), attrs, pair)
+            }
         }
     }
 

@@ -24,8 +24,13 @@ public final class EditorRunner {
     private var tickDeadline: ContinuousClock.Instant?
     private let crashKeyEnabled = getenv("BANANAS_TEST_CRASH") != nil
 
-    public init(editor: Editor, theme: Theme) {
+    /// Whether clicks and the wheel reach the editor (`--no-mouse`, `mouse: false` turn it off,
+    /// leaving the terminal's own selection of text).
+    let mouse: Bool
+
+    public init(editor: Editor, theme: Theme, mouse: Bool = true) {
         self.editor = editor
+        self.mouse = mouse
         terminal = CursesTerminal(theme: theme)
     }
 
@@ -33,6 +38,7 @@ public final class EditorRunner {
     public func start() throws {
         guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else { throw TerminalError.notATerminal }
         try terminal.start()
+        if mouse { terminal.reportMouse() }
         editor.onNeedsDisplay = { [weak self] in self?.setNeedsDisplay() }
         editor.onRepaintAll = { [weak self] in self?.terminal.repaintAll() }
 
@@ -126,6 +132,11 @@ public final class EditorRunner {
                     finish()
                     return
                 }
+            case .mouse(let event):
+                if !editor.handle(event) {
+                    finish()
+                    return
+                }
             }
         }
         draw()
@@ -153,7 +164,7 @@ public final class EditorRunner {
     private func draw() {
         guard !finished else { return }
         let size = terminal.size
-        editor.setViewport(height: size.height)
+        editor.setViewport(width: size.width, height: size.height)
         terminal.draw(editor.render(width: size.width, height: size.height))
         scheduleTick()
     }

@@ -75,6 +75,22 @@ public enum BuiltInThemes {
               dim: { fg: ash, bg: ink, dim: false }
               cursor_row: { bg: "#3a3a3a", reverse: false, bold: true }
             """#,
+        "default-light": #"""
+            # The default on a light background: the terminal says so through COLORFGBG (its last number
+            # is the background: 7 or 15 is light). The 16 terminal colours, as in default, but none that
+            # washes out on white: amounts magenta instead of yellow, the optional mark blue instead of cyan,
+            # and the status states as dark text on their colour instead of white on it.
+            name: default-light
+            description: terminal colours for a light background (picked by COLORFGBG)
+            inherits: default
+            roles:
+              optional_marker: { fg: blue, italic: true }
+              amount: { fg: magenta }
+              synced: { fg: black, bg: green, bold: true, reverse: false }
+              pending: { fg: black, bg: yellow, bold: true, reverse: false }
+              conflict: { fg: black, bg: magenta, bold: true, reverse: false }
+              paused: { fg: white, bg: red, bold: true, reverse: false }
+            """#,
         "default": #"""
             # The default theme: the 16 terminal colours only, so it follows your terminal's own palette
             # and reads on dark and light backgrounds alike. Every other theme inherits from it.

@@ -82,6 +82,21 @@ public struct ThemeCatalog: Sendable {
         return (file, styles, cursorRow)
     }
 
+    /// The theme used when none is chosen: `default-light` when the terminal says its
+    /// background is light, else `default`.
+    public static func defaultName(_ environment: [String: String]) -> String {
+        lightBackground(environment) == true ? "default-light" : defaultName
+    }
+
+    /// Whether the terminal's background is light, from `COLORFGBG` (`fg;bg` or
+    /// `fg;default;bg`, set by rxvt, Konsole and others): nil when it does not say.
+    public static func lightBackground(_ environment: [String: String]) -> Bool? {
+        guard let value = environment["COLORFGBG"], let last = value.split(separator: ";").last,
+              let background = Int(last) else { return nil }
+        // 7 (white) and 9-15 (the bright colours but bright black) are light backgrounds.
+        return background == 7 || (9...15).contains(background)
+    }
+
     /// What the user chose, in order: `--theme`, `BANANAS_THEME`, `theme:` in
     /// `$XDG_CONFIG_HOME/bananas/config.yaml`, else the default. Never fails: a problem is
     /// returned as a message (naming the file, line and key) with the default theme.
@@ -91,13 +106,13 @@ public struct ThemeCatalog: Sendable {
         var name = flag ?? environment["BANANAS_THEME"].flatMap { $0.isEmpty ? nil : $0 }
         if name == nil {
             do throws(ThemeError) {
-                name = try Config.theme(in: Locations.configDirectory(environment) + "/config.yaml")
+                name = try Config.theme(in: Config.path(environment))
             } catch {
                 problem = error.description
             }
         }
         do {
-            return (try catalog.theme(named: name ?? defaultName), problem)
+            return (try catalog.theme(named: name ?? defaultName(environment)), problem)
         } catch {
             let fallback = (try? catalog.theme(named: defaultName)) ?? .builtIn
             return (fallback, error.description + " — using the default theme")
@@ -109,6 +124,30 @@ public struct ThemeCatalog: Sendable {
 public enum Config {
     /// The `theme:` setting, or nil when the file or the key is absent.
     public static func theme(in path: String) throws(ThemeError) -> String? {
+        guard let (key, value) = try setting("theme", in: path) else { return nil }
+        guard let name = value.string, !name.isEmpty else {
+            throw ThemeError(path: path, line: key.line, key: "theme", problem: "must name a theme")
+        }
+        return name
+    }
+
+    /// The `mouse:` setting (`true` or `false`), or nil when the file or the key is absent.
+    public static func mouse(in path: String) throws(ThemeError) -> Bool? {
+        guard let (key, value) = try setting("mouse", in: path) else { return nil }
+        switch value.string?.lowercased() {
+        case "true", "yes", "on": return true
+        case "false", "no", "off": return false
+        default: throw ThemeError(path: path, line: key.line, key: "mouse", problem: "must be true or false")
+        }
+    }
+
+    /// Where the config file is.
+    public static func path(_ environment: [String: String] = Environment.current()) -> String {
+        Locations.configDirectory(environment) + "/config.yaml"
+    }
+
+    /// The key and value of a top-level setting, or nil when the file or the key is absent.
+    static func setting(_ name: String, in path: String) throws(ThemeError) -> (key: YAMLNode, value: YAMLNode)? {
         guard let bytes = FileSystem.contents(atPath: path) else { return nil }
         guard let text = utf8Text(bytes) else {
             throw ThemeError(path: path, line: nil, key: nil, problem: "cannot be read as UTF-8 text")
@@ -120,13 +159,7 @@ public enum Config {
             throw ThemeError(path: path, line: error.line, key: nil, problem: "not valid YAML: \(error.problem)")
         }
         guard let mapping = root?.mapping else { return nil }
-        for (key, value) in mapping where key.string == "theme" {
-            guard let name = value.string, !name.isEmpty else {
-                throw ThemeError(path: path, line: key.line, key: "theme", problem: "must name a theme")
-            }
-            return name
-        }
-        return nil
+        return mapping.first { $0.key.string == name }.map { ($0.key, $0.value) }
     }
 }
 

@@ -20,15 +20,20 @@ int bananas_curses_start(void) {
     if (initscr() == NULL) return -1;
     started = 1;
     cbreak();
-    // Ctrl-S and Ctrl-Q are keys, not flow control that would freeze the screen (endwin
-    // restores the terminal's own settings).
+    noecho();
+    nonl();
+    // Ctrl-S and Ctrl-Q are keys, not flow control that would freeze the screen. Ctrl-C and
+    // Ctrl-\ are keys too: as signals they would discard the keys typed before them that
+    // are still unread (a paste, a burst), and overtake the ones already read. endwin
+    // restores the terminal's own settings; def_prog_mode keeps these across a Ctrl-Z.
     struct termios modes;
     if (tcgetattr(STDIN_FILENO, &modes) == 0) {
         modes.c_iflag &= ~(IXON | IXOFF);
+        modes.c_cc[VINTR] = _POSIX_VDISABLE;
+        modes.c_cc[VQUIT] = _POSIX_VDISABLE;
         tcsetattr(STDIN_FILENO, TCSANOW, &modes);
+        def_prog_mode();
     }
-    noecho();
-    nonl();
     keypad(stdscr, TRUE);
     nodelay(stdscr, TRUE);
     curs_set(0);
@@ -39,9 +44,29 @@ int bananas_curses_start(void) {
     return 0;
 }
 
+static volatile sig_atomic_t mouse_on = 0;
+
+static void write_all(const char *text) {
+    size_t left = strlen(text);
+    while (left > 0) {
+        ssize_t n = write(STDOUT_FILENO, text, left);
+        if (n <= 0) return;
+        text += n;
+        left -= (size_t)n;
+    }
+}
+
+// Mouse reports in SGR form (presses, releases, the wheel); turned off again by
+// bananas_curses_stop, a crash included, so the shell never receives reports.
+void bananas_mouse(int on) {
+    write_all(on ? "\033[?1000h\033[?1006h" : "\033[?1006l\033[?1000l");
+    mouse_on = on;
+}
+
 void bananas_curses_stop(void) {
     if (!started) return;
     started = 0;
+    if (mouse_on) bananas_mouse(0);
     curs_set(1);
     endwin();
 }
@@ -86,15 +111,21 @@ int bananas_read_key(unsigned int *ch) {
     return r == KEY_CODE_YES ? 2 : 1;
 }
 
-void bananas_put_cell(int y, int x, const wchar_t *text, int len, unsigned int attrs, int pair) {
+int wcwidth(wchar_t c);  // POSIX (XSI); <wchar.h> declares it only under _XOPEN_SOURCE
+int bananas_wcwidth(unsigned int c) { return wcwidth((wchar_t)c); }
+
+// One cell holding a whole grapheme cluster: setcchar would keep only the first spacing
+// character (a flag's second letter, a skin tone, the parts after a joiner are cut), so the
+// characters are set here; curses sends every one of them (the caller made sure they fit).
+void bananas_put_cluster(int y, int x, const wchar_t *text, int len, unsigned int attrs, int pair) {
     cchar_t cell;
-    wchar_t buf[CCHARW_MAX + 1];
-    int n = len < CCHARW_MAX ? len : CCHARW_MAX;
-    wmemcpy(buf, text, n);
-    buf[n] = 0;
-    setcchar(&cell, buf, (attr_t)attrs, (short)pair, NULL);
+    wchar_t first[2] = {text[0], 0};
+    setcchar(&cell, first, (attr_t)attrs, (short)pair, NULL);
+    for (int i = 1; i < len && i < CCHARW_MAX; i++) cell.chars[i] = text[i];
     mvadd_wch(y, x, &cell);
 }
+
+int bananas_cell_max(void) { return CCHARW_MAX; }
 
 void bananas_move_cursor(int y, int x, int visible) {
     if (visible) move(y, x);

@@ -13,12 +13,14 @@ enum InProcess {
     static func keyPress(items: Int, runs: Int? = nil) -> Samples {
         let list = Fixtures.list(items: items)
         var state = EditorState()
+        let memo = RowsMemo()  // as the editor keeps one
         state.viewportHeight = Screen.viewportHeight(forHeight: 40)
-        state.settle(state.rows(for: list))
+        state.settle(state.rows(for: list, memo: memo))
         let status = SyncStatus()
         return measure(warmup: runs == nil ? 20 : 0, runs: runs ?? (items >= 100_000 ? 100 : 300)) { k in
-            _ = state.handle(k % 2 == 0 ? .char("j") : .down, list: list)
-            let grid = Screen.render(Frame(state: state, list: list, status: status, fileLabel: "bench", now: 0), width: 100, height: 40)
+            _ = state.handle(k % 2 == 0 ? .char("j") : .down, list: list, memo: memo)
+            let grid = Screen.render(Frame(state: state, list: list, status: status, fileLabel: "bench", now: 0), width: 100, height: 40,
+                                     memo: memo)
             precondition(grid.width == 100)
         }
     }

@@ -229,7 +229,10 @@ struct SyncProcessTests {
         let listed = cli("conflicts")
         #expect(listed.stdout.contains(#"Oat milk · amount: kept "2 L", lost "1 L""#))
         let id = String(listed.stdout.prefix(8))
-        #expect(cli("conflicts", "restore", id).status == 0)
+        let restored = cli("conflicts", "restore", id)
+        #expect(restored.status == 0)
+        // The same words as the editor: the value set and the one it replaced.
+        #expect(restored.stdout == "Set amount of \"Oat milk\" to \"1 L\" (was \"2 L\")\n")
         #expect(try cli.items().first?["amount"] as? String == "1 L")
         try a.waitForState("synced")
         _ = try b.wait(for: "the restore") { _ in (try? b.items().first?["amount"] as? String) == "1 L" }

@@ -51,11 +51,11 @@ final class Tmux {
         var environment = cli.environment(extra)
         if extra["TERM"] == nil { environment["TERM"] = nil }  // tmux's own, unless a test sets one
         let keep = ["BANANAS_FILE", "HOME", "PATH", "LANG", "LC_ALL", "BANANAS_TEST_CRASH", "TERM", "COLORTERM",
-                    "NO_COLOR", "BANANAS_THEME", "XDG_CONFIG_HOME"]
+                    "NO_COLOR", "BANANAS_THEME", "XDG_CONFIG_HOME", "COLORFGBG"]
         // Colour and theme settings come only from the test (swift test itself sets NO_COLOR).
-        for key in ["COLORTERM", "NO_COLOR", "BANANAS_THEME", "XDG_CONFIG_HOME"] where extra[key] == nil { environment[key] = nil }
+        for key in ["COLORTERM", "NO_COLOR", "BANANAS_THEME", "XDG_CONFIG_HOME", "COLORFGBG"] where extra[key] == nil { environment[key] = nil }
         let assignments = keep.compactMap { key in environment[key].map { "\(key)=\(quote($0))" } }
-        let unset = ["XDG_STATE_HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME", "COLORTERM", "NO_COLOR", "BANANAS_THEME"]
+        let unset = ["XDG_STATE_HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME", "COLORTERM", "NO_COLOR", "BANANAS_THEME", "COLORFGBG"]
             .filter { extra[$0] == nil }.map { "-u \($0)" }.joined(separator: " ")
         let run = "env \(unset) \(assignments.joined(separator: " ")) \(quote(CLI.binary)) "
             + arguments.map(quote).joined(separator: " ")

@@ -41,28 +41,20 @@ import Testing
                 }
                 _ = try? list.apply(edit, stamp: stamp)
             }
-            let before = state.rows(for: start), counts = state.counts(for: start)
-            let fresh = EditorState(copying: state)
-            if let result = EditorState.patched(RowsCache.Built(rows: before, checked: counts.checked, total: counts.total),
+            let memo = RowsMemo()
+            let before = state.rows(for: start, memo: memo), counts = state.counts(for: start)
+            let fresh = state  // without a memo: built afresh
+            if let result = EditorState.patched(RowsMemo.Built(rows: before, checked: counts.checked, total: counts.total),
                                                 from: start, to: list, query: state.activeFilter.lowercased(),
                                                 collapsed: state.collapsed, hideChecked: state.hideChecked) {
                 patched += 1
                 #expect(result.rows == fresh.rows(for: list), "round \(round)")
                 #expect(result.checked == fresh.counts(for: list).checked && result.total == fresh.counts(for: list).total)
             }
-            // Through the cache, whichever way it goes.
-            #expect(state.rows(for: list) == fresh.rows(for: list), "round \(round)")
+            // Through the memo, whichever way it goes.
+            #expect(state.rows(for: list, memo: memo) == fresh.rows(for: list), "round \(round)")
         }
         #expect(patched > 100, "edits of values should be patched in (\(patched) were)")
     }
 }
 
-extension EditorState {
-    /// The same view with a cache of its own (a copy of a state shares its cache).
-    init(copying other: EditorState) {
-        self.init(readOnly: other.readOnly)
-        hideChecked = other.hideChecked
-        filter = other.filter
-        collapsed = other.collapsed
-    }
-}

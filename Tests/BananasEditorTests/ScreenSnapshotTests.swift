@@ -13,14 +13,14 @@ struct ScreenSnapshotTests {
         let grid = render()
         expectScreen(grid, """
              bananas                        2/6 checked
-            ▾ Produce  1/3
+            ▾ Produce  1/3 checked
               [ ] Bananas  6
               [x] Apples  1 kg
               [ ] Spinach  optional
-            ▾ Dairy  1/2
+            ▾ Dairy  1/2 checked
               [ ] Oat milk  2 L
               [x] Butter
-            ▾ Bakery  0/1
+            ▾ Bakery  0/1 checked
               [ ] Sourdough bread
 
              synced 4s ago  BananaList.json      ? help
@@ -33,11 +33,11 @@ struct ScreenSnapshotTests {
         state.collapsed = ["Produce", "Bakery"]
         expectScreen(render(state: state), """
              bananas                        2/6 checked
-            ▸ Produce  1/3
-            ▾ Dairy  1/2
+            ▸ Produce  1/3 checked
+            ▾ Dairy  1/2 checked
               [ ] Oat milk  2 L
               [x] Butter
-            ▸ Bakery  0/1
+            ▸ Bakery  0/1 checked
 
 
 
@@ -53,12 +53,12 @@ struct ScreenSnapshotTests {
         state.hideChecked = true
         expectScreen(render(state: state), """
              bananas       checked hidden · 2/6 checked
-            ▾ Produce  1/3
+            ▾ Produce  1/3 checked
               [ ] Bananas  6
               [ ] Spinach  optional
-            ▾ Dairy  1/2
+            ▾ Dairy  1/2 checked
               [ ] Oat milk  2 L
-            ▾ Bakery  0/1
+            ▾ Bakery  0/1 checked
               [ ] Sourdough bread
 
 
@@ -75,7 +75,7 @@ struct ScreenSnapshotTests {
         let grid = render(s.list, state: s.state)
         expectScreen(grid, """
              bananas                        2/6 checked
-            ▾ Produce  1/3
+            ▾ Produce  1/3 checked
               [ ] Bananas  6
 
 
@@ -97,8 +97,8 @@ struct ScreenSnapshotTests {
         var list = sampleList()
         try! list.apply(.insert(Item(id: "L1", name: "Extra virgin olive oil from the little shop on the corner", amount: "750 ml", section: "Produce", sortOrder: 1)), stamp: .zero)
         expectScreen(render(list, width: 30, height: 8), """
-             bananas                  2/7
-            ▾ Produce  1/4
+             bananas                 2/7✓
+            ▾ Produce  1/4✓
               [ ] Extra virgin o…  750 ml
               [ ] Bananas  6
               [x] Apples  1 kg
@@ -107,8 +107,8 @@ struct ScreenSnapshotTests {
              synced 4s ago         ? help
             """)
         expectScreen(render(list, width: 20, height: 6), """
-             bananas        2/7
-            ▾ Produce  1/4
+             bananas       2/7✓
+            ▾ Produce  1/4✓
               [ ] Extr…  750 ml
               [ ] Bananas  6   ↓
 
@@ -125,8 +125,8 @@ struct ScreenSnapshotTests {
         ])
         let grid = render(list, width: 30, height: 7)
         expectScreen(grid, """
-             bananas                  0/3
-            ▾ 日本の食品  0/3
+             bananas                 0/3✓
+            ▾ 日本の食品  0/3✓
               [ ] 納豆 🥢  3 パック
               [ ] Crème fraîche 🇫🇷
               [ ] 味噌味噌味噌味噌味噌味…
@@ -149,7 +149,7 @@ struct ScreenSnapshotTests {
         let grid = render(list, width: 44, height: 7)
         expectScreen(grid, #"""
              bananas                        0/2 checked
-            ▾ Evil\e[2J  0/2
+            ▾ Evil\e[2J  0/2 checked
               [ ] Milk\e[31m red\u{7}  1\nL
               [ ] abc\u{202E}fed
 
@@ -190,60 +190,92 @@ struct ScreenSnapshotTests {
 
     @Test("the help overlay lists every binding of the key table")
     func help() {
-        var s = Session(height: 52)
+        var s = Session(height: 84)
         s.press(.char("?"))
-        let grid = render(s.list, state: s.state, width: 70, height: 52)
+        let grid = render(s.list, state: s.state, width: 70, height: 84)
         expectScreen(grid, """
              bananas                                                  2/6 checked
-            ▾ Produce  1/3
+            ▾ Produce  1/3 checked
              ┌─ Keys ───────────────────────────────────────────────────────────┐
              │ Move                                                             │
-             │ j ↓           move down                                          │
-            ▾│ k ↑           move up                                            │
-             │ g Home        go to the top                                      │
-             │ G End         go to the bottom                                   │
-            ▾│ PgDn Ctrl-D   page down                                          │
-             │ PgUp Ctrl-U   page up                                            │
-             │ Tab ]         next section                                       │
-             │ Shift-Tab [   previous section                                   │
+             │ j ↓              move down                                       │
+            ▾│ k ↑              move up                                         │
+             │ g Home           go to the top                                   │
+             │ G End            go to the bottom                                │
+            ▾│ PgDn Ctrl-D      page down                                       │
+             │ PgUp Ctrl-U      page up                                         │
+             │ Tab ]            next section                                    │
+             │ Shift-Tab [      previous section                                │
+             │ n                next filter match                               │
+             │ N                previous filter match                           │
              │                                                                  │
              │ Items                                                            │
-             │ Space         check / uncheck                                    │
-             │ a             add items here (name, then amount)                 │
-             │ e Enter       edit name and amount (a section: rename)           │
-             │ d Delete      delete the item (a section: asks first)            │
-             │ o             mark optional / needed                             │
-             │ J             move the item (or section) down                    │
-             │ K             move the item (or section) up                      │
-             │ m             move the item to another section                   │
-             │ X             clear checked items (asks)                         │
+             │ Space            check / uncheck                                 │
+             │ a                add items (a name ending in ? is optional)      │
+             │ e Enter          edit name and amount (a section: rename)        │
+             │ =                change the amount                               │
+             │ d Delete         delete the item (a section: asks first)         │
+             │ o                mark optional / needed                          │
+             │ J                move the item (or section) down                 │
+             │ K                move the item (or section) up                   │
+             │ m                move the item to another section                │
+             │ X                clear checked items (asks)                      │
              │                                                                  │
              │ Sections                                                         │
-             │ A             add a section                                      │
-             │ R             rename this section                                │
-             │ z             collapse / expand this section                     │
-             │ Z             collapse / expand all sections                     │
+             │ A                add a section                                   │
+             │ R                rename this section                             │
+             │ z                collapse / expand this section                  │
+             │ Z                collapse / expand all sections                  │
              │                                                                  │
              │ View                                                             │
-             │ /             filter as you type (Enter keeps, Esc clears)       │
-             │ h             hide / show checked items                          │
-             │ c             review conflicts                                   │
+             │ /                filter as you type (Enter keeps, Esc clears)    │
+             │ h                hide / show checked items                       │
+             │ c                review conflicts                                │
+             │ M                the messages shown so far                       │
+             │ b                show / hide the key bar                         │
              │                                                                  │
              │ Other                                                            │
-             │ u             undo                                               │
-             │ Ctrl-R        redo                                               │
-             │ ? F1          this help                                          │
-             │ Ctrl-L        redraw the screen                                  │
-             │ q             quit                                               │
+             │ u                undo                                            │
+             │ Ctrl-R           redo                                            │
+             │ ? F1             this help                                       │
+             │ Ctrl-L           redraw the screen                               │
+             │ q                quit                                            │
+             │ 5j               a number before a move key repeats it           │
              │                                                                  │
              │ In a prompt                                                      │
-             │ Enter         accept                                             │
-             │ Esc           cancel                                             │
-             │ ← → Home End  move in the text (also Ctrl-A, Ctrl-E)             │
-             │ Backspace     erase back (Ctrl-W: a word, Ctrl-U: all)           │
-             │ Delete        erase under the cursor (Ctrl-K: to the end)        │
-             │ Tab           complete a section name                            │
+             │ Enter            accept                                          │
+             │ Esc              cancel                                          │
+             │ Tab              complete a section name (moving an item)        │
+             │ ← Ctrl-B         move left                                       │
+             │ → Ctrl-F         move right                                      │
+             │ Home Ctrl-A      to the start                                    │
+             │ End Ctrl-E       to the end                                      │
+             │ Backspace Ctrl-H erase back                                      │
+             │ Delete Ctrl-D    erase under the cursor                          │
+             │ Ctrl-W           erase a word back (also Alt-Backspace)          │
+             │ Ctrl-U           erase to the start                              │
+             │ Ctrl-K           erase to the end                                │
+             │                                                                  │
+             │ In help, messages, conflicts                                     │
+             │ j ↓              down                                            │
+             │ k ↑              up                                              │
+             │ PgDn Space       page down (help, messages)                      │
+             │ PgUp             page up (help, messages)                        │
+             │ g Home           to the top (help, messages)                     │
+             │ r Enter          restore the value that lost (conflicts)         │
+             │ d                dismiss this conflict                           │
+             │ D                dismiss every conflict                          │
+             │                                                                  │
+             │ Answering a question                                             │
+             │ y Y              yes (any other key: no)                         │
+             │                                                                  │
+             │ The status bar                                                   │
+             │ synced           the file holds every edit made here             │
+             │ pending N        N edits in the journal, not yet in the file     │
+             │ conflict N       N values lost to a concurrent edit: c reviews   │
+             │ paused: why      the file cannot be read or written; edits wait  │
              └─ j/k scroll · any other key closes ──────────────────────────────┘
+
 
              synced 4s ago  ~/lists/BananaList.json                        ? help
             """)
@@ -270,14 +302,14 @@ struct ScreenSnapshotTests {
         s.press(.char(" "))
         expectScreen(render(s.list, state: s.state), """
              bananas view read-only         2/6 checked
-            ▾ Produce  1/3
+            ▾ Produce  1/3 checked
               [ ] Bananas  6
               [x] Apples  1 kg
               [ ] Spinach  optional
-            ▾ Dairy  1/2
+            ▾ Dairy  1/2 checked
               [ ] Oat milk  2 L
               [x] Butter
-            ▾ Bakery  0/1
+            ▾ Bakery  0/1 checked
               [ ] Sourdough bread
             read-only: bananas view cannot change the l…
              synced 4s ago  BananaList.json      ? help
@@ -307,14 +339,14 @@ struct ScreenSnapshotTests {
         let grid = render(s.list, state: s.state)
         expectScreen(grid, """
              bananas                        2/6 checked
-            ▾ Produce  1/3
+            ▾ Produce  1/3 checked
               [ ] Bananas  6
               [x] Apples  1 kg
               [ ] Spinach  optional
-            ▾ Dairy  1/2
+            ▾ Dairy  1/2 checked
               [ ] Oat milk  2 L
               [x] Butter
-            ▾ Bakery  0/1
+            ▾ Bakery  0/1 checked
               [ ] Sourdough bread
             Add to Produce: Crème 🥛
              synced 4s ago  BananaList.json      ? help

@@ -32,11 +32,13 @@ func syncedStatus() -> SyncStatus {
     return status
 }
 
-/// Renders `state` over `list` at a size, as text.
+/// Renders `state` over `list` at a size, as text. The key bar shows only when the state
+/// asks for it or `keyBar` is `.auto` (the snapshots predate it; KeyBarTests cover it).
 func render(_ list: ShoppingList = sampleList(), state: EditorState = EditorState(), status: SyncStatus = syncedStatus(),
-            width: Int = 44, height: Int = 12) -> Grid {
+            width: Int = 44, height: Int = 12, keyBar: EditorState.KeyBar = .off) -> Grid {
     var state = state
-    state.viewportHeight = Screen.viewportHeight(forHeight: height)
+    if state.keyBar == .auto { state.keyBar = keyBar }
+    state.viewportHeight = Screen.viewportHeight(forHeight: height, keyBar: Screen.keyBar(state, list, height: height))
     state.settle(state.rows(for: list))
     return Screen.render(Frame(state: state, list: list, status: status, fileLabel: "~/lists/BananaList.json", now: now),
                          width: width, height: height)
@@ -53,6 +55,7 @@ struct Session {
     init(list: ShoppingList = sampleList(), readOnly: Bool = false, height: Int = 12) {
         self.list = list
         state = EditorState(readOnly: readOnly)
+        state.keyBar = .off
         state.viewportHeight = Screen.viewportHeight(forHeight: height)
         state.settle(state.rows(for: list))
     }

@@ -8,7 +8,7 @@ import Testing
 @Suite("Themes")
 struct ThemeTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    static let shipped = ["default", "dark", "light", "high-contrast", "colorblind", "monochrome"]
+    static let shipped = ["default", "default-light", "dark", "light", "high-contrast", "colorblind", "monochrome"]
     let catalog = ThemeCatalog(userFolder: "/nonexistent")
 
     @Test("every shipped theme parses and covers every role and the cursor row", arguments: shipped)
@@ -186,7 +186,12 @@ struct ThemeTests {
         defer { try? FileManager.default.removeItem(atPath: config) }
         var env = ["XDG_CONFIG_HOME": config]
         #expect(ThemeCatalog.load(flag: nil, environment: env).theme.name == "default")
+        // A light background, as the terminal says it, and no theme chosen: the light default.
+        #expect(ThemeCatalog.load(flag: nil, environment: env.merging(["COLORFGBG": "0;15"]) { $1 }).theme.name == "default-light")
+        #expect(ThemeCatalog.load(flag: nil, environment: env.merging(["COLORFGBG": "15;default;0"]) { $1 }).theme.name == "default")
+        #expect(ThemeCatalog.load(flag: nil, environment: env.merging(["COLORFGBG": "default"]) { $1 }).theme.name == "default")
         try "theme: light\n".write(toFile: config + "/bananas/config.yaml", atomically: true, encoding: .utf8)
+        #expect(ThemeCatalog.load(flag: nil, environment: env.merging(["COLORFGBG": "0;15"]) { $1 }).theme.name == "light")
         #expect(ThemeCatalog.load(flag: nil, environment: env).theme.name == "light")
         env["BANANAS_THEME"] = "dark"
         #expect(ThemeCatalog.load(flag: nil, environment: env).theme.name == "dark")

@@ -233,7 +233,7 @@ func inode(_ path: String) -> UInt64? {
             _ = try FileLock.acquire(path: lockPath, timeoutMillis: 200)
             Issue.record("the lock was taken from a live holder")
         } catch {
-            guard case .lockHeld(_, let pid, _) = error else { Issue.record("\(error)"); return }
+            guard case .lockHeld(_, let pid, let age, _) = error else { Issue.record("\(error)"); return }
             #expect(pid == getppid())
         }
         #expect(folder.bytes("BananaList.json.lock") == Array(String(getppid()).utf8))
@@ -250,6 +250,20 @@ func inode(_ path: String) -> UInt64? {
         let lock = try FileLock.acquire(path: lockPath, timeoutMillis: 200)
         #expect(folder.bytes("BananaList.json.lock") == Array(String(getpid()).utf8))
         lock.release()
+    }
+
+    @Test("a young lock of a process that has ended is called stale, not held by it")
+    func aYoungLockOfADeadProcessSaysSo() throws {
+        let folder = TempFolder()
+        let lockPath = folder.listPath + ".lock"
+        folder.write("999999", to: "BananaList.json.lock")  // above the default pid_max: not running
+        do {
+            _ = try FileLock.acquire(path: lockPath, timeoutMillis: 100)
+            Issue.record("a fresh lock was broken")
+        } catch {
+            #expect(error.pausedReason == "stale lock (pid 999999 ended)")
+            #expect(error.description.contains("no longer running"), "\(error)")
+        }
     }
 
     @Test func aStaleLockOfADeadProcessIsBroken() throws {

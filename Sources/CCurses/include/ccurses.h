@@ -27,7 +27,11 @@ int bananas_check_resize(void);
 int bananas_read_key(unsigned int *ch);
 
 /// Puts one cell: `text` (one grapheme, UTF-32, `len` scalars) at y, x with attributes.
-void bananas_put_cell(int y, int x, const wchar_t *text, int len, unsigned int attrs, int pair);
+void bananas_put_cluster(int y, int x, const wchar_t *text, int len, unsigned int attrs, int pair);
+int bananas_wcwidth(unsigned int c);
+int bananas_cell_max(void);
+/// Turns the terminal's SGR mouse reports on or off (off again when curses stops).
+void bananas_mouse(int on);
 void bananas_move_cursor(int y, int x, int visible);
 void bananas_refresh(void);
 void bananas_clear(void);

@@ -1,0 +1,110 @@
+import BananasCore
+import BananasFile
+
+/// A mouse report, as the editor understands it: a press of the left button, or the wheel,
+/// at a cell (0-based). The terminal backend decodes SGR reports (`ESC [ < b ; x ; y M`).
+public struct MouseEvent: Equatable, Sendable {
+    public enum Kind: Equatable, Sendable { case press, wheelUp, wheelDown }
+    public var kind: Kind
+    public var x: Int
+    public var y: Int
+
+    public init(_ kind: Kind, x: Int, y: Int) {
+        self.kind = kind
+        self.x = x
+        self.y = y
+    }
+
+    /// The event an SGR report's parameters (`0;5;3`) and final letter (`M` press, `m`
+    /// release) mean, or nil for what the editor does not use (releases, other buttons,
+    /// drags, malformed reports).
+    public static func sgr(parameters: String, final: Character) -> MouseEvent? {
+        let numbers = parameters.split(separator: ";", omittingEmptySubsequences: false).map { Int($0) }
+        guard numbers.count == 3, let button = numbers[0], let column = numbers[1], let row = numbers[2],
+              column >= 1, row >= 1, final == "M" else { return nil }
+        // Shift, Alt and Ctrl add 4, 8 and 16; a drag adds 32.
+        guard button & 32 == 0 else { return nil }
+        let kind: Kind
+        switch button & ~(4 | 8 | 16) {
+        case 0: kind = .press
+        case 64: kind = .wheelUp
+        case 65: kind = .wheelDown
+        default: return nil
+        }
+        return MouseEvent(kind, x: column - 1, y: row - 1)
+    }
+}
+
+extension EditorState {
+    /// Rows the wheel moves the cursor by.
+    static let wheelStep = 3
+
+    /// Handles a mouse event on a screen `width` columns wide (the height is the viewport's
+    /// plus the title, prompt and status lines): a click on a row selects it, on its box
+    /// checks it, on a section header collapses it; the wheel moves through the list; a click
+    /// on the status bar opens the conflict review when there are conflicts, help on `? help`.
+    public mutating func handle(_ mouse: MouseEvent, list: ShoppingList, conflicts: [Conflict] = [],
+                                width: Int, memo: RowsMemo? = nil) -> EditorAction {
+        defer { settle(rows(for: list, memo: memo)) }
+        guard !tooSmall else { return .none }
+        switch mode {
+        case .help, .messages:
+            switch mouse.kind {
+            case .wheelUp: return handle(.up, list: list, conflicts: conflicts, memo: memo)
+            case .wheelDown: return handle(.down, list: list, conflicts: conflicts, memo: memo)
+            case .press: mode = .normal
+            }
+            return .none
+        case .conflicts:
+            switch mouse.kind {
+            case .wheelUp: return handle(.up, list: list, conflicts: conflicts, memo: memo)
+            case .wheelDown: return handle(.down, list: list, conflicts: conflicts, memo: memo)
+            case .press: return .none
+            }
+        case .prompt, .confirm:
+            return .none  // a prompt or a question is answered with keys
+        case .normal:
+            break
+        }
+        let rows = rows(for: list, memo: memo)
+        let index = cursorIndex(in: rows) ?? 0
+        switch mouse.kind {
+        case .wheelUp:
+            message = nil
+            move(to: index - Self.wheelStep, rows)
+            return .none
+        case .wheelDown:
+            message = nil
+            move(to: index + Self.wheelStep, rows)
+            return .none
+        case .press:
+            break
+        }
+        let statusBar = viewportHeight + 2 + (keyBarShown ? 1 : 0)
+        if mouse.y == statusBar {
+            if mouse.x >= width - Screen.helpHint.count {
+                return handle(KeyMap.binding(for: .help).keys[0], list: list, conflicts: conflicts, memo: memo)
+            }
+            if !conflicts.isEmpty {
+                return handle(KeyMap.binding(for: .conflicts).keys[0], list: list, conflicts: conflicts, memo: memo)
+            }
+            return .none
+        }
+        let clicked = scrollTop + mouse.y - 1
+        guard mouse.y >= 1, mouse.y <= viewportHeight, clicked < rows.count else { return .none }
+        message = nil
+        move(to: clicked, rows)
+        switch rows[clicked] {
+        case .section(let name, _, _, _):
+            toggleCollapse(name)
+            return .none
+        case .item(let item):
+            guard Screen.checkboxColumns.contains(mouse.x) else { return .none }
+            if readOnly {
+                message = Message(EditorState.readOnlyHint, kind: .readOnly)
+                return .none
+            }
+            return toggleChecked(item)
+        }
+    }
+}

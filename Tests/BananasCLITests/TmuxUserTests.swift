@@ -1,0 +1,196 @@
+import Foundation
+import Testing
+
+/// The editor in tmux as a demanding user drives it (issue 23): bursts of keys, a pane too
+/// small to show anything, emoji made of several code points.
+@Suite("Editor in tmux: what a user trips on", .serialized, .enabled(if: Tmux.isAvailable, "tmux is not installed"))
+struct TmuxUserTests {
+    func seeded() -> CLI {
+        let cli = CLI()
+        cli("add", "Bananas", "--section", "Produce", "--amount", "6")
+        cli("add", "Oat milk", "--section", "Dairy", "--amount", "2 L")
+        cli("add", "Butter", "--section", "Dairy")
+        return cli
+    }
+
+    func item(_ cli: CLI, _ name: String) -> [String: Any]? {
+        (try? cli.items())?.first { $0["name"] as? String == name }
+    }
+
+    @Test("a key and Ctrl-C in one burst: the key is applied and written before quitting")
+    func burstBeforeCtrlC() throws {
+        for run in 1...3 {
+            let cli = seeded()
+            defer { cli.cleanUp() }
+            let tmux = try Tmux(cli)
+            #expect(tmux.waitFor("Butter"))
+            tmux.keys("j", "Space", "C-c")  // one write to the terminal
+            #expect(tmux.waitForExit() == .status(0), "run \(run)")
+            #expect(item(cli, "Bananas")?["checked"] as? Bool == true, "run \(run)")
+            #expect(tmux.info("#{alternate_on}") == "0")
+        }
+    }
+
+    @Test("while \"Too small\" shows, Space, d and y act on nothing; a resize brings the same list back")
+    func tooSmall() throws {
+        let cli = seeded()
+        defer { cli.cleanUp() }
+        let tmux = try Tmux(cli, width: 60, height: 16)
+        #expect(tmux.waitFor("Butter"))
+        tmux.keys("Tab")  // the Dairy header
+        tmux.resize(width: 10, height: 4)
+        #expect(tmux.waitFor("Too small"), "\(tmux.screen())")
+        tmux.keys("Space", "d", "y", "X", "y")
+        tmux.resize(width: 60, height: 16)
+        let screen = tmux.waitForScreen { $0.contains("Butter") && $0.contains("Oat milk") }
+        #expect(screen != nil, "\(tmux.screen())")
+        #expect(screen?.contains("Remove") == false)
+        #expect(item(cli, "Butter") != nil && item(cli, "Oat milk") != nil)
+        tmux.keys("q")
+        #expect(tmux.waitForExit() == .status(0))
+    }
+
+    @Test("a flag, a skin tone and a joined family show whole, and the row after stays clean")
+    func emojiClusters() throws {
+        let cli = CLI()
+        defer { cli.cleanUp() }
+        cli("add", "Tea 👍🏽 👩‍👧 🇯🇵", "--section", "Drinks")
+        cli("add", "Water", "--section", "Drinks")
+        let tmux = try Tmux(cli)
+        let screen = tmux.waitForScreen { $0.contains("Water") }
+        #expect(screen != nil)
+        let lines = (screen ?? "").split(separator: "\n").map(String.init)
+        let tea = lines.first { $0.contains("Tea") } ?? ""
+        // Skin tone and family whole; the flag drawn as its letters (a curses cell holds one
+        // spacing character); nothing dangling.
+        #expect(tea.contains("[ ] Tea 👍🏽 👩‍👧 JP"), "\(tea)")
+        #expect(lines.contains { $0.hasPrefix("  [ ] Water") }, "\(lines)")
+        // In the prompt too: typed one code point at a time, edited as one character each.
+        tmux.keys("G", "a")
+        tmux.type("👍🏽👩‍👧")
+        tmux.keys("BSpace", "Enter", "Enter", "Escape")
+        #expect(tmux.waitFor("[ ] 👍🏽"), "\(tmux.screen())")
+        let deadline = Date().addingTimeInterval(5)
+        while item(cli, "👍🏽") == nil && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        #expect(item(cli, "👍🏽") != nil)
+    }
+}
+
+@Suite("Editor in tmux: a split pane", .serialized, .enabled(if: Tmux.isAvailable, "tmux is not installed"))
+struct TmuxNarrowTests {
+    @Test("at 49 columns a paused status bar abbreviates, keeping the pid and the queue; M shows the messages")
+    func narrowStatus() throws {
+        let cli = CLI()
+        defer { cli.cleanUp() }
+        cli("add", "Bananas", "--section", "Produce")
+        let tmux = try Tmux(cli, width: 49, height: 14)
+        #expect(tmux.waitFor("Bananas"))
+        // A live process (this test) holds a fresh lock: the check waits in the queue.
+        let lock = cli.listPath + ".lock"
+        try String(getpid()).write(toFile: lock, atomically: false, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: lock) }
+        tmux.keys("j", "Space")
+        let paused = tmux.waitForScreen { $0.contains("paused: lock pid \(getpid()) · 1 queued") }
+        #expect(paused != nil, "\(tmux.screen())")
+        try FileManager.default.removeItem(atPath: lock)
+        #expect(tmux.waitFor("synced"), "\(tmux.screen())")
+        tmux.keys("M")
+        #expect(tmux.waitFor("Checked Bananas"))
+        #expect(tmux.waitFor("Messages"))
+    }
+}
+
+@Suite("Editor in tmux: fewer keystrokes", .serialized, .enabled(if: Tmux.isAvailable, "tmux is not installed"))
+struct TmuxKeystrokeTests {
+    func item(_ cli: CLI, _ name: String) -> [String: Any]? {
+        (try? cli.items())?.first { $0["name"] as? String == name }
+    }
+
+    func fileHas(_ cli: CLI, _ name: String, _ condition: ([String: Any]) -> Bool) -> Bool {
+        let deadline = Date().addingTimeInterval(5)
+        repeat {
+            if let found = item(cli, name), condition(found) { return true }
+            Thread.sleep(forTimeInterval: 0.05)
+        } while Date() < deadline
+        return false
+    }
+
+    @Test("key bar, ? for optional, = for the amount, a count, n between matches; at 100 and 49 columns")
+    func keystrokes() throws {
+        for width in [100, 49] {
+            let cli = CLI()
+            defer { cli.cleanUp() }
+            cli("add", "Bananas", "--section", "Produce", "--amount", "6")
+            cli("add", "Apples", "--section", "Produce")
+            cli("add", "Oat milk", "--section", "Dairy")
+            let tmux = try Tmux(cli, width: width, height: 16)
+            #expect(tmux.waitFor("a add  Space check"), "\(tmux.screen())")
+            // Add an optional item: the trailing ? marks it.
+            tmux.keys("a")
+            tmux.type("Avocados?")
+            tmux.keys("Enter")
+            tmux.type("3")
+            tmux.keys("Enter", "Escape")
+            #expect(fileHas(cli, "Avocados") { $0["optional"] as? Bool == true && $0["amount"] as? String == "3" })
+            // = opens on the amount; typing replaces it.
+            tmux.keys("g", "j", "=")
+            #expect(tmux.waitFor("Amount for Bananas: 6"), "\(tmux.screen())")
+            tmux.type("12")
+            tmux.keys("Enter")
+            #expect(fileHas(cli, "Bananas") { $0["amount"] as? String == "12" })
+            // 3j then Space: three rows down.
+            tmux.keys("g", "3", "j", "Space")
+            let checked = tmux.waitForScreen { $0.contains("[x]") }
+            #expect(checked != nil)
+            // n goes to the next match of a filter.
+            tmux.keys("/")
+            tmux.type("a")
+            tmux.keys("Enter", "g", "n", "n", "Space")
+            #expect(tmux.waitForScreen { $0.split(separator: "\n").filter { $0.contains("[x]") }.count >= 1 } != nil)
+            tmux.keys("b")
+            #expect(tmux.waitForScreen { !$0.contains("a add  Space check") } != nil)
+            tmux.keys("q")
+            #expect(tmux.waitForExit() == .status(0))
+        }
+    }
+}
+
+@Suite("Editor in tmux: a light terminal", .serialized, .enabled(if: Tmux.isAvailable, "tmux is not installed"))
+struct TmuxLightTerminalTests {
+    @Test("COLORFGBG saying the background is light: amounts are not yellow, the optional mark not cyan")
+    func lightBackground() throws {
+        let cli = CLI()
+        defer { cli.cleanUp() }
+        cli("add", "Bananas", "--section", "Produce", "--amount", "6", "--optional")
+        let light = try Tmux(cli, width: 60, environment: ["TERM": "screen", "COLORFGBG": "0;15"])
+        #expect(light.waitFor("Bananas"))
+        let styled = light.styledScreen()
+        #expect(styled.contains("35m  6"), "\(styled)")
+        #expect(!styled.contains("33m  6"), "\(styled)")
+        #expect(!styled.contains("36m"), "\(styled)")
+        let dark = try Tmux(cli, width: 60, environment: ["TERM": "screen", "COLORFGBG": "15;0"])
+        #expect(dark.waitFor("Bananas"))
+        #expect(dark.styledScreen().contains("33m  6"), "\(dark.styledScreen())")
+    }
+}
+
+@Suite("Editor in tmux: a broken file", .serialized, .enabled(if: Tmux.isAvailable, "tmux is not installed"))
+struct TmuxBrokenFileTests {
+    @Test("an unparseable file: the editor says what is wrong as the CLI does, not that the list is empty")
+    func unparseable() throws {
+        let cli = CLI()
+        defer { cli.cleanUp() }
+        cli.writeFile("{ not json")
+        let listed = cli("list")
+        #expect(listed.stderr.contains("invalid JSON") || listed.stderr.contains("is not a list bananas can read"), "\(listed.stderr)")
+        let tmux = try Tmux(cli, width: 80, height: 16)
+        let screen = tmux.waitForScreen { $0.contains("invalid JSON at line 1") }
+        #expect(screen != nil, "\(tmux.screen())")
+        #expect(screen?.contains("restore it from") == true)
+        #expect(screen?.contains("The list is empty") == false)
+        #expect(screen?.contains("paused: unparseable file") == true)
+        tmux.keys("q")
+        #expect(tmux.waitForExit() != nil)
+        #expect(cli.fileBytes == Data("{ not json".utf8))
+    }
+}
