@@ -124,6 +124,46 @@ func randomReplicas(seed: Int, count: Int = 3, steps: Int = 30) -> [ShoppingList
         let b = ShoppingList(sections: ["Y"], rows: [Item(id: "1", name: "pears")])
         #expect(a.merged(with: b) == b.merged(with: a))
     }
+
+    // Found by ContractModelTests (shrunk): two devices delete a row, one after changing it;
+    // the merged delete kept the history of whichever side it was merged into.
+    @Test func twoDeletesOfOneRowMergeTheSameEitherOrder() throws {
+        let base = try sampleList()
+        var a = base, b = base
+        try a.apply(.update(id: "A", changes: [.amount: .text("1")]), stamp: stamp(5, "a"))
+        try a.apply(.delete(id: "A"), stamp: stamp(6, "a"))
+        try b.apply(.delete(id: "A"), stamp: stamp(6, "b"))
+        #expect(a.merged(with: b) == b.merged(with: a))
+        let c = a.merged(with: b)
+        #expect(c.merged(with: a) == c && c.merged(with: b) == c)
+    }
+
+    // Found by ContractModelTests (shrunk): three copies with values of one field. Whether a
+    // loser is recorded is decided pair by pair, against whatever value it meets first, so the
+    // conflict records depend on the order copies are merged in (rule 8). Open: see the report
+    // in docs/sync.md, "Known anomalies".
+    @Test func threeConcurrentValuesTwoEqualGiveTheSameRecordsInAnyOrder() throws {
+        let base = try sampleList()
+        var a = base, b = base, c = base
+        try a.apply(.update(id: "A", changes: [.amount: .text("2")]), stamp: stamp(10, "a"))
+        try b.apply(.update(id: "A", changes: [.amount: .text("2")]), stamp: stamp(30, "b"))
+        try c.apply(.update(id: "A", changes: [.amount: .text("5")]), stamp: stamp(20, "c"))
+        withKnownIssue("conflict records depend on merge order") {
+            #expect(a.merged(with: c).merged(with: b).conflicts == a.merged(with: b).merged(with: c).conflicts)
+        }
+    }
+
+    @Test func aValueLostThenSeenByTheWinnerGivesTheSameRecordsInAnyOrder() throws {
+        let base = try sampleList()
+        var a = base, c = base
+        try a.apply(.update(id: "A", changes: [.amount: .text("2")]), stamp: stamp(10, "a"))
+        var b = a
+        try b.apply(.update(id: "A", changes: [.amount: .text("3")]), stamp: stamp(30, "b"))  // saw a's "2"
+        try c.apply(.update(id: "A", changes: [.amount: .text("5")]), stamp: stamp(20, "c"))
+        withKnownIssue("conflict records depend on merge order") {
+            #expect(a.merged(with: c).merged(with: b).conflicts == a.merged(with: b).merged(with: c).conflicts)
+        }
+    }
 }
 
 /// A readable summary for failure messages.
