@@ -256,6 +256,10 @@ final class ContractModel {
                 current = merged.sectionEntries[key]?[field]
             }
             if current == event.value { continue }
+            // A section value is a key; one that shows under the same name is the same section
+            // to a person (a version-1 file names sections, bananas keys them).
+            if case .item(_, .section) = subject, let current,
+               merged.sectionName(current.text) == merged.sectionName(event.value.text) { continue }
             if merged.conflicts[ConflictRecord.Key(subject: subject, lostStamp: event.stamp)]?.lost == event.value { continue }
             fail("rule 5 (nothing lost silently)",
                  "\(subject) = '\(event.value)' written by \(event.by) at step \(event.step) (\(event.stamp)) is now '\(current.map(\.description) ?? "-")', with no conflict record and not overwritten by anyone who saw it")
@@ -421,7 +425,17 @@ final class ContractModel {
             guard !list.sections.isEmpty else { return }
             let old = list.sections[step.a % list.sections.count], new = Self.sectionNames[step.b % 5]
             guard let change = try? list.renameSectionEdit(old, to: new) else { return }
-            edit(r, change, "rename section \(old) to \(new)") { $0.sections.contains(new) && (old == new || !$0.sections.contains(old)) }
+            // Tolerated unless strict: a version-1 file merged without a base adds its section
+            // names as sections of their own, so a renamed section can share its name with one
+            // (ForeignWriterTests, `aRenamedSectionIsOneSectionAfterAVersion1FileWithoutABase`).
+            let shared = list.sectionEntries.values.filter { !$0.removed && $0.name == old }.count > 1
+            edit(r, change, "rename section \(old) to \(new)") { after in
+                guard after.sections.contains(new) else { return false }
+                if old == new || !after.sections.contains(old) { return true }
+                guard shared, !Self.strict else { return false }
+                self.tolerated["two sections share a name after a version-1 file merged without a base", default: 0] += 1
+                return true
+            }
         case .moveSection:
             guard !list.sections.isEmpty else { return }
             let name = list.sections[step.a % list.sections.count]
@@ -470,7 +484,16 @@ final class ContractModel {
             guard r != s, !replicas[s].history.isEmpty else { return }
             let copy = replicas[s].history[replicas[s].history.count - 1 - step.a % replicas[s].history.count]
             let ownHistory = replicas[r].history
-            let base = step.b % 2 == 0 && !ownHistory.isEmpty ? ownHistory[ownHistory.count - 1 - step.c % ownHistory.count] : nil
+            var base = step.b % 2 == 0 && !ownHistory.isEmpty ? ownHistory[ownHistory.count - 1 - step.c % ownHistory.count] : nil
+            // Tolerated unless strict: a stamped copy whose newest section stamp ties with the
+            // base's has its section names taken as stampless section edits (a section added
+            // with a slow clock is removed: ForeignWriterTests,
+            // `aStampedConflictCopyNeverRemovesASectionAddedWithASlowClock`). Merged without a base.
+            if let known = base, !Self.strict, known.list.sections != copy.list.sections,
+               known.list.newestSectionStamp == copy.list.newestSectionStamp, !copy.list.isStampless {
+                tolerated["a stamped copy's sections taken as stampless edits when the newest section stamps tie", default: 0] += 1
+                base = nil
+            }
             replicas[r].clock.observe(copy.list.newestStamp, now: now(r))
             let stamp = replicas[r].clock.next(now: now(r))
             let before = replicas[r].list
@@ -563,6 +586,7 @@ final class ContractModel {
         let source = replicas[r].list
         let shown = source.items
         var changed: [(String, ItemField, FieldValue)] = []
+        var replaced: [(String, ItemField, FieldValue, Stamp)] = []
         var added: [String] = []
         var label = "a stampless writer reads r\(r)"
         let file = StamplessWriter.app(source) { items in
@@ -572,6 +596,8 @@ final class ContractModel {
                 let field: ItemField = op == 3 ? .amount : [.name, .amount, .section, .checked, .optional][step.c % 5]
                 let value = Self.value(field, step.c)
                 if items[at][field] != value {
+                    replaced.append((items[at].id, field, source.rows[items[at].id].map { $0[field] } ?? items[at][field],
+                                     source.rows[items[at].id]?.stamps[field] ?? .zero))
                     items[at][field] = value
                     changed.append((items[at].id, field, value))
                     label += ", sets \(items[at].id).\(field) = '\(value)'"
@@ -624,6 +650,9 @@ final class ContractModel {
             }
             replicas[receiver].known.formUnion(new)
             for (id, field, value) in changed { unstampedEdits.append((id, field, value, stepNumber)) }
+            for (id, field, value, stamp) in replaced {
+                markOverwritten(.item(id, field), stamp: stamp, value: value, knowledge: replicas[r].known)
+            }
             log(label + "; r\(receiver) takes it in without a base")
             _ = before
         }
