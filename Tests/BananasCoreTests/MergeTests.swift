@@ -138,6 +138,20 @@ func randomReplicas(seed: Int, count: Int = 3, steps: Int = 30) -> [ShoppingList
         #expect(c.merged(with: a) == c && c.merged(with: b) == c)
     }
 
+    // Found by ContractModelTests (shrunk, one replica): a section's items moved out and the
+    // section removed, another section renamed to its name, then renamed again. The second
+    // rename found the removed section by its key, brought it back under the new name and left
+    // the renamed one under the old name: both names showed.
+    @Test func renamingASectionThatTookARemovedSectionsNameRenamesIt() throws {
+        var list = ShoppingList(sections: ["Dairy", "Bakery"], rows: [Item(id: "1", name: "Milk", section: "Dairy")])
+        try list.apply(list.removeSectionEdit("Dairy", moveItemsTo: "Bakery"), stamp: stamp(1))
+        try list.apply(list.renameSectionEdit("Bakery", to: "Dairy"), stamp: stamp(2))
+        #expect(list.sections == ["Dairy"])
+        try list.apply(list.renameSectionEdit("Dairy", to: "Bakery"), stamp: stamp(3))
+        #expect(list.sections == ["Bakery"])
+        #expect(list.item("1")?.section == "Bakery")
+    }
+
     // Found by ContractModelTests (shrunk): three copies with values of one field. Whether a
     // loser is recorded is decided pair by pair, against whatever value it meets first, so the
     // conflict records depend on the order copies are merged in (rule 8). Open: see the report
