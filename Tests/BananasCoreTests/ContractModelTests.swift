@@ -3,7 +3,8 @@ import Testing
 import PropertyBased
 @testable import BananasCore
 
-// The merge contract's model-based property test (issue 19, "Proof"; docs/sync.md).
+// The merge contract's model-based property test (issue 19, "Proof"; docs/reliability.md,
+// "The merge contract, model-checked").
 //
 // A history is a list of steps over three replicas, each a `ShoppingList` with a `StampClock`
 // whose wall clock is skewed (minutes, hours or years, ahead or behind). Steps are local edits
@@ -29,6 +30,15 @@ import PropertyBased
 //
 // Steps are small integers read modulo what the state offers, so any shrunk history still
 // runs; a failure prints the shrunk history and the trace of what its steps did.
+//
+// Where the code differs from the invariants as first stated:
+// - 4: a row deleted on one replica and concurrently edited on another stays hidden when the
+//   edit lost its field to a value the deleter had seen; the lost value is then a conflict
+//   record (rule 3 of the contract: "some field carries an edit the deleter had not seen").
+// - 3: equal values of one field written concurrently are one value: a record of it under any
+//   of their stamps keeps it, and replacing it knowingly replaces it.
+// - Known gaps of the core, each a known-issue test, are tolerated and counted unless
+//   BANANAS_CONTRACT_STRICT is set (see `tolerated`).
 
 struct ContractStep: Sendable, CustomStringConvertible {
     var kind: Int, r: Int, s: Int, a: Int, b: Int, c: Int
@@ -738,7 +748,7 @@ final class ContractTally: @unchecked Sendable {
 @Suite struct ContractModelTests {
     static let environment = ProcessInfo.processInfo.environment
     /// Steps in all histories together; CI runs the default.
-    static let steps = Int(environment["BANANAS_CONTRACT_STEPS"] ?? "") ?? 6_000
+    static let steps = Int(environment["BANANAS_CONTRACT_STEPS"] ?? "") ?? 16_000
     static let maxLength = 40
 
     @Test func theMergeContractHoldsOnRandomHistories() async {

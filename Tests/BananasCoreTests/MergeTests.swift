@@ -154,8 +154,8 @@ func randomReplicas(seed: Int, count: Int = 3, steps: Int = 30) -> [ShoppingList
 
     // Found by ContractModelTests (shrunk): three copies with values of one field. Whether a
     // loser is recorded is decided pair by pair, against whatever value it meets first, so the
-    // conflict records depend on the order copies are merged in (rule 8). Open: see the report
-    // in docs/sync.md, "Known anomalies".
+    // conflict records depend on the order copies are merged in (rule 8). Open: see
+    // docs/reliability.md, "The merge contract, model-checked".
     @Test func threeConcurrentValuesTwoEqualGiveTheSameRecordsInAnyOrder() throws {
         let base = try sampleList()
         var a = base, b = base, c = base
