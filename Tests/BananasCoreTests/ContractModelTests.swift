@@ -312,9 +312,10 @@ final class ContractModel {
     func checkConvergence() {
         let lists = replicas.map(\.list)
         let merged = lists.dropFirst().reduce(lists[0]) { $0.merged(with: $1) }
-        let order = [lists[2], lists[0], lists[1]]
-        let other = order.dropFirst().reduce(order[0]) { $0.merged(with: $1) }
-        if !same(other, merged) { fail("convergence", "merge order changes the result: " + Self.difference(merged, other)) }
+        for order in Self.orders {
+            let other = order.dropFirst().reduce(lists[order[0]]) { $0.merged(with: lists[$1]) }
+            if !same(other, merged) { fail("convergence", "merging in the order \(order) changes the result: " + Self.difference(merged, other)) }
+        }
         let (a, b, c) = (lists[0], lists[1], lists[2])
         if !same(a.merged(with: b), b.merged(with: a)) {
             fail("convergence", "merge is not commutative: " + Self.difference(a.merged(with: b), b.merged(with: a)))
