@@ -34,10 +34,20 @@ public struct Tombstone: Hashable, Sendable {
     }
 
     /// Two records of deletes of one row: the later delete, having seen what either saw.
+    /// Per field the greater stamp with its history (equal stamps: both histories), so the
+    /// result is the same in either order.
     func merged(with other: Tombstone) -> Tombstone {
         if self == other { return self }
         var seen = self.seen
-        for field in ItemField.allCases { seen[field] = max(seen[field], other.seen[field]) }
+        for field in ItemField.allCases {
+            let (mine, theirs) = (self.seen[field], other.seen[field])
+            if theirs > mine {
+                seen[field] = theirs
+                seen.setSeen(field, other.seen.seen(field))
+            } else if theirs == mine, self.seen.seen(field) != other.seen.seen(field) {
+                seen.setSeen(field, self.seen.seen(field) + other.seen.seen(field))
+            }
+        }
         return Tombstone(stamp: max(stamp, other.stamp), seen: seen, firstSeen: max(firstSeen, other.firstSeen))
     }
 }

@@ -111,10 +111,12 @@ public struct ShoppingList: Hashable, Sendable {
     /// The key of the section a person calls `name`: a section not removed of that name,
     /// else a removed one, else the name itself (a section nobody listed).
     public func sectionKey(named name: String) -> String {
-        if let entry = sectionEntries[name], entry.name == name { return name }
-        guard hasRenamedSections || sectionEntries[name] != nil else { return name }
+        let own = sectionEntries[name]
+        if let own, own.name == name, !own.removed { return name }
+        guard hasRenamedSections || own != nil else { return name }
         let named = sectionEntries.values.filter { $0.name == name }
         if let shown = named.filter({ !$0.removed }).min(by: SectionEntry.displayOrder) { return shown.key }
+        if let own, own.name == name { return name }
         if let any = named.min(by: SectionEntry.displayOrder) { return any.key }
         return name
     }

@@ -125,6 +125,60 @@ func randomReplicas(seed: Int, count: Int = 3, steps: Int = 30) -> [ShoppingList
         let b = ShoppingList(sections: ["Y"], rows: [Item(id: "1", name: "pears")])
         #expect(a.merged(with: b) == b.merged(with: a))
     }
+
+    // Found by ContractModelTests (shrunk): two devices delete a row, one after changing it;
+    // the merged delete kept the history of whichever side it was merged into.
+    @Test func twoDeletesOfOneRowMergeTheSameEitherOrder() throws {
+        let base = try sampleList()
+        var a = base, b = base
+        try a.apply(.update(id: "A", changes: [.amount: .text("1")]), stamp: stamp(5, "a"))
+        try a.apply(.delete(id: "A"), stamp: stamp(6, "a"))
+        try b.apply(.delete(id: "A"), stamp: stamp(6, "b"))
+        #expect(a.merged(with: b) == b.merged(with: a))
+        let c = a.merged(with: b)
+        #expect(c.merged(with: a) == c && c.merged(with: b) == c)
+    }
+
+    // Found by ContractModelTests (shrunk, one replica): a section's items moved out and the
+    // section removed, another section renamed to its name, then renamed again. The second
+    // rename found the removed section by its key, brought it back under the new name and left
+    // the renamed one under the old name: both names showed.
+    @Test func renamingASectionThatTookARemovedSectionsNameRenamesIt() throws {
+        var list = ShoppingList(sections: ["Dairy", "Bakery"], rows: [Item(id: "1", name: "Milk", section: "Dairy")])
+        try list.apply(list.removeSectionEdit("Dairy", moveItemsTo: "Bakery"), stamp: stamp(1))
+        try list.apply(list.renameSectionEdit("Bakery", to: "Dairy"), stamp: stamp(2))
+        #expect(list.sections == ["Dairy"])
+        try list.apply(list.renameSectionEdit("Dairy", to: "Bakery"), stamp: stamp(3))
+        #expect(list.sections == ["Bakery"])
+        #expect(list.item("1")?.section == "Bakery")
+    }
+
+    // Found by ContractModelTests (shrunk): three copies with values of one field. Whether a
+    // loser is recorded is decided pair by pair, against whatever value it meets first, so the
+    // conflict records depend on the order copies are merged in (rule 8). Open: see
+    // docs/reliability.md, "The merge contract, model-checked".
+    @Test func threeConcurrentValuesTwoEqualGiveTheSameRecordsInAnyOrder() throws {
+        let base = try sampleList()
+        var a = base, b = base, c = base
+        try a.apply(.update(id: "A", changes: [.amount: .text("2")]), stamp: stamp(10, "a"))
+        try b.apply(.update(id: "A", changes: [.amount: .text("2")]), stamp: stamp(30, "b"))
+        try c.apply(.update(id: "A", changes: [.amount: .text("5")]), stamp: stamp(20, "c"))
+        withKnownIssue("conflict records depend on merge order") {
+            #expect(a.merged(with: c).merged(with: b).conflicts == a.merged(with: b).merged(with: c).conflicts)
+        }
+    }
+
+    @Test func aValueLostThenSeenByTheWinnerGivesTheSameRecordsInAnyOrder() throws {
+        let base = try sampleList()
+        var a = base, c = base
+        try a.apply(.update(id: "A", changes: [.amount: .text("2")]), stamp: stamp(10, "a"))
+        var b = a
+        try b.apply(.update(id: "A", changes: [.amount: .text("3")]), stamp: stamp(30, "b"))  // saw a's "2"
+        try c.apply(.update(id: "A", changes: [.amount: .text("5")]), stamp: stamp(20, "c"))
+        withKnownIssue("conflict records depend on merge order") {
+            #expect(a.merged(with: c).merged(with: b).conflicts == a.merged(with: b).merged(with: c).conflicts)
+        }
+    }
 }
 
 /// A readable summary for failure messages.
