@@ -7,10 +7,10 @@ import PackageDescription
 //   BananasSync  – ListStore (observable list, undo, sync state) and the sync engine.
 //   BananasMCP   – the MCP server (modelcontextprotocol/swift-sdk) over the ListStore.
 //   BananasEditor – the full-screen editor: state, key table, pure render into a cell grid.
-//   CNcursesw    – the system ncursesw library (wide characters).
+//   CNcursesw    – the system ncursesw library (wide characters; no pkg-config, see below).
 //   CCurses      – the few C shims Swift cannot call directly (macros, globals, signals).
-//   CLibYAML     – libyaml's scanner and parser (vendored, MIT; see its License file).
-//   BananasThemes – theme files (YAML, via CLibYAML): parsing, inheritance, where themes live.
+//   CYAML        – the system libyaml (Debian: libyaml-dev).
+//   BananasThemes – theme files (YAML, via CYAML): parsing, inheritance, where themes live.
 //   BananasTerminal – paints a cell grid with ncurses and turns key presses into input events.
 //   BananasCLI   – the command-line surface (swift-argument-parser). No MCP: it starts fast.
 //   bananas      – the executable: a thin main that runs BananasCLI.
@@ -43,14 +43,22 @@ let package = Package(
             ]
         ),
         .target(name: "BananasEditor", dependencies: ["BananasCore", "BananasFile", "BananasSync"]),
-        .systemLibrary(
-            name: "CNcursesw", pkgConfig: "ncursesw",
-            providers: [.apt(["libncurses-dev"]), .brew(["ncurses"])]
+        // No pkgConfig: ncursesw's pkg-config adds -D_DEFAULT_SOURCE -D_XOPEN_SOURCE=600, which
+        // SwiftPM refuses with a warning on every build. The module map names the header and
+        // the library; wide characters come from NCURSES_WIDECHAR in its header. Debian splits
+        // the terminfo half into libtinfo: the shared libncursesw.so pulls it in (a linker
+        // script), the static archive the static `bananas` links does not.
+        .systemLibrary(name: "CNcursesw", providers: [.apt(["libncurses-dev"]), .brew(["ncurses"])]),
+        .target(
+            name: "CCurses", dependencies: ["CNcursesw"],
+            linkerSettings: [.linkedLibrary("tinfo", .when(platforms: [.linux]))]
         ),
-        .target(name: "CCurses", dependencies: ["CNcursesw"]),
         .target(name: "BananasTerminal", dependencies: ["BananasEditor", "CCurses"]),
-        .target(name: "CLibYAML", exclude: ["License"], cSettings: [.define("YAML_DECLARE_STATIC")]),
-        .target(name: "BananasThemes", dependencies: ["BananasEditor", "BananasFile", "CLibYAML"]),
+        .systemLibrary(
+            name: "CYAML", pkgConfig: "yaml-0.1",
+            providers: [.apt(["libyaml-dev"]), .brew(["libyaml"])]
+        ),
+        .target(name: "BananasThemes", dependencies: ["BananasEditor", "BananasFile", "CYAML"]),
         .target(
             name: "BananasCLI",
             dependencies: [
