@@ -16,6 +16,8 @@ import PackageDescription
 //   bananas      – the executable: a thin main that runs BananasCLI.
 //   bananas-mcp  – the MCP server's executable (BananasMCP, swift-log); `bananas mcp` execs it,
 //                  so it is installed next to `bananas`.
+//   bananas-test, CTestProcess – test-only (sources under Tests/): a scripted long-running
+//                  instance, a crashing editor, and starting tmux. No product depends on them.
 let package = Package(
     name: "bananas",
     platforms: [.macOS(.v14)],
@@ -92,11 +94,24 @@ let package = Package(
             name: "BananasMCPTests",
             dependencies: ["BananasMCP", "BananasSync", "BananasFile", "BananasTestSupport", .product(name: "MCP", package: "swift-sdk")]
         ),
+        // Test-only, never installed: `bananas-test session` (a ListStore driven by stdin) and
+        // `bananas-test crashing-editor` (the editor, dying of a trap on SIGUSR1) for the
+        // process tests.
+        .executableTarget(
+            name: "bananas-test",
+            dependencies: [
+                "BananasCLI", "BananasCore", "BananasFile", "BananasSync",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Tests/BananasTestTool"
+        ),
+        // Test-only: starting tmux, whose server must inherit none of the test runner's pipes.
+        .target(name: "CTestProcess", path: "Tests/CTestProcess"),
         // Depends on the executables so `swift test` builds the real binaries it drives
         // (`bananas mcp` execs `bananas-mcp`).
         .testTarget(
             name: "BananasCLITests",
-            dependencies: ["bananas", "bananas-mcp", "BananasCLI", "BananasFile", "BananasTestSupport", "CPlatform",
+            dependencies: ["bananas", "bananas-mcp", "bananas-test", "BananasCLI", "BananasFile", "BananasTestSupport", "CTestProcess",
                            .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
     ]

@@ -6,7 +6,7 @@ import Darwin
 import BananasCore
 
 /// Everything the CLI prints goes through here, so stored text is always escaped.
-enum Output {
+public enum Output {
     static func line(_ text: String = "") {
         print(text)
     }
@@ -43,7 +43,7 @@ enum Output {
     }
 
     /// An item as the `--json` outputs show it.
-    static func json(_ item: Item) -> JSONValue {
+    public static func json(_ item: Item) -> JSONValue {
         .object([
             "id": .string(item.id), "name": .string(item.name), "amount": .string(item.amount),
             "section": .string(item.section), "checked": .bool(item.checked), "optional": .bool(item.optional),

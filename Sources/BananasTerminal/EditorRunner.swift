@@ -22,7 +22,6 @@ public final class EditorRunner {
     private var tickTimer: DispatchSourceTimer?
     /// When the tick is armed for (nil: not armed).
     private var tickDeadline: ContinuousClock.Instant?
-    private let crashKeyEnabled = getenv("BANANAS_TEST_CRASH") != nil
 
     public init(editor: Editor, theme: Theme) {
         self.editor = editor
@@ -118,9 +117,6 @@ public final class EditorRunner {
             case .resize:
                 // ncurses saw the SIGWINCH itself (and already resized): paint everything.
                 if terminal.checkSize() == .same { terminal.repaintAll() }
-            case .key(.function(12)) where crashKeyEnabled:
-                // For the test that proves a crash restores the terminal.
-                fatalError("crash requested with F12 (BANANAS_TEST_CRASH is set)")
             case .key(let key):
                 if !editor.handle(key) {
                     finish()
