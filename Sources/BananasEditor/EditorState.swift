@@ -1,5 +1,6 @@
 import BananasCore
 import BananasFile
+import Synchronization
 
 /// Everything the editor shows besides the list itself: where the cursor is, what is
 /// collapsed, filtered or hidden, which prompt or overlay is open. A value: keys change it
@@ -249,32 +250,31 @@ final class RowsCache: @unchecked Sendable {
         var total: Int
     }
 
-    private let lock = ThreadLock()
-    private var list: ShoppingList?
-    private var view: View?
-    private var built: Built?
+    private struct Memo {
+        var list: ShoppingList?
+        var view: View?
+        var built: Built?
+    }
+
+    private let memo = Mutex(Memo())
 
     func lookup(_ list: ShoppingList, _ view: View) -> Built? {
-        lock.lock()
-        defer { lock.unlock() }
-        guard view == self.view, let built, let cached = self.list, cached == list else { return nil }
-        return built
+        memo.withLock { memo in
+            guard view == memo.view, let built = memo.built, let cached = memo.list, cached == list else { return nil }
+            return built
+        }
     }
 
     /// The list and rows last built, if built for this view.
     func previous(_ view: View) -> (ShoppingList, Built)? {
-        lock.lock()
-        defer { lock.unlock() }
-        guard view == self.view, let list, let built else { return nil }
-        return (list, built)
+        memo.withLock { memo in
+            guard view == memo.view, let list = memo.list, let built = memo.built else { return nil }
+            return (list, built)
+        }
     }
 
     func store(_ list: ShoppingList, _ view: View, _ built: Built) {
-        lock.lock()
-        defer { lock.unlock() }
-        self.list = list
-        self.view = view
-        self.built = built
+        memo.withLock { $0 = Memo(list: list, view: view, built: built) }
     }
 }
 

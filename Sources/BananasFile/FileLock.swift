@@ -31,8 +31,9 @@ public final class FileLock {
     private var heartbeat: DispatchSourceTimer?
 
     /// Threads of one process queue here first: the lock file records only a PID, so it
-    /// cannot tell two threads of the same process apart.
-    private static let inProcess = ThreadLock()
+    /// cannot tell two threads of the same process apart. A semaphore, not a mutex: it is
+    /// held from `acquire` to `release`, which may run on another thread.
+    private static let inProcess = DispatchSemaphore(value: 1)
 
     private init(path: String, descriptor: Int32) {
         self.path = path
@@ -47,12 +48,12 @@ public final class FileLock {
 
     /// Takes the lock, waiting up to `timeoutMillis` for a live holder to let go.
     public static func acquire(path: String, timeoutMillis: Int64 = 5_000) throws(ListFileError) -> FileLock {
-        inProcess.lock()
+        inProcess.wait()
         let descriptor: Int32
         do {
             descriptor = try take(path: path, timeoutMillis: timeoutMillis)
         } catch {
-            inProcess.unlock()
+            inProcess.signal()
             throw error
         }
         return FileLock(path: path, descriptor: descriptor)
@@ -164,7 +165,7 @@ public final class FileLock {
             close(fd)
             if String(decoding: bytes, as: UTF8.self) == String(Sys.processID()) { unlink(path) }
         }
-        Self.inProcess.unlock()
+        Self.inProcess.signal()
     }
 
     deinit { release() }
