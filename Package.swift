@@ -89,7 +89,13 @@ let package = Package(
         ),
         .testTarget(name: "BananasFileTests", dependencies: ["BananasFile", "BananasTestSupport"]),
         .testTarget(name: "BananasSyncTests", dependencies: ["BananasSync", "BananasFile", "BananasTestSupport"]),
-        .testTarget(name: "BananasEditorTests", dependencies: ["BananasEditor", "BananasSync", "BananasCore", "BananasThemes", "BananasTestSupport"]),
+        .testTarget(
+            name: "BananasEditorTests",
+            dependencies: [
+                "BananasEditor", "BananasSync", "BananasCore", "BananasThemes", "BananasTestSupport",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
+        ),
         .testTarget(
             name: "BananasMCPTests",
             dependencies: ["BananasMCP", "BananasSync", "BananasFile", "BananasTestSupport", .product(name: "MCP", package: "swift-sdk")]
@@ -112,7 +118,8 @@ let package = Package(
         .testTarget(
             name: "BananasCLITests",
             dependencies: ["bananas", "bananas-mcp", "bananas-test", "BananasCLI", "BananasFile", "BananasTestSupport", "CTestProcess",
-                           .product(name: "ArgumentParser", package: "swift-argument-parser")]
+                           .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                           .product(name: "PropertyBased", package: "swift-property-based")]
         ),
     ]
 )
