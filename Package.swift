@@ -7,15 +7,17 @@ import PackageDescription
 //   BananasSync  – ListStore (observable list, undo, sync state) and the sync engine.
 //   BananasMCP   – the MCP server (modelcontextprotocol/swift-sdk) over the ListStore.
 //   BananasEditor – the full-screen editor: state, key table, pure render into a cell grid.
-//   CNcursesw    – the system ncursesw library (wide characters).
+//   CNcursesw    – the system ncursesw library (wide characters; no pkg-config, see below).
 //   CCurses      – the few C shims Swift cannot call directly (macros, globals, signals).
-//   CLibYAML     – libyaml's scanner and parser (vendored, MIT; see its License file).
-//   BananasThemes – theme files (YAML, via CLibYAML): parsing, inheritance, where themes live.
+//   CYAML        – the system libyaml (Debian: libyaml-dev).
+//   BananasThemes – theme files (YAML, via CYAML): parsing, inheritance, where themes live.
 //   BananasTerminal – paints a cell grid with ncurses and turns key presses into input events.
 //   BananasCLI   – the command-line surface (swift-argument-parser). No MCP: it starts fast.
 //   bananas      – the executable: a thin main that runs BananasCLI.
 //   bananas-mcp  – the MCP server's executable (BananasMCP, swift-log); `bananas mcp` execs it,
 //                  so it is installed next to `bananas`.
+//   bananas-test, CTestProcess – test-only (sources under Tests/): a scripted long-running
+//                  instance, a crashing editor, and starting tmux. No product depends on them.
 let package = Package(
     name: "bananas",
     platforms: [.macOS(.v14)],
@@ -43,14 +45,22 @@ let package = Package(
             ]
         ),
         .target(name: "BananasEditor", dependencies: ["BananasCore", "BananasFile", "BananasSync"]),
-        .systemLibrary(
-            name: "CNcursesw", pkgConfig: "ncursesw",
-            providers: [.apt(["libncurses-dev"]), .brew(["ncurses"])]
+        // No pkgConfig: ncursesw's pkg-config adds -D_DEFAULT_SOURCE -D_XOPEN_SOURCE=600, which
+        // SwiftPM refuses with a warning on every build. The module map names the header and
+        // the library; wide characters come from NCURSES_WIDECHAR in its header. Debian splits
+        // the terminfo half into libtinfo: the shared libncursesw.so pulls it in (a linker
+        // script), the static archive the static `bananas` links does not.
+        .systemLibrary(name: "CNcursesw", providers: [.apt(["libncurses-dev"]), .brew(["ncurses"])]),
+        .target(
+            name: "CCurses", dependencies: ["CNcursesw"],
+            linkerSettings: [.linkedLibrary("tinfo", .when(platforms: [.linux]))]
         ),
-        .target(name: "CCurses", dependencies: ["CNcursesw"]),
         .target(name: "BananasTerminal", dependencies: ["BananasEditor", "CCurses"]),
-        .target(name: "CLibYAML", exclude: ["License"], cSettings: [.define("YAML_DECLARE_STATIC")]),
-        .target(name: "BananasThemes", dependencies: ["BananasEditor", "BananasFile", "CLibYAML"]),
+        .systemLibrary(
+            name: "CYAML", pkgConfig: "yaml-0.1",
+            providers: [.apt(["libyaml-dev"]), .brew(["libyaml"])]
+        ),
+        .target(name: "BananasThemes", dependencies: ["BananasEditor", "BananasFile", "CYAML"]),
         .target(
             name: "BananasCLI",
             dependencies: [
@@ -79,17 +89,37 @@ let package = Package(
         ),
         .testTarget(name: "BananasFileTests", dependencies: ["BananasFile", "BananasTestSupport"]),
         .testTarget(name: "BananasSyncTests", dependencies: ["BananasSync", "BananasFile", "BananasTestSupport"]),
-        .testTarget(name: "BananasEditorTests", dependencies: ["BananasEditor", "BananasSync", "BananasCore", "BananasThemes", "BananasTestSupport"]),
+        .testTarget(
+            name: "BananasEditorTests",
+            dependencies: [
+                "BananasEditor", "BananasSync", "BananasCore", "BananasThemes", "BananasTestSupport",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
+        ),
         .testTarget(
             name: "BananasMCPTests",
             dependencies: ["BananasMCP", "BananasSync", "BananasFile", "BananasTestSupport", .product(name: "MCP", package: "swift-sdk")]
         ),
+        // Test-only, never installed: `bananas-test session` (a ListStore driven by stdin) and
+        // `bananas-test crashing-editor` (the editor, dying of a trap on SIGUSR1) for the
+        // process tests.
+        .executableTarget(
+            name: "bananas-test",
+            dependencies: [
+                "BananasCLI", "BananasCore", "BananasFile", "BananasSync",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Tests/BananasTestTool"
+        ),
+        // Test-only: starting tmux, whose server must inherit none of the test runner's pipes.
+        .target(name: "CTestProcess", path: "Tests/CTestProcess"),
         // Depends on the executables so `swift test` builds the real binaries it drives
         // (`bananas mcp` execs `bananas-mcp`).
         .testTarget(
             name: "BananasCLITests",
-            dependencies: ["bananas", "bananas-mcp", "BananasCLI", "BananasFile", "BananasTestSupport", "CPlatform",
-                           .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["bananas", "bananas-mcp", "bananas-test", "BananasCLI", "BananasFile", "BananasTestSupport", "CTestProcess",
+                           .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                           .product(name: "PropertyBased", package: "swift-property-based")]
         ),
     ]
 )

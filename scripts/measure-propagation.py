@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""Propagation between two running instances: `add` in one `bananas session`, until the other
-reports the change merged. Prints p50/p99 of that and of the acknowledgement (journal fsync).
+"""Propagation between two running instances: `add` in one `bananas-test session` (the editor's
+store driven by stdin, a test-only executable), until the other reports the change merged.
+Prints p50/p99 of that and of the acknowledgement (journal fsync).
 
-    swift build -c release --product bananas
-    scripts/measure-propagation.py .build/release/bananas [EDITS]
+    swift build -c release --product bananas-test
+    scripts/measure-propagation.py .build/release/bananas-test [EDITS]
 
 A measurement, not a test: numbers go to docs/sync.md (and, later, the benchmark).
 """

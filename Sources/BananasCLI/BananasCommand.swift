@@ -37,7 +37,7 @@ public struct BananasCommand: ParsableCommand {
         subcommands: [
             EditorCommand.self, ViewCommand.self, ListCommand.self, AddCommand.self, CheckCommand.self, UncheckCommand.self, EditCommand.self,
             RemoveCommand.self, ClearCheckedCommand.self, SectionsCommand.self, StatusCommand.self,
-            ConflictsCommand.self, DeletedCommand.self, RestoreCommand.self, KeysCommand.self, ThemesCommand.self, MCPCommand.self, SessionCommand.self,
+            ConflictsCommand.self, DeletedCommand.self, RestoreCommand.self, KeysCommand.self, ThemesCommand.self, MCPCommand.self,
         ],
         defaultSubcommand: EditorCommand.self
     )
@@ -107,7 +107,9 @@ func perform(_ body: () throws -> Void) throws {
     }
 }
 
-func describe(_ error: Error) -> (String, Int32) {
+/// The message and exit code for a failure (public for the test tool's session, which answers
+/// with the same words).
+public func describe(_ error: Error) -> (String, Int32) {
     switch error {
     case let error as ListFileError: (error.description, error.exitCode)
     case let error as AddressError:

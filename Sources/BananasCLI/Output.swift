@@ -10,7 +10,7 @@ import BananasCore
 /// put in (`safe`), and every line is passed through the same `TextRules.escaped` once more
 /// on its way out (escaped text is plain ASCII, so that changes nothing already escaped): a
 /// string someone forgot to escape still never reaches the terminal raw.
-enum Output {
+public enum Output {
     static func line(_ text: String = "") {
         print(TextRules.escaped(text, keepingNewlines: true))
     }
@@ -60,7 +60,7 @@ enum Output {
     }
 
     /// An item as the `--json` outputs show it.
-    static func json(_ item: Item) -> JSONValue {
+    public static func json(_ item: Item) -> JSONValue {
         .object([
             "id": .string(item.id), "name": .string(item.name), "amount": .string(item.amount),
             "section": .string(item.section), "checked": .bool(item.checked), "optional": .bool(item.optional),

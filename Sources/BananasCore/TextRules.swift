@@ -20,10 +20,16 @@ public enum TextRules {
         case empty(Kind)
         case tooLong(Kind, length: Int, limit: Int)
         case controlCharacter(Kind, scalar: UInt32)
+        /// A sort order that is NaN or infinite: no reader of the file could place the item.
+        case notFinite(ItemField)
+        /// A value of the wrong kind for the field (text for `checked`, a flag for `name`).
+        case wrongKind(ItemField)
 
         public var description: String {
             switch self {
             case .empty(let kind): "the \(kind.rawValue) is empty"
+            case .notFinite(let field): "the \(field.rawValue) must be a finite number"
+            case .wrongKind(let field): "the \(field.rawValue) cannot take that kind of value"
             case .tooLong(let kind, let length, let limit):
                 "the \(kind.rawValue) is \(length) characters long; the limit is \(limit)"
             case .controlCharacter(let kind, let scalar):
@@ -43,6 +49,24 @@ public enum TextRules {
         let length = trimmed.unicodeScalars.count
         if length > kind.limit { throw .tooLong(kind, length: length, limit: kind.limit) }
         return trimmed
+    }
+
+    /// A new value for one of an item's fields, checked as every surface must: text by
+    /// `validated(_:as:)` (a name and a section may not be blank), a sort order finite.
+    public static func validated(_ value: FieldValue, for field: ItemField) throws(Violation) -> FieldValue {
+        switch (field, value) {
+        case (.name, .text(let text)): return .text(try validated(text, as: .name))
+        case (.amount, .text(let text)): return .text(try validated(text, as: .amount))
+        case (.section, .text(let text)):
+            let section = try validated(text, as: .section)
+            if section.isEmpty { throw .empty(.section) }
+            return .text(section)
+        case (.checked, .flag), (.optional, .flag): return value
+        case (.sortOrder, .order(let order)):
+            guard order.isFinite else { throw .notFinite(field) }
+            return value
+        default: throw .wrongKind(field)
+        }
     }
 
     /// Control characters (C0, DEL, C1) and the bidi controls that can reorder what a

@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import BananasCore
+import Synchronization
 import Dispatch
 
 /// The Get Bananas lock: `BananaList.json.lock` beside the file, created with
@@ -19,7 +20,7 @@ import Dispatch
 /// Fairness: an O_EXCL lock has no queue, so a process that just let go of a contended lock
 /// waits about as long as it held it (`turn`) before taking it again, and pollers (the Get
 /// Bananas server tries every 50 ms, the CLI backs off to 50 ms) find it free.
-public final class FileLock {
+public final class FileLock: @unchecked Sendable {  // its state is guarded by `heartbeatQueue` and `books`
     public static let staleAfterMillis: Int64 = 5_000
     /// How often a held lock's mtime is refreshed; well inside the stale window.
     static let heartbeatMillis = 1_000
@@ -34,8 +35,9 @@ public final class FileLock {
     private var heartbeat: DispatchSourceTimer?
 
     /// Threads of one process queue here first: the lock file records only a PID, so it
-    /// cannot tell two threads of the same process apart.
-    private static let inProcess = ThreadLock()
+    /// cannot tell two threads of the same process apart. A semaphore, not a mutex: it is
+    /// held from `acquire` to `release`, which may run on another thread.
+    private static let inProcess = DispatchSemaphore(value: 1)
 
     private init(path: String, descriptor: Int32, acquiredAt: Int64, contended: Bool) {
         self.path = path
@@ -56,8 +58,12 @@ public final class FileLock {
     /// When this process last let go of a lock, for how long it had held it, and whether it
     /// had to wait for it (others want it too); by lock path.
     private struct Release { var at: Int64; var heldMillis: Int64; var contended: Bool }
-    private static let releases = ThreadLock()
-    nonisolated(unsafe) private static var lastRelease: [String: Release] = [:]
+    /// What this process knows of its locks (`lastRelease`, `heldLocks`), shared by its threads.
+    private struct Books {
+        var lastRelease: [String: Release] = [:]
+        var heldLocks: [String: Held] = [:]
+    }
+    private static let books = Mutex(Books())
     /// The longest a process that just let go waits before it tries again.
     static let maximumTurnMillis: Int64 = 1_000
     /// At least a Get Bananas poll interval (50 ms) and a bit.
@@ -93,19 +99,17 @@ public final class FileLock {
     /// Takes the lock, waiting up to `timeoutMillis` for a holder to let go.
     public static func acquire(path: String, timeoutMillis: Int64 = 5_000) throws(ListFileError) -> FileLock {
         let start = Sys.nowMillis()
-        releases.lock()
-        let previous = lastRelease[path]
-        releases.unlock()
+        let previous = books.withLock { $0.lastRelease[path] }
         if let previous, previous.contended {
             let wait = turn(heldMillis: previous.heldMillis, millisAgo: start - previous.at)
             if wait > 0 { Sys.sleep(milliseconds: Int(min(wait, timeoutMillis))) }
         }
-        inProcess.lock()
+        inProcess.wait()
         let descriptor: Int32, waited: Bool
         do {
             (descriptor, waited) = try take(path: path, timeoutMillis: timeoutMillis - (Sys.nowMillis() - start))
         } catch {
-            inProcess.unlock()
+            inProcess.signal()
             WaitLog.record(path: path, waitedMillis: Sys.nowMillis() - start, acquired: false)
             throw error
         }
@@ -113,9 +117,7 @@ public final class FileLock {
         WaitLog.record(path: path, waitedMillis: now - start, acquired: true)
         let lock = FileLock(path: path, descriptor: descriptor, acquiredAt: now, contended: waited)
         let fileSignature = path.hasSuffix(".lock") ? FileSignature.of(String(path.dropLast(5))) : nil
-        releases.lock()
-        heldLocks[path] = Held(lock: lock, file: fileSignature)
-        releases.unlock()
+        books.withLock { $0.heldLocks[path] = Held(lock: lock, file: fileSignature) }
         return lock
     }
 
@@ -126,7 +128,6 @@ public final class FileLock {
         weak var lock: FileLock?
         var file: [UInt8]?
     }
-    nonisolated(unsafe) private static var heldLocks: [String: Held] = [:]
 
     /// Why a write to `filePath` must not be renamed into place now, or nil when it may: its
     /// lock is held by this process but was broken by another (we were frozen past the stale
@@ -134,9 +135,7 @@ public final class FileLock {
     /// (the base, archives) are not checked.
     static func refusalBeforeReplacing(_ filePath: String) -> ListFileError? {
         let lockPath = filePath + ".lock"
-        releases.lock()
-        let entry = heldLocks[lockPath]
-        releases.unlock()
+        let entry = books.withLock { $0.heldLocks[lockPath] }
         guard let entry, let lock = entry.lock else { return nil }
         if !lock.isStillOurs() { return .lockLost(lockPath: lockPath, fileChanged: false) }
         if FileSignature.of(filePath) != entry.file { return .lockLost(lockPath: lockPath, fileChanged: true) }
@@ -146,10 +145,11 @@ public final class FileLock {
     /// After our own rename onto `filePath`: the file as it now is is the one we hold.
     static func replaced(_ filePath: String) {
         let lockPath = filePath + ".lock"
-        releases.lock()
-        defer { releases.unlock() }
-        guard let entry = heldLocks[lockPath] else { return }
-        heldLocks[lockPath] = Held(lock: entry.lock, file: FileSignature.of(filePath))
+        let signature = FileSignature.of(filePath)
+        books.withLock { books in
+            guard let entry = books.heldLocks[lockPath] else { return }
+            books.heldLocks[lockPath] = Held(lock: entry.lock, file: signature)
+        }
     }
 
     /// Whether the lock file at `path` is still the one we created: the same device and inode
@@ -269,10 +269,10 @@ public final class FileLock {
         held = false
         let now = Sys.nowMillis()
         let contended = contended || wasWaitedFor()
-        Self.releases.lock()
-        Self.lastRelease[path] = Release(at: now, heldMillis: now - acquiredAt, contended: contended)
-        if Self.heldLocks[path]?.lock === self { Self.heldLocks[path] = nil }
-        Self.releases.unlock()
+        Self.books.withLock { books in
+            books.lastRelease[path] = Release(at: now, heldMillis: now - acquiredAt, contended: contended)
+            if books.heldLocks[path]?.lock === self { books.heldLocks[path] = nil }
+        }
         heartbeatQueue.sync {
             heartbeat?.cancel()
             heartbeat = nil
@@ -284,7 +284,7 @@ public final class FileLock {
             close(fd)
             if String(decoding: bytes, as: UTF8.self) == String(Sys.processID()) { unlink(path) }
         }
-        Self.inProcess.unlock()
+        Self.inProcess.signal()
     }
 
     deinit { release() }

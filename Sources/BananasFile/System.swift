@@ -301,24 +301,3 @@ public enum FileSystem {
         return String(cString: directory)
     }
 }
-
-/// A mutual-exclusion lock over a pthread mutex (what `NSLock` is on Linux), for the few
-/// places threads share state.
-public final class ThreadLock: @unchecked Sendable {
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-
-    public init() {
-        mutex = .allocate(capacity: 1)
-        mutex.initialize(to: pthread_mutex_t())
-        pthread_mutex_init(mutex, nil)
-    }
-
-    deinit {
-        pthread_mutex_destroy(mutex)
-        mutex.deinitialize(count: 1)
-        mutex.deallocate()
-    }
-
-    public func lock() { pthread_mutex_lock(mutex) }
-    public func unlock() { pthread_mutex_unlock(mutex) }
-}

@@ -22,7 +22,6 @@ public final class EditorRunner {
     private var tickTimer: DispatchSourceTimer?
     /// When the tick is armed for (nil: not armed).
     private var tickDeadline: ContinuousClock.Instant?
-    private let crashKeyEnabled = getenv("BANANAS_TEST_CRASH") != nil
 
     /// Whether clicks and the wheel reach the editor (`--no-mouse`, `mouse: false` turn it off,
     /// leaving the terminal's own selection of text).
@@ -124,9 +123,6 @@ public final class EditorRunner {
             case .resize:
                 // ncurses saw the SIGWINCH itself (and already resized): paint everything.
                 if terminal.checkSize() == .same { terminal.repaintAll() }
-            case .key(.function(12)) where crashKeyEnabled:
-                // For the test that proves a crash restores the terminal.
-                fatalError("crash requested with F12 (BANANAS_TEST_CRASH is set)")
             case .key(let key):
                 if !editor.handle(key) {
                     finish()

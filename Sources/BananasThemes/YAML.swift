@@ -1,4 +1,4 @@
-import CLibYAML
+import CYAML
 
 /// A YAML document as theme and config files need it: libyaml's events composed into a tree
 /// of scalars, mappings and sequences, each with the line it starts on. Tags are kept only to

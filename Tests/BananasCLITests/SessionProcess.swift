@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import BananasTestSupport
 
-/// A running `bananas session`: a long-lived instance (the editor's store and sync engine
+/// A running `bananas-test session`: a long-lived instance (the editor's store and sync engine
 /// without a screen) driven by lines on stdin; it answers in JSON lines.
 final class SessionProcess: @unchecked Sendable {
     let process = Process()
@@ -15,11 +15,11 @@ final class SessionProcess: @unchecked Sendable {
 
     init(_ cli: CLI, arguments: [String] = [], prefix: [String] = [], environment extra: [String: String] = [:]) throws {
         if prefix.isEmpty {
-            process.executableURL = URL(fileURLWithPath: CLI.binary)
+            process.executableURL = URL(fileURLWithPath: CLI.testTool)
             process.arguments = ["session"] + arguments
         } else {
             process.executableURL = URL(fileURLWithPath: prefix[0])
-            process.arguments = Array(prefix.dropFirst()) + [CLI.binary, "session"] + arguments
+            process.arguments = Array(prefix.dropFirst()) + [CLI.testTool, "session"] + arguments
         }
         process.environment = cli.environment(extra)
         process.standardInput = input
@@ -78,6 +78,12 @@ final class SessionProcess: @unchecked Sendable {
     /// Sends a command (arguments joined by tabs) and returns its answer.
     @discardableResult
     func send(_ parts: String..., timeout: Double = 10) throws -> [String: Any] {
+        try send(parts[0], Array(parts.dropFirst()), timeout: timeout)
+    }
+
+    @discardableResult
+    func send(_ command: String, _ arguments: [String], timeout: Double = 10) throws -> [String: Any] {
+        let parts = [command] + arguments
         let mark = received.count
         // A session that died is a timeout below, not a crash of the whole test run.
         try? input.fileHandleForWriting.write(contentsOf: Data((parts.joined(separator: "\t") + "\n").utf8))

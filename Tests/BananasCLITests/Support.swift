@@ -55,6 +55,13 @@ struct CLI {
         return URL(fileURLWithPath: exe).deletingLastPathComponent().appendingPathComponent("bananas").path
     }
 
+    /// `bananas-test` (Tests/BananasTestTool), always the one `swift test` built: it is not
+    /// installed, so with $BANANAS_BIN the sessions are the debug build's.
+    static var testTool: String {
+        let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        return URL(fileURLWithPath: exe).deletingLastPathComponent().appendingPathComponent("bananas-test").path
+    }
+
     @discardableResult
     func run(_ arguments: [String], prefix: [String] = [], environment extra: [String: String] = [:]) -> Result {
         let process = Process()

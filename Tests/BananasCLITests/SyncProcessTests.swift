@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// The sync engine with real processes: long-running `bananas session` instances (the
+/// The sync engine with real processes: long-running `bananas-test session` instances (the
 /// editor's store without a screen), the CLI, kill -9, a held lock, a broken file.
 @Suite("Sync between real processes")
 struct SyncProcessTests {
@@ -23,6 +23,30 @@ struct SyncProcessTests {
             _ = try instance.wait(for: "Eggs to arrive") { _ in (try? instance.names()) == ["Milk", "Eggs"] }
         }
         #expect((try viewer.send("add", "Bread"))["error"] as? String == "this is the read-only viewer; open the editor to change the list")
+    }
+
+    @Test("a session refuses what every surface refuses: a NaN or infinite sort order, blank names and sections")
+    func sessionInputIsValidated() throws {
+        let cli = CLI()
+        defer { cli.cleanUp() }
+        let session = try SessionProcess(cli)
+        try session.send("add", "Milk")
+        let refused: [[String]] = [
+            ["set", "Milk", "sortOrder", "nan"], ["set", "Milk", "sortOrder", "inf"], ["set", "Milk", "sortOrder", "-infinity"],
+            ["set", "Milk", "name", "   "], ["set", "Milk", "section", ""], ["set", "Milk", "name", "a\u{1B}[2Jb"],
+            ["set", "Milk", "checked", "maybe"], ["add", " "], ["add", "Eggs", " "], ["burst", "2", "\u{7}"],
+        ]
+        for line in refused {
+            let answer = try session.send(line[0], Array(line.dropFirst()))
+            #expect(answer["ack"] == nil && answer["error"] != nil, "\(line) was taken: \(answer)")
+        }
+        #expect(try session.send("wait")["flushed"] as? Bool == true)
+        let list = cli("list", "--json")
+        #expect(list.status == 0, "the file is unreadable: \(list.stderr)")
+        #expect(try cli.items().map { $0["name"] as? String } == ["Milk"])
+        try session.send("set", "Milk", "sortOrder", "-3")
+        #expect(try session.send("wait")["flushed"] as? Bool == true)
+        #expect(cli("list").status == 0)
     }
 
     @Test("kill -9 after an acknowledged edit: the next instance replays the journal")

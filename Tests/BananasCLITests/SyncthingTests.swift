@@ -24,7 +24,7 @@ struct SyncthingTests {
             .appendingPathComponent("Syncthing/two_devices.py").path
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script, "--bananas", CLI.binary]
+        process.arguments = ["python3", script, "--bananas", CLI.binary, "--test-tool", CLI.testTool]
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice

@@ -291,9 +291,9 @@ struct TmuxEditorTests {
     func crash() throws {
         let cli = seeded()
         defer { cli.cleanUp() }
-        let tmux = try Tmux(cli, environment: ["BANANAS_TEST_CRASH": "1"])
+        let tmux = try Tmux(cli, program: [CLI.testTool, "crashing-editor"])
         #expect(tmux.waitFor("Butter"))
-        tmux.keys("F12")
+        kill(try #require(tmux.bananasPID()), SIGUSR1)
         // Swift's fatalError traps (SIGILL or SIGTRAP); the handler restores the terminal and
         // lets the process die of the same signal.
         let exit = tmux.waitForExit()

@@ -1,4 +1,4 @@
-import CPlatform
+import CTestProcess
 import Foundation
 import Testing
 
@@ -7,6 +7,8 @@ import Testing
 final class Tmux {
     let socket = "bananas-test-" + UUID().uuidString.prefix(8)
     let cli: CLI
+    /// What the panes run: `bananas`, or the test tool's `crashing-editor`.
+    let program: [String]
     private(set) var firstPane = ""
 
     static var isAvailable: Bool { FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux") || which("tmux") != nil }
@@ -19,9 +21,11 @@ final class Tmux {
         return nil
     }
 
-    /// Starts a server with one window of `width` x `height` running `bananas arguments`.
-    init(_ cli: CLI, width: Int = 60, height: Int = 16, arguments: [String] = [], environment extra: [String: String] = [:]) throws {
+    /// Starts a server with one window of `width` x `height` running `program arguments`.
+    init(_ cli: CLI, width: Int = 60, height: Int = 16, program: [String] = [CLI.binary], arguments: [String] = [],
+         environment extra: [String: String] = [:]) throws {
         self.cli = cli
+        self.program = program
         let statusPath = cli.folder + ".tmux-status-" + UUID().uuidString
         run(["-f", "/dev/null", "new-session", "-d", "-s", "main", "-x", "\(width)", "-y", "\(height)", command(arguments, extra, statusPath: statusPath)])
         run(["set-option", "-g", "remain-on-exit", "on"])
@@ -50,15 +54,14 @@ final class Tmux {
     private func command(_ arguments: [String], _ extra: [String: String], statusPath: String) -> String {
         var environment = cli.environment(extra)
         if extra["TERM"] == nil { environment["TERM"] = nil }  // tmux's own, unless a test sets one
-        let keep = ["BANANAS_FILE", "HOME", "PATH", "LANG", "LC_ALL", "BANANAS_TEST_CRASH", "TERM", "COLORTERM",
+        let keep = ["BANANAS_FILE", "HOME", "PATH", "LANG", "LC_ALL", "TERM", "COLORTERM",
                     "NO_COLOR", "BANANAS_THEME", "XDG_CONFIG_HOME", "COLORFGBG"]
         // Colour and theme settings come only from the test (swift test itself sets NO_COLOR).
         for key in ["COLORTERM", "NO_COLOR", "BANANAS_THEME", "XDG_CONFIG_HOME", "COLORFGBG"] where extra[key] == nil { environment[key] = nil }
         let assignments = keep.compactMap { key in environment[key].map { "\(key)=\(quote($0))" } }
         let unset = ["XDG_STATE_HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME", "COLORTERM", "NO_COLOR", "BANANAS_THEME", "COLORFGBG"]
             .filter { extra[$0] == nil }.map { "-u \($0)" }.joined(separator: " ")
-        let run = "env \(unset) \(assignments.joined(separator: " ")) \(quote(CLI.binary)) "
-            + arguments.map(quote).joined(separator: " ")
+        let run = "env \(unset) \(assignments.joined(separator: " ")) " + (program + arguments).map(quote).joined(separator: " ")
         return "trap true INT TERM HUP; \(run); echo $? > \(quote(statusPath))"
     }
 

@@ -32,6 +32,22 @@ import Testing
         #expect(TextRules.escaped("日本 🍌") == "日本 🍌")
         #expect(!TextRules.escaped("\u{9B}\u{07}\u{00}").unicodeScalars.contains(where: TextRules.isUnsafe))
     }
+
+    @Test("a field's new value: blank names and sections, NaN and infinite sort orders, and values of the wrong kind are refused")
+    func fieldValues() throws {
+        #expect(try TextRules.validated(.text(" Milk "), for: .name) == .text("Milk"))
+        #expect(try TextRules.validated(.text(""), for: .amount) == .text(""))
+        #expect(try TextRules.validated(.order(-2.5), for: .sortOrder) == .order(-2.5))
+        #expect(try TextRules.validated(.flag(true), for: .checked) == .flag(true))
+        #expect(throws: TextRules.Violation.empty(.name)) { try TextRules.validated(.text(" \t "), for: .name) }
+        #expect(throws: TextRules.Violation.empty(.section)) { try TextRules.validated(.text("  "), for: .section) }
+        #expect(throws: TextRules.Violation.self) { try TextRules.validated(.text("a\u{1B}b"), for: .amount) }
+        for bad in [Double.nan, .infinity, -.infinity] {
+            #expect(throws: TextRules.Violation.notFinite(.sortOrder)) { try TextRules.validated(.order(bad), for: .sortOrder) }
+        }
+        #expect(throws: TextRules.Violation.wrongKind(.checked)) { try TextRules.validated(.text("yes"), for: .checked) }
+        #expect(throws: TextRules.Violation.wrongKind(.name)) { try TextRules.validated(.order(1), for: .name) }
+    }
 }
 
 /// Invisible characters: refused in typed text, escaped in stored text, except where real

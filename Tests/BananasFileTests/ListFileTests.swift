@@ -233,7 +233,7 @@ func inode(_ path: String) -> UInt64? {
             _ = try FileLock.acquire(path: lockPath, timeoutMillis: 200)
             Issue.record("the lock was taken from a live holder")
         } catch {
-            guard case .lockHeld(_, let pid, let age, _) = error else { Issue.record("\(error)"); return }
+            guard case .lockHeld(_, let pid, _, _) = error else { Issue.record("\(error)"); return }
             #expect(pid == getppid())
         }
         #expect(folder.bytes("BananaList.json.lock") == Array(String(getppid()).utf8))

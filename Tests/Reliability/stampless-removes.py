@@ -4,7 +4,7 @@ the Get Bananas server adds and then removes could come back while bananas insta
 
     python3 Tests/Reliability/stampless-removes.py BANANAS_BINARY [BUSY_SESSIONS] [ROWS] [PAUSE] [--check]
 
-Starts BUSY_SESSIONS (2) `bananas session`s adding an item every 20 ms, and the Get Bananas
+Starts BUSY_SESSIONS (2) `bananas-test session`s (the test tool beside BANANAS_BINARY) adding an item every 20 ms, and the Get Bananas
 protocol writer (getbananas-writer.js), which adds ROWS (20) rows one by one, optionally checks
 each (--check), and removes it PAUSE (0.3) seconds later. After everyone has stopped and written
 what is pending, prints how many acknowledged removes were undone. Exit status 1 if any was.
@@ -13,6 +13,7 @@ import json, os, subprocess, sys, tempfile, threading, time
 
 args = [a for a in sys.argv[1:] if not a.startswith("--")]
 binary = args[0]
+test_tool = os.path.join(os.path.dirname(os.path.abspath(binary)), "bananas-test")
 busy_count = int(args[1]) if len(args) > 1 else 2
 rows = int(args[2]) if len(args) > 2 else 20
 pause = float(args[3]) if len(args) > 3 else 0.3
@@ -25,7 +26,7 @@ env.pop("XDG_STATE_HOME", None)
 subprocess.run([binary, "add", "Seed"], env=env, check=True, stdout=subprocess.DEVNULL)
 
 def session():
-    p = subprocess.Popen([binary, "session"], env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
+    p = subprocess.Popen([test_tool, "session"], env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
     p.stdout.readline()  # ready
     return p
 

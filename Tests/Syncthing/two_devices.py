@@ -3,7 +3,7 @@
 
 Each "device" is a Syncthing instance (Debian's `syncthing`) with its own home, GUI/REST
 port and API key on loopback, global and local discovery, relays and NAT off, and a folder
-holding BananaList.json. On each folder runs a long-lived `bananas session` (the editor's
+holding BananaList.json. On each folder runs a long-lived `bananas-test session` (the editor's
 store and sync engine, driven by lines on stdin) with its own HOME, so each device has its
 own state folder (base, journal, conflict log, merged copies). Results are also checked with
 the CLI (`bananas list --json`) on each device.
@@ -194,7 +194,7 @@ class Syncthing:
 
 
 class Session:
-    """A long-running `bananas session` on one device's list."""
+    """A long-running `bananas-test session` on one device's list."""
 
     def __init__(self, binary, device):
         self.device = device
@@ -286,9 +286,11 @@ def pair(a, b):
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--bananas", required=True, help="the bananas binary")
+    parser.add_argument("--test-tool", help="bananas-test, for the sessions (default: beside --bananas)")
     parser.add_argument("--keep", action="store_true", help="keep the temp folder (logs) afterwards")
     args = parser.parse_args()
     binary = os.path.abspath(args.bananas)
+    test_tool = os.path.abspath(args.test_tool or os.path.join(os.path.dirname(binary), "bananas-test"))
     if shutil.which("syncthing") is None:
         print(json.dumps({"error": "syncthing is not installed (apt-get install syncthing; scripts/test does)"}), flush=True)
         return 2
@@ -309,8 +311,8 @@ def main():
         a.syncthing.share([b.syncthing])
         b.syncthing.share([a.syncthing])
         until("A and B to connect", lambda: a.syncthing.connected(b.syncthing))
-        a.session = Session(binary, a)
-        b.session = Session(binary, b)
+        a.session = Session(test_tool, a)
+        b.session = Session(test_tool, b)
 
         def step(name, body):
             begin = time.monotonic()
@@ -368,7 +370,7 @@ def main():
             c = Device(root, "C", binary)
             devices.append(c)
             c.syncthing.start()
-            c.session = Session(binary, c)  # on an empty folder: an empty list, nothing written
+            c.session = Session(test_tool, c)  # on an empty folder: an empty list, nothing written
             if c.session.items() or os.path.exists(c.list_path):
                 raise Failure("C's folder was not empty")
             pair(a, c)

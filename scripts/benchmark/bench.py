@@ -46,6 +46,7 @@ class Bench:
     def __init__(self, args):
         self.args = args
         self.bin = os.path.abspath(os.path.join(args.build, "bananas"))
+        self.test_tool = os.path.abspath(os.path.join(args.build, "bananas-test"))
         self.bench_bin = os.path.abspath(os.path.join(args.build, "bananas-bench"))
         self.work = tempfile.mkdtemp(prefix="bananas-benchmark-")
         self.results = {"sizes": args.sizes}
@@ -152,7 +153,7 @@ class Bench:
         self.results["editorIdle"] = cpu
 
     def propagation(self):
-        """An edit committed in one process (a long-running `bananas session`: the editor's store
+        """An edit committed in one process (a long-running `bananas-test session`: the editor's store
         without a screen) until a running editor on the same file has painted it."""
         say("== propagation: edit in one process → painted by another running editor")
         out = {}
@@ -163,7 +164,7 @@ class Bench:
             pane = Pane([self.bin], env)
             if pane.wait_for(b"help", timeout=120) is None:
                 raise SystemExit(f"the editor showed no frame at {size} items")
-            session = subprocess.Popen([self.bin, "session"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, bufsize=0)
+            session = subprocess.Popen([self.test_tool, "session"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, bufsize=0)
             session.stdout.readline()  # ready
             edits = self.runs(200, 40, size)
             total, acked = [], []

@@ -216,7 +216,7 @@ def write(r, out):
             [[items(s), fmt(get(r, "propagation", s, "painted", "median")), fmt(get(r, "propagation", s, "painted", "p99")),
               fmt(get(r, "propagation", s, "painted", "max")), get(r, "propagation", s, "painted", "runs") or "–",
               fmt(get(r, "propagation", s, "acknowledged", "median"))] for s in sizes],
-            "A running `bananas session` (the editor's store without a screen) renames the first item; "
+            "A running `bananas-test session` (the editor's store without a screen) renames the first item; "
             "the time until another running editor on the same file has painted the new name. It "
             "includes the journal fsync, the flush (lock, read, merge, write with fsyncs), the "
             "inotify event, the other side's read and merge, and the repaint.")

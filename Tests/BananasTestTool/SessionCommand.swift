@@ -4,34 +4,34 @@ import Glibc
 import Darwin
 #endif
 import ArgumentParser
+import BananasCLI
 import BananasCore
 import BananasFile
 import BananasSync
 import Dispatch
 
-/// `bananas session`: a long-running instance driven by lines on stdin, answering in JSON
-/// lines on stdout. It is the editor's store and sync engine without a screen, for tests
-/// (real processes: kill -9, idle writers, propagation) and for scripts that want to hold a
-/// list open. Hidden from help; documented in docs/cli.md.
+/// `bananas-test session`: a long-running instance driven by lines on stdin, answering in JSON
+/// lines on stdout. It is the editor's store and sync engine without a screen, for the process
+/// tests (kill -9, idle writers, propagation) and the benchmark. Documented in docs/architecture.md.
 ///
 ///     add NAME [SECTION]      check NAME      uncheck NAME     remove NAME
 ///     set NAME FIELD VALUE    undo            redo             list
 ///     status                  wait            burst N [PREFIX]    quit
 ///
-/// Arguments are separated by tabs. Every edit answers `{"ack": ...}` only once it is
-/// journaled and fsynced. Changes merged from the file print `{"event":"merged",...}`;
-/// sync state changes print `{"event":"status",...}`.
+/// Arguments are separated by tabs. Every edit is checked by the rules every surface uses
+/// (`TextRules`) and answers `{"ack": ...}` only once it is journaled and fsynced. Changes
+/// merged from the file print `{"event":"merged",...}`; sync state changes print
+/// `{"event":"status",...}`.
 struct SessionCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "session", abstract: "A long-running instance driven by stdin (for tests and scripts).",
-        shouldDisplay: false)
+        commandName: "session", abstract: "A long-running instance driven by stdin (for the process tests).")
 
-    @OptionGroup var options: FileOptions
+    @Option(help: "The list file (default: $BANANAS_FILE, else the default list).") var file: String?
     @Flag(help: "Open read-only, like the viewer.") var readOnly = false
     @Flag(help: "Poll the folder instead of using change events.") var poll = false
 
     func run() throws {
-        let file = options.listFile
+        let file = Locations.listFile(explicit: file)
         let readOnly = readOnly
         var watch = FolderWatcher.Options()
         watch.forcePolling = poll
@@ -122,18 +122,18 @@ final class Session {
         do {
             switch command {
             case "add":
-                guard let name = args.first else { throw CLIError(message: "add NAME [SECTION]", code: ExitCodes.usage) }
+                guard let name = args.first else { throw Usage("add NAME [SECTION]") }
                 let item = Item(
-                    id: ItemID.random(), name: try TextRules.validated(name, as: .name),
-                    section: args.count > 1 ? try TextRules.validated(args[1], as: .section) : "Other",
+                    id: ItemID.random(), name: try text(name, .name),
+                    section: args.count > 1 ? try text(args[1], .section) : "Other",
                     sortOrder: store.list.nextSortOrder)
                 let steps = [store.list.ensureSectionEdit(item.section), .insert(item)].compactMap { $0 }
                 try store.perform(.batch(steps), label: "add")
                 emit(["ack": .string("add"), "id": .string(item.id), "name": .string(item.name)])
             case "burst":
                 // N adds in one go, as fast as the store takes them (one flush follows).
-                guard let count = args.first.flatMap(Int.init) else { throw CLIError(message: "burst N [PREFIX]", code: ExitCodes.usage) }
-                let prefix = args.count > 1 ? args[1] : "Item"
+                guard let count = args.first.flatMap(Int.init) else { throw Usage("burst N [PREFIX]") }
+                let prefix = args.count > 1 ? try text(args[1], .name) : "Item"
                 var order = store.list.nextSortOrder
                 for n in 0..<count {
                     order += 1
@@ -150,29 +150,20 @@ final class Session {
                 try store.perform(.delete(id: item.id), label: "remove")
                 emit(["ack": .string("remove"), "id": .string(item.id)])
             case "set":
-                guard args.count == 3, let field = ItemField(rawValue: args[1]) else {
-                    throw CLIError(message: "set NAME FIELD VALUE", code: ExitCodes.usage)
-                }
+                guard args.count == 3, let field = ItemField(rawValue: args[1]) else { throw Usage("set NAME FIELD VALUE") }
                 let item = try find(args)
-                // The same rules as every other surface: a NaN or infinite order would make the
-                // file unreadable for all, a blank name would skip the text rules.
-                let value: FieldValue
-                switch field {
+                let value: FieldValue = switch field {
                 case .checked, .optional:
-                    guard args[2] == "true" || args[2] == "false" else {
-                        throw CLIError(message: "\(field.rawValue) is true or false", code: ExitCodes.invalidInput)
+                    switch args[2] {
+                    case "true": .flag(true)
+                    case "false": .flag(false)
+                    default: throw Usage("\(field.rawValue) is true or false")
                     }
-                    value = .flag(args[2] == "true")
                 case .sortOrder:
-                    guard let order = Double(args[2]), order.isFinite else {
-                        throw CLIError(message: "sortOrder must be a finite number", code: ExitCodes.invalidInput)
-                    }
-                    value = .order(order)
-                case .name: value = .text(try TextRules.validated(args[2], as: .name))
-                case .amount: value = .text(try TextRules.validated(args[2], as: .amount))
-                case .section: value = .text(try TextRules.validated(args[2], as: .section))
+                    if let order = Double(args[2]) { .order(order) } else { throw Usage("sortOrder is a number") }
+                default: .text(args[2])
                 }
-                try store.perform(.update(id: item.id, changes: [field: value]), label: "set")
+                try store.perform(.update(id: item.id, changes: [field: try TextRules.validated(value, for: field)]), label: "set")
                 emit(["ack": .string("set"), "id": .string(item.id)])
             case "undo", "redo":
                 let label = try command == "undo" ? store.undo() : store.redo()
@@ -189,15 +180,21 @@ final class Session {
             case "quit":
                 quit()
             default:
-                throw CLIError(message: "unknown command \(Output.safe(command))", code: ExitCodes.usage)
+                throw Usage("unknown command \(TextRules.escaped(command))")
             }
         } catch {
             emit(["error": .string(describe(error).0)])
         }
     }
 
+    /// Text for a new item, by the same rules as `set` (a blank section is refused).
+    func text(_ text: String, _ field: ItemField) throws -> String {
+        guard case .text(let valid) = try TextRules.validated(.text(text), for: field) else { throw Usage("\(field.rawValue) is text") }
+        return valid
+    }
+
     func find(_ args: [String]) throws -> Item {
-        guard let query = args.first else { throw CLIError(message: "name an item", code: ExitCodes.usage) }
+        guard let query = args.first else { throw Usage("name an item") }
         return try Addressing.resolve(query, in: store.list)
     }
 
@@ -211,4 +208,10 @@ final class Session {
         print(JSONText.compact(.object(object)))
         fflush(nil)  // all streams: the stdout global is not concurrency-safe to name
     }
+}
+
+/// A line the session does not understand.
+struct Usage: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
 }
