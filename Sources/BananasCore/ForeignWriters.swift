@@ -52,7 +52,9 @@ extension ShoppingList {
         let stampless = file.isStampless
 
         // Sections first: the items of a stampless file name sections by name.
-        if stampless || file.newestSectionStamp == base.newestSectionStamp, file.sections != base.sections {
+        // A file that kept its sections' stamps changes them only through those stamps (a name
+        // added to its array by hand is already a section of its own: the codec makes it one).
+        if stampless, file.sections != base.sections {
             var sections = base
             for step in base.sectionSteps(toShow: file.sections, stamp: stamp) {
                 _ = try? sections.apply(step, stamp: stamp)

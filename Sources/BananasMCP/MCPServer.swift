@@ -255,6 +255,20 @@ public final class BananasMCPServer: Sendable {
         var sync: [String: Value] = ["state": .string(status.state.rawValue)]
         if status.pendingCount > 0 { sync["pending"] = .int(status.pendingCount) }
         var summary = ""
+        if status.clockSkewMillis > SyncStatus.skewWarningMillis {
+            // A clock ahead can win concurrent edits; the agent should say so (rule 1).
+            sync["clock_skew_seconds"] = .int(Int(status.clockSkewMillis / 1000))
+            if let replica = status.clockSkewReplica { sync["clock_skew_replica"] = .string(replica) }
+            summary += "Note: a stamp in the list is \(SyncStatus.duration(status.clockSkewMillis)) ahead of this clock"
+                + (status.clockSkewReplica.map { " (from \($0))" } ?? "") + "; edits made here still take effect.\n"
+        }
+        let deleted = store.list.recentlyDeleted
+        if !deleted.isEmpty {
+            sync["recently_deleted"] = .array(deleted.prefix(20).map { entry in
+                .object(["id": .string(entry.item.id), "name": .string(TextRules.escaped(entry.item.name)),
+                         "section": .string(TextRules.escaped(entry.item.section))])
+            })
+        }
         if let paused = status.pausedBy {
             sync["paused"] = .string(paused.pausedReason)
             sync["detail"] = .string(paused.description)

@@ -180,6 +180,16 @@ enum ToolCatalog {
                         "paused": .object(["type": .string("string")]),
                         "detail": .object(["type": .string("string")]),
                         "pending": .object(["type": .string("integer")]),
+                        "clock_skew_seconds": .object(["type": .string("integer"), "description": .string("How far a stamp in the list is ahead of this machine's clock (a device whose clock runs fast).")]),
+                        "clock_skew_replica": .object(["type": .string("string")]),
+                        "recently_deleted": .object([
+                            "type": .string("array"),
+                            "description": .string("Items deleted recently (newest first, at most 20), on any device. add_items with the same name puts it on the list again; `bananas restore` brings back the row itself."),
+                            "items": .object(["type": .string("object"), "properties": .object([
+                                "id": .object(["type": .string("string")]), "name": .object(["type": .string("string")]),
+                                "section": .object(["type": .string("string")]),
+                            ])]),
+                        ]),
                     ]),
                     "required": .array([.string("state")]),
                 ]),

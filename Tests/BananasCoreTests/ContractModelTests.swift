@@ -590,7 +590,8 @@ final class ContractModel {
     }
 
     /// Undo (rule 7): it takes effect only when every field it sets back still holds the value
-    /// it wrote; otherwise it throws `changedSince` and changes nothing.
+    /// it wrote, or one this replica wrote since (an instance's own later edits are its own to
+    /// undo past); otherwise it throws `changedSince` and changes nothing.
     func undo(_ r: Int, _ entry: UndoEntry) {
         let list = replicas[r].list
         var changedSince = false
@@ -599,11 +600,13 @@ final class ContractModel {
         case .revert(let id, let changes, let expecting):
             label = "undo: set \(id) back to \(changes.sorted { $0.key < $1.key }.map { "\($0.key)='\($0.value)'" }.joined(separator: ", "))"
             if let row = list.rows[id], list.isVisible(id) {
-                changedSince = changes.keys.contains { row.stamps[$0] != expecting[$0] }
+                changedSince = changes.keys.contains { row.stamps[$0] != expecting[$0] && row.stamps[$0].replica != replicas[r].name }
             }
         case .retract(let id, let expecting):
             label = "undo: remove \(id) again"
-            if let row = list.rows[id], list.isVisible(id) { changedSince = ItemField.allCases.contains { row.stamps[$0] != expecting[$0] } }
+            if let row = list.rows[id], list.isVisible(id) {
+                changedSince = ItemField.allCases.contains { row.stamps[$0] != expecting[$0] && row.stamps[$0].replica != replicas[r].name }
+            }
         case .insert(let item):
             label = "undo: bring \(item.id) back"
             // Values this replica wrote since (a restore it then undid) are its own to replace.

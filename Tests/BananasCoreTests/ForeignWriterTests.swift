@@ -160,16 +160,13 @@ enum StamplessWriter {
     // section; an older stamped copy of the list (a sync engine's conflict copy) is merged with
     // the base. The copy's newest section stamp ties with the base's (the slow stamp is not the
     // newest), so its section names are taken as a stampless writer's and the new section is
-    // removed, with no record. Open: ForeignWriters should tell a stampless section edit by the
-    // entries' own stamps, not by the newest one.
+    // removed, with no record. Fixed: only a stampless file's section names are its edits.
     @Test func aStampedConflictCopyNeverRemovesASectionAddedWithASlowClock() throws {
         let origin = ShoppingList(sections: ["Dairy", "Bakery"], sectionsStamp: Stamp(millis: 1_000, counter: 0, replica: "o"))
         var list = origin
         try list.apply(list.addSectionEdit("Fruit"), stamp: Stamp(millis: 500, counter: 0, replica: "slow"))
         let merged = ShoppingList.mergingConflictCopy(origin, into: list, base: list, stamp: Stamp(millis: 2_000, counter: 0, replica: "slow"))
-        withKnownIssue("section names of a stamped copy taken as stampless edits") {
-            #expect(merged.sections.contains("Fruit"))
-        }
+        #expect(merged.sections.contains("Fruit"))
     }
 
     // The merge contract, rule 5: a stampless edit must be found by a device that only ever

@@ -153,19 +153,16 @@ func randomReplicas(seed: Int, count: Int = 3, steps: Int = 30) -> [ShoppingList
         #expect(list.item("1")?.section == "Bakery")
     }
 
-    // Found by ContractModelTests (shrunk): three copies with values of one field. Whether a
-    // loser is recorded is decided pair by pair, against whatever value it meets first, so the
-    // conflict records depend on the order copies are merged in (rule 8). Open: see
-    // docs/reliability.md, "The merge contract, model-checked".
+    // Found by ContractModelTests (shrunk): three copies with values of one field. Every
+    // concurrent loser is recorded, equal values too, and a record goes only once a history
+    // shows its value replaced knowingly, so the records do not depend on the order (rule 8).
     @Test func threeConcurrentValuesTwoEqualGiveTheSameRecordsInAnyOrder() throws {
         let base = try sampleList()
         var a = base, b = base, c = base
         try a.apply(.update(id: "A", changes: [.amount: .text("2")]), stamp: stamp(10, "a"))
         try b.apply(.update(id: "A", changes: [.amount: .text("2")]), stamp: stamp(30, "b"))
         try c.apply(.update(id: "A", changes: [.amount: .text("5")]), stamp: stamp(20, "c"))
-        withKnownIssue("conflict records depend on merge order") {
-            #expect(a.merged(with: c).merged(with: b).conflicts == a.merged(with: b).merged(with: c).conflicts)
-        }
+        #expect(a.merged(with: c).merged(with: b).conflicts == a.merged(with: b).merged(with: c).conflicts)
     }
 
     @Test func aValueLostThenSeenByTheWinnerGivesTheSameRecordsInAnyOrder() throws {
@@ -175,9 +172,7 @@ func randomReplicas(seed: Int, count: Int = 3, steps: Int = 30) -> [ShoppingList
         var b = a
         try b.apply(.update(id: "A", changes: [.amount: .text("3")]), stamp: stamp(30, "b"))  // saw a's "2"
         try c.apply(.update(id: "A", changes: [.amount: .text("5")]), stamp: stamp(20, "c"))
-        withKnownIssue("conflict records depend on merge order") {
-            #expect(a.merged(with: c).merged(with: b).conflicts == a.merged(with: b).merged(with: c).conflicts)
-        }
+        #expect(a.merged(with: c).merged(with: b).conflicts == a.merged(with: b).merged(with: c).conflicts)
     }
 }
 
