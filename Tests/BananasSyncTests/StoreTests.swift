@@ -121,10 +121,12 @@ struct StoreTests {
         let milk = item("Milk")
         try a.perform(.insert(milk), label: "add")
         #expect(await eventually { b.list.item(milk.id) != nil })
-        a.flushDelayMillis = 400  // a's edit stays local while b's lands, then a writes the record
+        // Neither can write while the lock is held: both edits are made without the other's.
+        let lock = try FileLock.acquire(path: box.file().lockPath, timeoutMillis: 2_000)
         try a.perform(.update(id: milk.id, changes: [.amount: .text("1 L")]), label: "amount")
         try await Task.sleep(nanoseconds: 5_000_000)  // b's edit is the later one
         try b.perform(.update(id: milk.id, changes: [.amount: .text("2 L")]), label: "amount")
+        lock.release()
         #expect(await eventually { a.status.conflicts.count == 1 })
         let entry = try #require(a.status.conflicts.first)
         #expect(entry.lost == .text("1 L") && entry.kept == .text("2 L"))
