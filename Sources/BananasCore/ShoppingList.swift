@@ -226,7 +226,8 @@ public struct ShoppingList: Hashable, Sendable {
     /// lacks, in the order those items come. No item is ever invisible.
     public var displaySections: [String] { displaySections(of: items) }
 
-    private func displaySections(of items: [Item]) -> [String] {
+    /// `displaySections` for visible items already in list order (not ordered again).
+    public func displaySections(of items: [Item]) -> [String] {
         var result = sections
         var seen = Set(sections)
         for item in items where !seen.contains(item.section) {

@@ -21,7 +21,7 @@ final class ListSnapshot {
         storeRevision = store.revision
         list = store.list
         items = list.items
-        sections = list.sections(showing: items)
+        sections = list.displaySections(of: items)
         revision = Revision.of(list, items: items)
     }
 
@@ -54,19 +54,6 @@ final class ListSnapshot {
         static func list(at revision: String) -> ShoppingList? {
             lists.last { $0.revision == revision }?.list
         }
-    }
-}
-
-extension ShoppingList {
-    /// `displaySections` for items already in list order (without ordering them again).
-    func sections(showing items: [Item]) -> [String] {
-        var result = sections
-        var seen = Set(sections)
-        for item in items where !seen.contains(item.section) {
-            seen.insert(item.section)
-            result.append(item.section)
-        }
-        return result
     }
 }
 
