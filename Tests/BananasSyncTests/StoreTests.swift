@@ -122,14 +122,13 @@ struct StoreTests {
         try a.perform(.insert(milk), label: "add")
         #expect(await eventually { b.list.item(milk.id) != nil })
         // Neither can write while the lock is held: both edits are made without the other's.
-        // As another program holding the lock would (a FileLock of this process held across an
-        // await would block the test pool's threads that wait for it).
-        let lockPath = box.file().lockPath
-        #expect(FileManager.default.createFile(atPath: lockPath, contents: Data(String(getppid()).utf8)))
+        // Held on this (main) thread with no await until it is let go: held across an await,
+        // other tests' waits for it could take every thread of the test pool.
+        let lock = try FileLock.acquire(path: box.file().lockPath, timeoutMillis: 2_000)
         try a.perform(.update(id: milk.id, changes: [.amount: .text("1 L")]), label: "amount")
-        try await Task.sleep(nanoseconds: 5_000_000)  // b's edit is the later one
+        usleep(5_000)  // b's edit is the later one
         try b.perform(.update(id: milk.id, changes: [.amount: .text("2 L")]), label: "amount")
-        try FileManager.default.removeItem(atPath: lockPath)
+        lock.release()
         #expect(await eventually { a.status.conflicts.count == 1 })
         let entry = try #require(a.status.conflicts.first)
         #expect(entry.lost == .text("1 L") && entry.kept == .text("2 L"))
