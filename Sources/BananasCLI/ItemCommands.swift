@@ -92,7 +92,8 @@ struct AddCommand: ParsableCommand {
                 let plan = list.addEdit(names, amount: amount, section: section, optional: optional, duplicate: duplicate)
                 return (plan.edit, plan.outcomes.map { outcome in
                     switch outcome {
-                    case .added(let item): (item, "added to " + Output.sectionTitle(item.section))
+                    case .added(let item, let remembered):
+                        (item, "added to " + Output.sectionTitle(item.section) + (remembered ? " (as last time)" : ""))
                     case .unchecked(let item): (item, "unchecked (it was already on the list)")
                     case .alreadyOnList(let item): (item, "is already on the list (use --duplicate to add it again)")
                     }

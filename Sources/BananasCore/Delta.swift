@@ -12,6 +12,7 @@ extension ShoppingList {
             if let row = rows[id] { delta.rows[id] = row }
         }
         for (key, record) in conflicts where before.conflicts[key] != record { delta.conflicts[key] = record }
+        if memory != before.memory { delta.memory = memory }
         return delta
     }
 

@@ -23,6 +23,9 @@ public indirect enum ListEdit: Hashable, Sendable {
     case updateSection(key: String, changes: [SectionField: FieldValue])
     /// Marks a conflict record reviewed ("restored" or "dismissed").
     case review(ConflictRecord.Key, resolution: String)
+    /// Forgets a remembered name (case aside), or every name (nil): what was known of it is
+    /// not remembered, and items on the list stay. Not undone (its inverse is empty).
+    case forget(String?)
     /// Several edits as one (one undo step).
     case batch([ListEdit])
 }
@@ -33,6 +36,7 @@ public enum EditError: Error, Equatable, CustomStringConvertible {
     /// Undo met a value written since by someone else: nothing was changed.
     case changedSince(id: String, field: String)
     case noSuchConflict
+    case notRemembered(String)
 
     public var description: String {
         switch self {
@@ -40,6 +44,7 @@ public enum EditError: Error, Equatable, CustomStringConvertible {
         case .itemExists(let id): "an item with id \(id) is already on the list"
         case .changedSince(_, let field): "its \(field) was changed since by another edit, which undo does not overwrite"
         case .noSuchConflict: "no such conflict"
+        case .notRemembered(let name): "\(name) is not remembered"
         }
     }
 }
@@ -149,6 +154,16 @@ extension ShoppingList {
             record.resolution = resolution
             conflicts[key] = record
             return previous.0.isZero ? .review(key, resolution: "") : .review(key, resolution: previous.1)
+
+        case .forget(let name):
+            let folded = name.map(ItemMemory.fold)
+            if let folded, let name, remembered(named: name, now: stamp.millis) == nil, memory.entries[folded] == nil {
+                throw EditError.notRemembered(name)
+            }
+            let forget = Stamp.edit(stamp, replacing: newestRemembered(folded))
+            if let folded { memory.forgotten[folded] = forget } else { memory.cleared = forget }
+            memory.settle()
+            return .batch([])
 
         case .batch(let edits):
             // All or nothing: a failing step leaves the list as it was.

@@ -51,6 +51,7 @@ extension ShoppingList {
         }
         if !conflicts.isEmpty { dropConflictsSeenSince() }
         writeStamp = max(writeStamp, other.writeStamp)
+        memory.merge(other.memory)
         extra = Self.mergeExtra(extra, other.extra)
         syncExtra = Self.mergeExtra(syncExtra, other.syncExtra)
         if other.unreadableRows != unreadableRows {
@@ -234,15 +235,21 @@ extension ShoppingList {
     /// Bookkeeping a writer does with its wall clock before it writes, outside `merge`:
     /// deletes and conflict records new to a file are dated `now`; deletes dated before
     /// `now - tombstoneLifetimeMillis` are forgotten with the rows they hide; reviewed
-    /// records past their lifetime, and the oldest records past `conflictCapacity`, go.
+    /// records past their lifetime, and the oldest records past `conflictCapacity`, go. What
+    /// the forgotten rows said of their names stays in the memory.
     public mutating func collectGarbage(now: Int64) {
+        var expired: [String] = []
         for (id, tombstone) in tombstones {
             if tombstone.firstSeen == 0 {
                 tombstones[id]!.firstSeen = now
             } else if tombstone.firstSeen < now - Self.tombstoneLifetimeMillis {
-                if !isVisible(id) { rows[id] = nil }
-                tombstones[id] = nil
+                expired.append(id)
             }
+        }
+        rememberForgottenRows(expired.filter { !isVisible($0) }, now: now)
+        for id in expired {
+            if !isVisible(id) { rows[id] = nil }
+            tombstones[id] = nil
         }
         for (key, record) in conflicts {
             if record.firstSeen == 0 {

@@ -44,8 +44,9 @@ extension ShoppingList {
 
 /// What adding a name did (`ShoppingList.addEdit`).
 public enum AddOutcome: Hashable, Sendable {
-    /// A new item, in its section (by name).
-    case added(Item)
+    /// A new item, in its section (by name). `remembered`: its section (and amount, when none
+    /// was given) came from the memory, as last time.
+    case added(Item, remembered: Bool)
     /// The name was on the list, checked: it is unchecked instead (and given the amount and
     /// optional flag asked for).
     case unchecked(Item)
@@ -55,21 +56,23 @@ public enum AddOutcome: Hashable, Sendable {
 
 extension ShoppingList {
     /// The one rule for adding items, on every surface: each name (in the order given) is
-    /// added at the end of `section` (the section a person means by it, created if new;
-    /// `defaultSection` when nil) unless an item of that name (any case) is on the list, which
-    /// is unchecked if checked, or left alone; `duplicate` adds it anyway. Returns one edit
-    /// (one undo step) and what became of each name.
+    /// added at the end of `section` (the section a person means by it, created if new) unless
+    /// an item of that name (any case) is on the list, which is unchecked if checked, or left
+    /// alone; `duplicate` adds it anyway. With no `section`, a remembered name goes where it
+    /// was last, with its usual amount when none is given (and its remembered spelling when
+    /// typed all in lower case); any other goes to `defaultSection`. Returns one edit (one undo
+    /// step) and what became of each name.
     public func addEdit(
         _ names: [String], amount: String? = nil, section: String? = nil, optional: Bool = false,
-        duplicate: Bool = false, makeID: () -> String = ItemID.random
+        duplicate: Bool = false, remembering: Bool = true, makeID: () -> String = ItemID.random
     ) -> (edit: ListEdit, outcomes: [AddOutcome]) {
         var steps: [ListEdit] = []
         var outcomes: [AddOutcome] = []
-        let target = section.map { self.section(named: $0) ?? $0 } ?? Self.defaultSection
+        let given = section.map { self.section(named: $0) ?? $0 }
         var order = nextSortOrder
-        var sectionEnsured = false
-        for name in names {
-            if !duplicate, let existing = firstItem(named: name) {
+        var newSections: [String] = []
+        for typed in names {
+            if !duplicate, let existing = firstItem(named: typed) {
                 if existing.checked {
                     var changes: [ItemField: FieldValue] = [.checked: .flag(false)]
                     if let amount { changes[.amount] = .text(amount) }
@@ -81,14 +84,20 @@ extension ShoppingList {
                 }
                 continue
             }
-            let item = Item(id: makeID(), name: name, amount: amount ?? "", section: target, optional: optional, sortOrder: order)
+            let memory = given == nil && remembering ? remembered(named: typed, now: 0) : nil
+            let recalled = memory.flatMap { $0.section.isEmpty ? nil : $0 }
+            var name = typed
+            if let recalled, typed == typed.lowercased(), ItemMemory.fold(typed) == recalled.folded { name = recalled.name }
+            let target = given ?? recalled?.section ?? Self.defaultSection
+            let item = Item(id: makeID(), name: name, amount: amount ?? recalled?.amount ?? "", section: target,
+                            optional: optional, sortOrder: order)
             order += 1024
-            // The section is created only when an item goes into it.
-            if !sectionEnsured, let ensure = ensureSectionEdit(target) { steps.insert(ensure, at: 0) }
-            sectionEnsured = true
+            // A section is created only when an item goes into it.
+            if !sections.contains(target), !newSections.contains(target) { newSections.append(target) }
             steps.append(.insert(item))
-            outcomes.append(.added(item))
+            outcomes.append(.added(item, remembered: recalled != nil))
         }
+        if !newSections.isEmpty { steps.insert(.setSections(sections + newSections), at: 0) }
         return (.batch(steps), outcomes)
     }
 }

@@ -22,6 +22,8 @@ public struct ShoppingList: Hashable, Sendable {
     /// writer that keeps `sync` as it found it (the Node server) keeps it too, which tells its
     /// whole-list save of the latest file from a stale copy of an older one.
     public var writeStamp: Stamp = .zero
+    /// What is remembered of items beyond the rows (docs/memory.md).
+    public internal(set) var memory = ItemMemory()
     /// Top-level keys we do not understand, kept across a rewrite.
     public var extra: [String: JSONValue]
     /// Keys inside `sync` we do not understand.
@@ -33,7 +35,7 @@ public struct ShoppingList: Hashable, Sendable {
     /// Every field compared; the rows side by side where their tables pair up
     /// (`differingRowIDs`), which spares hashing every id when most rows are the same boxes.
     public static func == (a: ShoppingList, b: ShoppingList) -> Bool {
-        guard a.sectionEntries == b.sectionEntries, a.tombstones == b.tombstones, a.conflicts == b.conflicts, a.writeStamp == b.writeStamp,
+        guard a.sectionEntries == b.sectionEntries, a.tombstones == b.tombstones, a.conflicts == b.conflicts, a.writeStamp == b.writeStamp, a.memory == b.memory,
               a.extra == b.extra, a.syncExtra == b.syncExtra, a.unreadableRows == b.unreadableRows else { return false }
         if let differing = differingRowIDs(a.rows, b.rows) { return differing.isEmpty }
         return a.rows == b.rows
@@ -44,6 +46,7 @@ public struct ShoppingList: Hashable, Sendable {
         hasher.combine(rows)
         hasher.combine(tombstones)
         hasher.combine(conflicts)
+        hasher.combine(memory)
     }
 
     /// A list whose `sections` (in that order) were all written with `sectionsStamp` (a
@@ -59,10 +62,11 @@ public struct ShoppingList: Hashable, Sendable {
 
     public init(
         sectionEntries: [String: SectionEntry], rows: [Item] = [], tombstones: [String: Tombstone] = [:],
-        conflicts: [ConflictRecord] = [], extra: [String: JSONValue] = [:],
+        conflicts: [ConflictRecord] = [], memory: ItemMemory = ItemMemory(), extra: [String: JSONValue] = [:],
         syncExtra: [String: JSONValue] = [:], unreadableRows: [JSONValue] = []
     ) {
         self.sectionEntries = sectionEntries
+        self.memory = memory
         self.rows = Dictionary(rows.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         self.tombstones = tombstones
         self.conflicts = Dictionary(conflicts.map { ($0.key, $0) }, uniquingKeysWith: { $0.merged(with: $1) })

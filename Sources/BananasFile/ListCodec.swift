@@ -21,10 +21,11 @@ public enum ListCodec {
 
     static let topLevelKeys: Set<String> = ["schemaVersion", "sections", "items", "sync"]
     static let itemKeys: Set<String> = ["id", "name", "amount", "section", "checked", "optional", "sortOrder", "lastModified", "stamps", "sectionKey", "v"]
-    static let syncKeys: Set<String> = ["sectionsStamp", "sections", "deleted", "deletedRows", "conflicts", "written"]
+    static let syncKeys: Set<String> = ["sectionsStamp", "sections", "deleted", "deletedRows", "conflicts", "written", "memory"]
     static let keyOrder = ["schemaVersion", "sections", "items", "sync",
                            "id", "name", "amount", "section", "checked", "optional", "sortOrder", "lastModified", "stamps", "sectionKey", "v",
-                           "written", "sectionsStamp", "deleted", "deletedRows", "conflicts",
+                           "written", "sectionsStamp", "deleted", "deletedRows", "conflicts", "memory",
+                           "cleared", "forgotten", "remembered", "bought",
                            "key", "position", "removed", "at", "item", "field", "lost", "lostStamp",
                            "resolved", "resolution", "firstSeen"]
 
@@ -99,6 +100,7 @@ public enum ListCodec {
         var tombstones: [String: Tombstone] = [:]
         var records: [ConflictRecord] = []
         var writeStamp = Stamp.zero
+        var memory = ItemMemory()
         var syncExtra: [String: JSONValue] = [:]
         if let value = top["sync"] {
             guard case .object(let sync) = value else { throw .structure("sync is \(value.typeDescription), not an object") }
@@ -124,6 +126,7 @@ public enum ListCodec {
             }
             if case .array(let stored)? = sync["conflicts"] { records = stored.compactMap(decodeConflict) }
             writeStamp = sync["written"]?.stringValue.flatMap(Meta.stamp) ?? .zero
+            if let stored = sync["memory"] { memory = decodeMemory(stored) }
         }
 
         var extra: [String: JSONValue] = [:]
@@ -141,7 +144,7 @@ public enum ListCodec {
             }
         }
         var list = ShoppingList(
-            sectionEntries: sectionEntries, rows: rows, tombstones: tombstones, conflicts: records,
+            sectionEntries: sectionEntries, rows: rows, tombstones: tombstones, conflicts: records, memory: memory,
             extra: extra, syncExtra: syncExtra, unreadableRows: ShoppingList.canonicalRows(unreadable)
         )
         list.keySections()
@@ -600,8 +603,61 @@ public enum ListCodec {
         if !list.conflicts.isEmpty {
             sync["conflicts"] = .array(list.conflicts.keys.sorted().map { encodeConflict(list.conflicts[$0]!) })
         }
+        if !list.memory.isEmpty { sync["memory"] = encodeMemory(list.memory) }
         if !sync.isEmpty { top["sync"] = .object(sync) }
         return top
+    }
+
+    static func compactStamp(_ stamp: Stamp) -> JSONValue { .string(stamp.compact ?? stamp.encoded) }
+
+    /// `sync.memory`: names whose rows are gone (`remembered`, one per line), forgets by
+    /// folded name, and the stamp of the last `forget --all`.
+    static func encodeMemory(_ memory: ItemMemory) -> JSONValue {
+        var object: [String: JSONValue] = [:]
+        if !memory.cleared.isZero { object["cleared"] = compactStamp(memory.cleared) }
+        if !memory.forgotten.isEmpty { object["forgotten"] = .object(memory.forgotten.mapValues(compactStamp)) }
+        if !memory.entries.isEmpty {
+            object["remembered"] = .array(memory.entries.keys.sorted().map { key in
+                let entry = memory.entries[key]!
+                var row: [String: JSONValue] = ["name": .string(entry.name), "section": .string(entry.section), "v": compactStamp(entry.stamp)]
+                if !entry.amount.isEmpty { row["amount"] = .string(entry.amount) }
+                if entry.optional { row["optional"] = .bool(true) }
+                if !entry.purchases.isEmpty { row["bought"] = .array(entry.purchases.map(compactStamp)) }
+                return .object(row)
+            })
+        }
+        return .object(object)
+    }
+
+    /// What of `sync.memory` can be read; anything else is left out (the memory is a
+    /// convenience: a damaged entry costs a suggestion, never an item).
+    static func decodeMemory(_ value: JSONValue) -> ItemMemory {
+        guard case .object(let object) = value else { return ItemMemory() }
+        var entries: [String: ItemMemory.Entry] = [:]
+        if case .array(let stored)? = object["remembered"] {
+            for case .object(let row) in stored {
+                guard case .string(let name)? = row["name"], case .string(let section)? = row["section"],
+                      let stamp = row["v"]?.stringValue.flatMap(Meta.stamp) else { continue }
+                let folded = ItemMemory.fold(name)
+                guard !folded.isEmpty else { continue }
+                var amount = ""
+                if case .string(let text)? = row["amount"] { amount = text }
+                var optional = false
+                if case .bool(let flag)? = row["optional"] { optional = flag }
+                var purchases: [Stamp] = []
+                if case .array(let bought)? = row["bought"] { purchases = bought.compactMap { $0.stringValue.flatMap(Meta.stamp) } }
+                let entry = ItemMemory.Entry(name: name, section: section, amount: amount, optional: optional, stamp: stamp, purchases: purchases)
+                entries[folded] = entries[folded].map { $0.merged(with: entry) } ?? entry
+            }
+        }
+        var forgotten: [String: Stamp] = [:]
+        if case .object(let stored)? = object["forgotten"] {
+            for (name, value) in stored {
+                if let stamp = value.stringValue.flatMap(Meta.stamp) { forgotten[ItemMemory.fold(name)] = max(forgotten[ItemMemory.fold(name)] ?? .zero, stamp) }
+            }
+        }
+        let cleared = object["cleared"]?.stringValue.flatMap(Meta.stamp) ?? .zero
+        return ItemMemory(entries: entries, forgotten: forgotten, cleared: cleared)
     }
 
     static func encodeSectionEntry(_ entry: SectionEntry) -> JSONValue {
@@ -722,7 +778,7 @@ public enum ListCodec {
 
     static let keyRank = JSONText.keyRanks(keyOrder)
     /// Arrays whose elements are written one to a line.
-    public static let rowKeys: Set<String> = ["items", "deletedRows"]
+    public static let rowKeys: Set<String> = ["items", "deletedRows", "remembered"]
     static let trueBytes = Array("true".utf8), falseBytes = Array("false".utf8)
     /// The stamp fields in the order the writer sorts their keys.
     static let stampOrder = ItemField.allCases.sorted { (keyRank[$0.rawValue] ?? Int.max, $0.rawValue) < (keyRank[$1.rawValue] ?? Int.max, $1.rawValue) }
