@@ -37,7 +37,7 @@ public struct BananasCommand: ParsableCommand {
         subcommands: [
             EditorCommand.self, ViewCommand.self, ListCommand.self, AddCommand.self, CheckCommand.self, UncheckCommand.self, EditCommand.self,
             RemoveCommand.self, ClearCheckedCommand.self, SectionsCommand.self, StatusCommand.self,
-            ConflictsCommand.self, DeletedCommand.self, RestoreCommand.self, KeysCommand.self, ThemesCommand.self, MCPCommand.self,
+            ConflictsCommand.self, DeletedCommand.self, RestoreCommand.self, UsualCommand.self, ForgetCommand.self, KeysCommand.self, ThemesCommand.self, MCPCommand.self,
         ],
         defaultSubcommand: EditorCommand.self
     )

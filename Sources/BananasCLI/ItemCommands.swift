@@ -62,11 +62,12 @@ struct AddCommand: ParsableCommand {
         discussion: """
             Each NAME is one item. A name already on the list unchecked is not added twice
             (use --duplicate to insist); one that is checked is unchecked instead.
-            Without --section, items go to "Other".
+            Without --section, an item bought before goes to the section it was in last time,
+            with its usual amount (see bananas usual); any other goes to "Other".
             """)
 
     @OptionGroup var options: FileOptions
-    @Argument(help: "The item names.") var names: [String]
+    @Argument(help: "The item names.", completion: .custom(rememberedNames)) var names: [String]
     @Option(help: "How much, e.g. \"2 L\".") var amount: String?
     @Option(help: "The section (created if new).") var section: String?
     @Flag(help: "Mark the items optional.") var optional = false
@@ -88,22 +89,28 @@ struct AddCommand: ParsableCommand {
             let section = try self.section.map { try TextRules.validated($0, as: .section) }
             if section?.isEmpty == true { throw TextRules.Violation.empty(.section) }
 
-            let reports = try mutate(options) { list -> (edit: ListEdit?, report: [(Item, String)]) in
+            let outcomes = try mutate(options) { list in
                 let plan = list.addEdit(names, amount: amount, section: section, optional: optional, duplicate: duplicate)
-                return (plan.edit, plan.outcomes.map { outcome in
-                    switch outcome {
-                    case .added(let item, let remembered):
-                        (item, "added to " + Output.sectionTitle(item.section) + (remembered ? " (as last time)" : ""))
-                    case .unchecked(let item): (item, "unchecked (it was already on the list)")
-                    case .alreadyOnList(let item): (item, "is already on the list (use --duplicate to add it again)")
-                    }
-                })
+                return (plan.edit, plan.outcomes)
             }
-            if json {
-                Output.printJSON(.object(["items": .array(reports.map { Output.json($0.0) })]))
-            } else {
-                for (item, what) in reports { Output.line("\(Output.safe(item.name)) \(what)") }
+            Self.report(outcomes, json: json)
+        }
+    }
+
+    /// What became of each name, as `add` and `usual --add` say it.
+    static func report(_ outcomes: [AddOutcome], json: Bool) {
+        let reports = outcomes.map { outcome -> (Item, String) in
+            switch outcome {
+            case .added(let item, let remembered):
+                (item, "added to " + Output.sectionTitle(item.section) + (remembered ? " (as last time)" : ""))
+            case .unchecked(let item): (item, "unchecked (it was already on the list)")
+            case .alreadyOnList(let item): (item, "is already on the list (use --duplicate to add it again)")
             }
+        }
+        if json {
+            Output.printJSON(.object(["items": .array(reports.map { Output.json($0.0) })]))
+        } else {
+            for (item, what) in reports { Output.line("\(Output.safe(item.name)) \(what)") }
         }
     }
 }
