@@ -252,29 +252,29 @@ enum EditingTools {
 
     // MARK: add_items
 
+    /// Through the core's one add rule (`addEdit`): a name with no section that was on the
+    /// list before goes where it was last, with its usual amount.
     static func add(_ store: ListStore, _ arguments: [String: Value]) async -> CallTool.Result {
         let insist = arguments["allow_duplicates"]?.boolValue == true
-        var order = store.list.nextSortOrder
         return await Batch.run(store, arguments, key: "items", label: "add", usage: "Give the items to add: {\"items\": [{\"name\": \"Milk\"}]}.") { index, entry, working in
             guard let name = try Batch.text(entry["name"], as: .name) else { throw ToolInputError("name is required") }
-            let amount = try Batch.text(entry["amount"], as: .amount) ?? ""
-            let section = try Batch.section(entry["section"], in: working) ?? "Other"
+            let amount = try Batch.text(entry["amount"], as: .amount)
+            let section = try Batch.section(entry["section"], in: working)
             let optional = try Batch.flag(entry["optional"], "optional") ?? false
-            let existing = working.firstItem(named: name)
-            if let existing, !insist {
-                if !existing.checked {
-                    return self.entry(index, item: existing.name, status: "already_on_list", id: existing.id,
-                                 note: "already on the list unchecked; pass allow_duplicates: true to add it again")
-                }
-                var changes: [ItemField: FieldValue] = [.checked: .flag(false)]
-                if entry["amount"] != nil { changes[.amount] = .text(amount) }
-                if entry["optional"] != nil { changes[.optional] = .flag(optional) }
-                return self.entry(index, item: existing.name, status: "unchecked", id: existing.id, edits: [.update(id: existing.id, changes: changes)])
+            let plan = working.addEdit([name], amount: amount, section: section, optional: optional, duplicate: insist)
+            switch plan.outcomes.first {
+            case .added(let item, let remembered)?:
+                return self.entry(index, item: item.name, status: "added", id: item.id,
+                                  note: remembered ? "filed under \(item.section) as last time" + (amount == nil && !item.amount.isEmpty ? ", amount \(item.amount)" : "") : nil,
+                                  edits: [plan.edit])
+            case .unchecked(let existing)?:
+                return self.entry(index, item: existing.name, status: "unchecked", id: existing.id, edits: [plan.edit])
+            case .alreadyOnList(let existing)?:
+                return self.entry(index, item: existing.name, status: "already_on_list", id: existing.id,
+                                  note: "already on the list unchecked; pass allow_duplicates: true to add it again")
+            case nil:
+                throw ToolInputError("name is required")
             }
-            let id = ItemID.random()
-            order += 1
-            let insert = ListEdit.insert(Item(id: id, name: name, amount: amount, section: section, optional: optional, sortOrder: order))
-            return self.entry(index, item: name, status: "added", id: id, edits: [working.ensureSectionEdit(section), insert].compactMap { $0 })
         } failed: { failed($0, $1, $2) }
     }
 

@@ -17,6 +17,9 @@ enum Guidance {
         in `results` (status, id, error or note). Some entries can fail while others are \
         applied; the result is marked isError only when every entry failed. Read each \
         entry's status rather than the isError flag.
+        - suggest_items lists what the user usually buys that is not on the list (or remembered \
+        names matching a text, typos allowed). add_items without a section files an item bought \
+        before where it was last time.
         - add_items does not add a name already on the list unchecked: it answers \
         already_on_list with the existing id (allow_duplicates insists). Renames to a name \
         another item has are refused the same way.
@@ -55,12 +58,15 @@ enum Guidance {
 
                 1. Call get_shopping_list with mode "summary", then with mode "compact" and \
                 unchecked_only (follow next_cursor while has_more) to see what is already on it.
-                2. Propose meals for the week and the ingredients they need; ask me before you \
+                2. Call suggest_items for what I usually buy that is not on the list, and ask me \
+                which of those I need this week.
+                3. Propose meals for the week and the ingredients they need; ask me before you \
                 change the list if anything is unclear.
-                3. Add only what is missing, in one add_items call, with amounts and the \
-                sections the list already uses (Produce, Dairy, ...). Entries answered \
+                4. Add only what is missing, in one add_items call, with amounts. Leave out the \
+                section of an item I bought before: it goes where it was last time. Otherwise \
+                use the sections the list already uses (Produce, Dairy, ...). Entries answered \
                 already_on_list are fine: the item is there.
-                4. Tell me what you added, what was already there, and any entry that failed.
+                5. Tell me what you added, what was already there, and any entry that failed.
                 """
             return text
         })

@@ -229,6 +229,7 @@ public final class BananasMCPServer: Sendable {
         let store = store
         switch name {
         case "get_shopping_list": return await MainActor.run { BananasMCPServer.getList(store, arguments) }
+        case "suggest_items": return await MainActor.run { BananasMCPServer.suggest(store, arguments) }
         case "add_items": return await EditingTools.add(store, arguments)
         case "update_items": return await EditingTools.update(store, arguments)
         case "remove_items": return await EditingTools.remove(store, arguments)
@@ -238,6 +239,47 @@ public final class BananasMCPServer: Sendable {
         case "remove_sections": return await SectionTools.remove(store, arguments)
         default: return EditingTools.failure("There is no tool named \(TextRules.escaped(name)).")
         }
+    }
+
+    /// `suggest_items`: the usual items not on the list, or remembered names matching `text`.
+    @MainActor
+    static func suggest(_ store: ListStore, _ arguments: [String: Value]) -> CallTool.Result {
+        let limit = arguments["limit"]?.intValue ?? 30
+        guard (1...200).contains(limit) else { return EditingTools.failure("limit must be a whole number from 1 to 200") }
+        let text = arguments["text"]?.stringValue
+        if let text, TextRules.firstHidden(in: text) != nil || text.count > TextRules.maxName {
+            return EditingTools.failure("text has invisible or control characters, or is too long")
+        }
+        let now = Clock.nowMillis()
+        let remembered = store.list.rememberedItems(now: now)
+        let found = if let text, !text.trimmingWhitespace().isEmpty {
+            Suggestions(remembered).matching(text, limit: limit)
+        } else {
+            Array(remembered.filter { $0.timesBought > 0 && !$0.onList }.prefix(limit))
+        }
+        var lines: [String] = []
+        let values: [Value] = found.map { item in
+            var fields: [String: Value] = [
+                "name": .string(TextRules.escaped(item.name)), "section": .string(TextRules.escaped(item.section)),
+                "times_bought": .int(item.timesBought),
+            ]
+            if !item.amount.isEmpty { fields["amount"] = .string(TextRules.escaped(item.amount)) }
+            if item.optional { fields["optional"] = .bool(true) }
+            var line = "- \(TextRules.escaped(item.name))" + (item.amount.isEmpty ? "" : " (\(TextRules.escaped(item.amount)))")
+                + " · \(TextRules.escaped(item.section)) · bought \(item.timesBought)x"
+            if let last = item.lastBought {
+                let date = String(Timestamp.iso8601(millis: last).prefix(10))
+                fields["last_bought"] = .string(date)
+                line += ", last \(date)"
+            }
+            lines.append(line)
+            return .object(fields)
+        }
+        let heading = found.isEmpty
+            ? (text == nil ? "No usual items are missing from the list (items are remembered once bought: checked, then cleared)." : "No remembered item matches.")
+            : (text == nil ? "Usual items not on the list, most useful first:" : "Remembered items matching, best first:")
+        return .init(content: [.text(text: ([heading] + lines).joined(separator: "\n"), annotations: nil, _meta: nil)],
+                     structuredContent: .object(["suggestions": .array(values)]))
     }
 
     @MainActor

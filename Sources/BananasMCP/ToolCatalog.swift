@@ -7,7 +7,7 @@ import MCP
 enum ToolCatalog {
     static let maxBatch = 500
 
-    static var all: [Tool] { [getShoppingList, addItems, updateItems, removeItems, clearChecked, addSections, updateSections, removeSections] }
+    static var all: [Tool] { [getShoppingList, suggestItems, addItems, updateItems, removeItems, clearChecked, addSections, updateSections, removeSections] }
 
     static var names: [String] { all.map(\.name) }
 
@@ -215,9 +215,11 @@ enum ToolCatalog {
         name: "add_items", title: "Add items",
         description: """
             Adds items to the shopping list in one call ("add bananas, milk and bread" is one call). \
-            Each entry: name, and optionally amount (e.g. "2 L"), section (default "Other"; an \
-            existing section is matched in any case, a new one is created), optional (true for \
-            nice-to-have). A name already on the list unchecked is not added twice: its result \
+            Each entry: name, and optionally amount (e.g. "2 L"), section (an existing section is \
+            matched in any case, a new one is created), optional (true for nice-to-have). With no \
+            section, an item bought before goes to the section it was in last time, with its \
+            usual amount when none is given (the result's note says so); any other goes to \
+            "Other". A name already on the list unchecked is not added twice: its result \
             says already_on_list with the existing id (set allow_duplicates to insist); a checked \
             one is unchecked instead. Returns each entry's result with the item id.
             """,
@@ -231,6 +233,43 @@ enum ToolCatalog {
         ]),
         annotations: annotations("Add items", destructive: false, idempotent: false),
         outputSchema: itemResults)
+
+    static let suggestItems = Tool(
+        name: "suggest_items", title: "Suggest usual items",
+        description: """
+            Read-only. The items the user usually buys that are not on the list now, most useful \
+            first (bought often and recently), each with the section and amount it had last \
+            time, how many times it was bought and when last. With text: remembered names that \
+            match it, typos allowed ("mlik" finds Milk), including ones never bought. To put \
+            the usual items back ("add what I usually buy"): call this, then add_items with \
+            their names (no section needed: each goes where it was last).
+            """,
+        inputSchema: object([
+            "text": string(TextRules.maxName, "Only names matching this (typos allowed)."),
+            "limit": .object([
+                "type": .string("integer"), "minimum": .int(1), "maximum": .int(200),
+                "description": .string("Most suggestions (default 30)."),
+            ]),
+        ]),
+        annotations: annotations("Suggest usual items", readOnly: true, destructive: false, idempotent: true),
+        outputSchema: .object([
+            "type": .string("object"),
+            "properties": .object([
+                "suggestions": .object(["type": .string("array"), "items": .object([
+                    "type": .string("object"),
+                    "properties": .object([
+                        "name": .object(["type": .string("string")]),
+                        "section": .object(["type": .string("string")]),
+                        "amount": .object(["type": .string("string")]),
+                        "optional": .object(["type": .string("boolean")]),
+                        "times_bought": .object(["type": .string("integer")]),
+                        "last_bought": .object(["type": .string("string"), "description": .string("ISO 8601 date of the last purchase.")]),
+                    ]),
+                    "required": .array(["name", "section", "times_bought"].map(Value.string)),
+                ])]),
+            ]),
+            "required": .array([.string("suggestions")]),
+        ]))
 
     static let updateItems = Tool(
         name: "update_items", title: "Change items",

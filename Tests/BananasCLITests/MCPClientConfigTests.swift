@@ -67,7 +67,7 @@ struct MCPClientConfigTests {
             for (key, value) in server["env"] as? [String: String] ?? [:] { environment[key] = value }
             environment["PATH"] = "/usr/bin:/bin"  // as a GUI app starts it: no ~/.local/bin
             let (tools, log) = try Self.run(CLI.binary, server["args"] as? [String] ?? [], environment: environment)
-            #expect(tools.count == 8 && tools.first == "get_shopping_list", "\(text) \(log)")
+            #expect(tools.count == 9 && tools.first == "get_shopping_list", "\(text) \(log)")
             #expect(log.contains("serving \(cli.listPath) over stdio"), "\(log)")
         }
     }
@@ -115,7 +115,7 @@ struct MCPClientConfigTests {
         for (key, value) in config["env"] as? [String: String] ?? [:] { environment[key] = substitute(value) }
         let command = substitute(try #require(config["command"] as? String))
         let (tools, log) = try Self.run(command, (config["args"] as? [String] ?? []).map(substitute), environment: environment)
-        #expect(tools.count == 8, "\(log)")
+        #expect(tools.count == 9, "\(log)")
         #expect(log.contains("serving \(chosen) over stdio"), "the list chosen in the picker: \(log)")
     }
 }

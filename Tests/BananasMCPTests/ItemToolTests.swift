@@ -15,7 +15,7 @@ struct ItemToolTests {
         let h = try await Harness()
         defer { Task { await h.close() } }
         let tools = try await h.client.listTools().tools
-        #expect(tools.map(\.name) == ["get_shopping_list", "add_items", "update_items", "remove_items", "clear_checked",
+        #expect(tools.map(\.name) == ["get_shopping_list", "suggest_items", "add_items", "update_items", "remove_items", "clear_checked",
                                       "add_sections", "update_sections", "remove_sections"])
         #expect(tools.map(\.name) == BananasMCPServer.toolNames)
         for tool in tools {
@@ -23,7 +23,7 @@ struct ItemToolTests {
             #expect(tool.outputSchema != nil, "\(tool.name)")
             #expect(tool.inputSchema.objectValue?["additionalProperties"]?.boolValue == false, "\(tool.name)")
             #expect(tool.annotations.openWorldHint == false, "\(tool.name)")
-            #expect(tool.annotations.readOnlyHint == (tool.name == "get_shopping_list"), "\(tool.name)")
+            #expect(tool.annotations.readOnlyHint == ["get_shopping_list", "suggest_items"].contains(tool.name), "\(tool.name)")
             // A rename overwrites a value: the update tools are destructive too.
             #expect(tool.annotations.destructiveHint == ["update_items", "remove_items", "clear_checked", "update_sections", "remove_sections"].contains(tool.name), "\(tool.name)")
             #expect(tool.annotations.idempotentHint == (tool.name != "add_items"), "\(tool.name)")
