@@ -21,7 +21,7 @@ try:
 except ImportError:  # older clients do not warn
     MCPDeprecationWarning = DeprecationWarning
 
-TOOLS = {"get_shopping_list", "add_items", "update_items", "remove_items", "clear_checked",
+TOOLS = {"get_shopping_list", "suggest_items", "add_items", "update_items", "remove_items", "clear_checked",
          "add_sections", "update_sections", "remove_sections"}
 
 
@@ -101,6 +101,14 @@ async def main():
 
             cleared = await session.call_tool("clear_checked", {})
             assert sorted(r["item"] for r in cleared.structured_content["results"]) == ["Oat milk", "Tea"], cleared
+            # Bought (checked, then cleared): remembered, and suggested with its section; the
+            # other Tea is still on the list, so Tea is not suggested.
+            usual = await session.call_tool("suggest_items", {})
+            assert not usual.is_error, usual
+            assert [(s["name"], s["section"], s["times_bought"]) for s in usual.structured_content["suggestions"]] == [
+                ("Oat milk", "Dairy", 1)], usual
+            typo = await session.call_tool("suggest_items", {"text": "oat mlik"})
+            assert [s["name"] for s in typo.structured_content["suggestions"]][:1] == ["Oat milk"], typo
             missing = await session.call_tool("remove_items", {"items": [{"item": "Caviar"}]})
             assert missing.is_error, missing
             removed = await session.call_tool("remove_items", {"items": [{"item": ids[0]}]})
