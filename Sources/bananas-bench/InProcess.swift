@@ -25,6 +25,33 @@ enum InProcess {
         }
     }
 
+    /// Remembered items with a list of `items` items and 1,000 more names bought before (hidden
+    /// checked rows): building the suggestions (once per change of the list), and one query
+    /// per key typed in the add prompt (a prefix, a typo, letters in order, no match).
+    static func suggestions(items: Int, runs: Int? = nil) -> (build: Samples, query: Samples, names: Int) {
+        var list = Fixtures.list(items: items)
+        let now: Int64 = 1_800_000_000_000
+        for n in 0..<1_000 {
+            let stamp = Stamp(millis: now - Int64(n) * 3_600_000, counter: 0, replica: "0123456789ab")
+            let id = "M" + Fixtures.id(n)
+            try! list.apply(.insert(Item(id: id, name: "\(Fixtures.words[n % Fixtures.words.count]) bought \(n)", section: "Bought",
+                                         checked: true)), stamp: stamp)
+            try! list.apply(.delete(id: id), stamp: stamp)
+        }
+        var built = Suggestions([])
+        var names = 0
+        let build = measure(warmup: runs == nil ? 2 : 0, runs: runs ?? (items >= 100_000 ? 5 : 20)) { _ in
+            let remembered = list.rememberedItems(now: now)
+            names = remembered.count
+            built = Suggestions(remembered)
+        }
+        let typed = ["a", "ap", "aple", "bougth 5", "xq", "oat mlk", "bread 99"]
+        let query = measure(warmup: runs == nil ? 20 : 0, runs: runs ?? 300) { k in
+            _ = built.matching(typed[k % typed.count], limit: 5)
+        }
+        return (build, query, names)
+    }
+
     /// A flush of one changed item, as the sync engine does it: lock, read the file, absorb
     /// against the base, merge the local list, encode, write (temp, fsync, verify, rename,
     /// fsync the folder), save the base.

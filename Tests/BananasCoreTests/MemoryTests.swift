@@ -96,7 +96,7 @@ import BananasTestSupport
         #expect(suggest.matching("m").map(\.name).last == "Oat milk", "one letter: names that start with it, then words")
         #expect(suggest.matching("m").count == 4, "one letter: no typos, no letters in order")
         #expect(suggest.matching("", limit: 8).isEmpty)
-        #expect(Suggestions.prefixDistance(Array("xyzw"), Array("milk"), limit: 1) == 2)
+        #expect(Suggestions.prefixDistance(Suggestions.letters("xyzw"), Suggestions.letters("milk"), limit: 1) == 2)
     }
 
     @Test func twoDevicesMemoriesBecomeOne() throws {

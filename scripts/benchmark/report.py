@@ -46,6 +46,8 @@ def targets(r):
                 f"p50 {fmt(p['median'])}, p99 {fmt(p['p99'])}", p["median"] < 20 and p["p99"] < 60)
     k = get(r, "inProcess", "10000", "keyPress", "median")
     add("Key press to frame < 2 ms", "10,000 items", k, fmt(k), k is not None and k < 2)
+    q = get(r, "inProcess", "10000", "suggestQuery", "p99")
+    add("Suggestion as you type < 2 ms (1,000 remembered names)", "10,000 items", q, f"p99 {fmt(q)}", q is not None and q < 2)
     c = get(r, "editorColdStart", "10000", "median")
     add("Cold start to first frame < 100 ms", "10,000 items", c, fmt(c), c is not None and c < 100)
     f = get(r, "inProcess", "10000", "flush", "median")
@@ -207,6 +209,12 @@ def write(r, out):
             "One `j`/↓ handled by `EditorState.handle` and the visible window rendered into a 100x40 grid, "
             "the list in memory (painting changed cells to the terminal is not included; it is part of every "
             "editor figure below).")
+    section("Remembered items", "suggestions", ["items", "names", "suggestions built", "query median", "query p99"],
+            [[items(s), str(ip(s, "rememberedNames") or ""), spread(ip(s, "suggestBuild")), fmt(get(ip(s, "suggestQuery"), "median")),
+              fmt(get(ip(s, "suggestQuery"), "p99"))] for s in sizes if ip(s, "suggestQuery")],
+            "The list plus 1,000 names bought before (docs/memory.md). The suggestions are built once per change "
+            "of the list (`rememberedItems` then `Suggestions`); each key typed in the add prompt is one query "
+            "(a prefix, a typo, letters in order, no match), at most 1,000 names.")
     section("Cold start", "cold-start", ["items", "editor to first frame", "p99", "`bananas list`", "`bananas list` p99"],
             [[items(s), spread(get(r, "editorColdStart", s)), fmt(get(r, "editorColdStart", s, "p99")),
               spread(get(r, "peers", s, "bananas", "list")), fmt(get(r, "peers", s, "bananas", "list", "p99"))] for s in sizes],
