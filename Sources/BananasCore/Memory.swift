@@ -64,7 +64,19 @@ public struct ItemMemory: Hashable, Sendable {
 
     /// How a name is compared: case and surrounding spaces do not matter.
     public static func fold(_ name: String) -> String {
-        name.trimmingWhitespace().lowercased()
+        // Most names are plain ASCII with no spaces around them and often already in lower
+        // case: those are answered without building new strings.
+        var utf8 = name.utf8.makeIterator()
+        var plain = true, lower = true, first = true
+        var last: UInt8 = 0
+        while let byte = utf8.next() {
+            if byte >= 0x80 || (first && byte <= 0x20) { plain = false; break }
+            if byte >= 0x41 && byte <= 0x5A { lower = false }
+            first = false
+            last = byte
+        }
+        if plain && last > 0x20 { return lower ? name : name.lowercased() }
+        return name.trimmingWhitespace().lowercased()
     }
 
     /// The stamp up to which nothing about the folded name is remembered.
@@ -102,7 +114,7 @@ public struct ItemMemory: Hashable, Sendable {
 
 /// A remembered name as surfaces show it.
 public struct RememberedItem: Hashable, Sendable {
-    public var name: String
+    public let name: String
     /// The section it was last in, by name.
     public var section: String
     public var amount: String
@@ -118,8 +130,22 @@ public struct RememberedItem: Hashable, Sendable {
     public var onList: Bool
     /// How useful the name is now: each purchase counts, the recent ones most.
     public var score: Double
+    /// The name as compared (`ItemMemory.fold`).
+    public let folded: String
 
-    public var folded: String { ItemMemory.fold(name) }
+    public init(name: String, section: String, amount: String, optional: Bool, timesBought: Int, lastBought: Int64?,
+                lastUsed: Int64, onList: Bool, score: Double) {
+        self.name = name
+        self.section = section
+        self.amount = amount
+        self.optional = optional
+        self.timesBought = timesBought
+        self.lastBought = lastBought
+        self.lastUsed = lastUsed
+        self.onList = onList
+        self.score = score
+        folded = ItemMemory.fold(name)
+    }
 }
 
 extension ShoppingList {
