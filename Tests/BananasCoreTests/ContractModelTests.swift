@@ -69,13 +69,13 @@ enum ContractHistories {
 final class ContractModel {
     enum Kind: String {
         case insert, update, delete, restore, addSection, renameSection, moveSection, removeSection
-        case undo, openPrompt, savePrompt, sync, stale, conflictCopy, offline, phone, phoneNoBase, syncAll
+        case undo, openPrompt, savePrompt, sync, stale, conflictCopy, offline, phone, phoneNoBase, syncAll, forget
     }
     /// Weighted: edits and syncs are common. Index 0 (what shrinking moves towards) is an insert.
     static let kinds: [Kind] = [
         .insert, .update, .update, .update, .delete, .restore, .addSection, .renameSection, .moveSection,
         .removeSection, .undo, .undo, .openPrompt, .savePrompt, .sync, .sync, .sync, .stale, .conflictCopy,
-        .offline, .phone, .phoneNoBase, .syncAll, .insert,
+        .offline, .phone, .phoneNoBase, .syncAll, .insert, .forget,
     ]
     static let minute: Int64 = 60_000, hour: Int64 = 3_600_000, year: Int64 = 365 * 86_400_000
     static let offsets: [Int64] = [0, 5 * minute, -5 * minute, 2 * hour, -2 * hour, 3 * year, -3 * year]
@@ -468,6 +468,12 @@ final class ContractModel {
             guard !visible.isEmpty else { return }
             let target = visible[step.a % visible.count]
             pushUndo(r, edit(r, .delete(id: target.id), "delete \(target.id) '\(target.name)'") { $0.item(target.id) == nil })
+        case .forget:
+            // Remembered items merge with the list; a forget holds on the replica that made it
+            // whatever the clocks (convergence of the memory is checked with the lists').
+            let name = Self.names[step.a]
+            guard list.remembered(named: name, now: t) != nil else { return }
+            edit(r, .forget(name), "forget '\(name)'") { $0.remembered(named: name, now: self.t) == nil }
         case .restore:
             let deleted = list.recentlyDeleted
             guard !deleted.isEmpty else { return }
