@@ -1,7 +1,9 @@
+import Foundation
 import MCP
 import Testing
 @testable import BananasCore
 @testable import BananasMCP
+import BananasTestSupport
 
 /// Remembered items through MCP (issue 24): "add what I usually buy" in two calls.
 @MainActor
@@ -49,5 +51,24 @@ struct MemoryToolTests {
         #expect(bad.isError == true)
         let given = try await h.call("add_items", ["items": [["name": "milk", "section": "Fridge"]]])
         #expect(given.results[0]["note"] == nil && h.store.list.named("milk")?.section == "Fridge", "a section given wins")
+    }
+
+    @Test("an agent on a second device that only received the list files remembered items as last time")
+    func secondDevice() async throws {
+        let laptop = try await Harness()
+        try await shop(laptop, [("Greek yogurt", "Dairy", "500 g"), ("Basil", "Produce", "")])
+        await laptop.close()
+        // A sync engine copies the file to another device whose bananas never saw the list.
+        let phone = Sandbox()
+        try FileManager.default.createDirectory(atPath: (phone.listPath as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: laptop.box.listPath, toPath: phone.listPath)
+        let h = try await Harness(phone)
+        defer { Task { await h.close() } }
+        let suggested = try await h.call("suggest_items")
+        #expect(suggested.structured["suggestions"]?.arrayValue?.count == 2)
+        let added = try await h.call("add_items", ["items": [["name": "greek yogurt"], ["name": "Basil"]]])
+        #expect(added.statuses == ["added", "added"])
+        #expect(h.store.list.named("Greek yogurt")?.section == "Dairy" && h.store.list.named("Greek yogurt")?.amount == "500 g")
+        #expect(h.store.list.named("Basil")?.section == "Produce")
     }
 }
