@@ -114,4 +114,24 @@ import Testing
         let script = cli("--generate-completion-script", "bash")
         #expect(script.stdout.contains("---completion add"))
     }
+
+    @Test(.enabled(if: Tmux.isAvailable)) func usualAddAsksOnATerminal() throws {
+        let cli = CLI()
+        defer { cli.cleanUp() }
+        shop(cli, [("Milk", "Dairy", ""), ("Eggs", "Dairy", "12")])
+        let declined = try Tmux(cli, width: 80, height: 12, arguments: ["usual", "--add"])
+        #expect(declined.waitFor("[y/N]"))
+        declined.type("n")
+        declined.keys("Enter")
+        #expect(declined.waitForExit() == .status(0))
+        #expect(try names(cli).isEmpty, "answered no: nothing added")
+        let accepted = try Tmux(cli, width: 80, height: 12, arguments: ["usual", "--add"])
+        #expect(accepted.waitFor("Add these 2 items to the list? [y/N]"))
+        #expect(accepted.screen().contains("Eggs (12) · Dairy · bought once"))
+        accepted.type("y")
+        accepted.keys("Enter")
+        #expect(accepted.waitFor("added to Dairy (as last time)"))
+        #expect(accepted.waitForExit() == .status(0))
+        #expect(try names(cli).sorted() == ["Eggs", "Milk"])
+    }
 }
