@@ -59,8 +59,7 @@ public final class ListStore {
     @ObservationIgnored var journal: Journal?
     /// The file's content as last merged: the base for telling conflicts.
     @ObservationIgnored var lastSynced = ShoppingList()
-    @ObservationIgnored var undoStack: [UndoStep] = []
-    @ObservationIgnored var redoStack: [UndoStep] = []
+    @ObservationIgnored var history = EditHistory()
     /// Edits confirmed, and how many of them the file holds.
     @ObservationIgnored var editCount = 0
     @ObservationIgnored var flushedCount = 0
@@ -75,11 +74,6 @@ public final class ListStore {
     /// The file lacks something this list shows (a sync engine put back an older copy, say):
     /// a flush is due even with no edit pending.
     @ObservationIgnored var fileBehind = false
-
-    struct UndoStep {
-        var edit: ListEdit
-        var label: String
-    }
 
     /// Opens a long-running store. It never fails: a file that cannot
     /// be read now is the `paused` state, and the store recovers when the cause goes away.
@@ -119,25 +113,19 @@ public final class ListStore {
     // MARK: Editing
 
     /// Undo or redo met a value someone else wrote since the step: nothing was changed.
-    public struct UndoRefused: Error, CustomStringConvertible {
-        public var label: String
-        public var reason: EditError
-        public var description: String { "cannot undo \(label): \(reason)" }
-    }
+    public typealias UndoRefused = EditHistory.Refused
 
-    public var canUndo: Bool { !undoStack.isEmpty }
-    public var canRedo: Bool { !redoStack.isEmpty }
-    public var undoLabel: String? { undoStack.last?.label }
-    public var redoLabel: String? { redoStack.last?.label }
+    public var canUndo: Bool { history.canUndo }
+    public var canRedo: Bool { history.canRedo }
+    public var undoLabel: String? { history.undoLabel }
+    public var redoLabel: String? { history.redoLabel }
 
     /// Applies an edit: stamped, journaled and fsynced before this returns. Returns false
     /// when it changed nothing (and then nothing is recorded).
     @discardableResult
     public func perform(_ edit: ListEdit, label: String) throws -> Bool {
         guard let inverse = try commit(edit) else { return false }
-        undoStack.append(UndoStep(edit: inverse, label: label))
-        if undoStack.count > 1_000 { undoStack.removeFirst(undoStack.count - 1_000) }
-        redoStack.removeAll()
+        history.record(inverse: inverse, label: label)
         return true
     }
 
@@ -148,31 +136,12 @@ public final class ListStore {
     /// dropped.
     @discardableResult
     public func undo() throws -> String? {
-        try replay(from: \.undoStack, to: \.redoStack)
+        try history.replay(.undo, apply: commit)
     }
 
     @discardableResult
     public func redo() throws -> String? {
-        try replay(from: \.redoStack, to: \.undoStack)
-    }
-
-    private func replay(
-        from source: ReferenceWritableKeyPath<ListStore, [UndoStep]>,
-        to target: ReferenceWritableKeyPath<ListStore, [UndoStep]>
-    ) throws -> String? {
-        while let step = self[keyPath: source].popLast() {
-            do {
-                if let inverse = try commit(step.edit) {
-                    self[keyPath: target].append(UndoStep(edit: inverse, label: step.label))
-                    return step.label
-                }
-                // Already as it was (someone else did the same): try the step before.
-            } catch let error as EditError {
-                if case .changedSince = error { throw UndoRefused(label: step.label, reason: error) }
-                continue  // its item is gone: nothing left to undo there
-            }
-        }
-        return nil
+        try history.replay(.redo, apply: commit)
     }
 
     /// Stamps, applies, journals; returns the inverse, or nil when nothing changed.
@@ -510,11 +479,7 @@ extension ListStore {
         finishFlush(.success(flushed), upTo: upTo)
         clock.observe(flushed.written.newestStamp, now: Clock.nowMillis())
         let changed = inverse.map { !$0.isEmpty } ?? false
-        if changed, let inverse {
-            undoStack.append(UndoStep(edit: inverse, label: label))
-            if undoStack.count > 1_000 { undoStack.removeFirst(undoStack.count - 1_000) }
-            redoStack.removeAll()
-        }
+        if changed, let inverse { history.record(inverse: inverse, label: label) }
         if list != before {
             revision += 1
             notify(.edited)
