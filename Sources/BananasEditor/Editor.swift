@@ -9,8 +9,17 @@ public final class Editor {
     public let store: ListStore
     public private(set) var state: EditorState
     public let fileLabel: String
-    /// The rows last built, so a key press that only moves the cursor builds none.
-    private let rowsMemo = RowsMemo()
+    /// The rows last built, so a key press that only moves the cursor builds none; and what
+    /// the list remembers, gathered once per revision of the store's list.
+    private var rowsMemo: RowsMemo {
+        memo.revision = store.revision
+        return memo
+    }
+    private let memo: RowsMemo = {
+        let memo = RowsMemo()
+        memo.now = { Clock.nowMillis() }
+        return memo
+    }()
     /// Called when the whole terminal should be repainted (Ctrl-L). Set by the backend.
     public var onRepaintAll: (() -> Void)?
     /// Called whenever the screen should be drawn again (a change from another writer, a
