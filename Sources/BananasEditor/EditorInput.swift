@@ -412,10 +412,11 @@ extension EditorState {
                 switch outcomes.first {
                 case .added(let item, let remembered)?:
                     let label = remembered
-                        ? "Amount for \(item.name.displaySafe)\(optional ? " (optional)" : "") (to \(item.section.displaySafe), as last time):"
+                        ? "Amount for \(item.name.displaySafe)\(optional ? " (optional)" : "") (\(item.section.displaySafe)):"
                         : "Amount for \(item.name.displaySafe)\(optional ? " (optional)" : "") (Enter for none):"
                     openPrompt(.addAmount(section: item.section, name: item.name, optional: optional, remembered: remembered, adding: section),
                                label, text: item.amount)
+                    if remembered { message = Message("in \(item.section.displaySafe) as last time; m moves it later") }
                     return .none
                 case .unchecked(let existing)?:
                     mode = .prompt(Prompt(kind: .addName(section: section), label: prompt.label, line: LineEditor()))

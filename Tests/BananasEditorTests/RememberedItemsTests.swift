@@ -57,7 +57,8 @@ struct RememberedItemsTests {
             return
         }
         #expect(amount.line.text == "1 l" && amount.line.selected, "the usual amount, selected so typing replaces it")
-        #expect(amount.label.contains("Dairy, as last time"))
+        #expect(amount.label == "Amount for Milk (Dairy):")
+        #expect(s.state.message?.text.hasPrefix("in Dairy as last time") == true)
         s.press(.enter)
         let milk = try #require(s.named("Milk"))
         #expect(milk.section == "Dairy" && milk.amount == "1 l")
