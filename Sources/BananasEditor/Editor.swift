@@ -46,8 +46,16 @@ public final class Editor {
             // Another writer's change: the selection is kept by identity, so the cursor stays
             // on its item wherever that item now is.
             self.state.settle(self.state.rows(for: self.store.list, memo: self.rowsMemo))
+            self.gatherSuggestions()
             self.onNeedsDisplay?()
         }
+    }
+
+    /// While the add prompt is open, gathers what the list remembers for its new state now
+    /// (after an add, or another writer's change), so the next letter typed only matches.
+    private func gatherSuggestions() {
+        guard case .prompt(let prompt) = state.mode, case .addName = prompt.kind else { return }
+        _ = rowsMemo.suggestions(for: store.list)
     }
 
     /// `~/…` for paths under the home folder.
@@ -142,6 +150,7 @@ public final class Editor {
         case .none, .quit, .redraw: break
         default: state.settle(state.rows(for: store.list, memo: rowsMemo))
         }
+        gatherSuggestions()
         messageShownAt = state.message == nil ? nil : Clock.nowMillis()
         return keepGoing
     }

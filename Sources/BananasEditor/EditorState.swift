@@ -140,8 +140,8 @@ public struct EditorState: Equatable, Sendable {
         var typed = prompt.line.text.trimmingWhitespace()
         if typed.hasSuffix("?") { typed.removeLast() }
         guard !typed.isEmpty else { return [] }
-        let suggestions = memo?.suggestions(for: list) ?? Suggestions(list.rememberedItems(now: 0))
-        return suggestions.matching(typed, limit: Self.suggestionLimit)
+        guard let memo else { return Suggestions(list.rememberedItems(now: 0)).matching(typed, limit: Self.suggestionLimit) }
+        return memo.matching(typed, limit: Self.suggestionLimit, in: list)
     }
 
     /// The usual items view's lines: bought before, not on the list now, most useful first.
@@ -334,6 +334,9 @@ public final class RowsMemo {
     private var rememberedFor: (revision: Int?, list: ShoppingList?)?
     private var suggestions: Suggestions?
     private var usual: [RememberedItem]?
+    /// The last query and what it matched: a key that does not change the text (Tab, a
+    /// redraw of the status bar) matches nothing again.
+    private var lastMatch: (query: String, limit: Int, found: [RememberedItem])?
 
     /// Drops what was gathered for another state of the list.
     private func rememberedOf(_ list: ShoppingList) {
@@ -344,6 +347,15 @@ public final class RowsMemo {
         rememberedFor = (revision, revision == nil ? list : nil)
         suggestions = nil
         usual = nil
+        lastMatch = nil
+    }
+
+    func matching(_ query: String, limit: Int, in list: ShoppingList) -> [RememberedItem] {
+        let suggestions = suggestions(for: list)
+        if let lastMatch, lastMatch.query == query, lastMatch.limit == limit { return lastMatch.found }
+        let found = suggestions.matching(query, limit: limit)
+        lastMatch = (query, limit, found)
+        return found
     }
 
     func suggestions(for list: ShoppingList) -> Suggestions {

@@ -209,6 +209,28 @@ struct RememberedItemsTests {
             """)
     }
 
+    @Test("what the list remembers is gathered once per revision of the list, not per key or frame")
+    func gatheredOncePerRevision() throws {
+        var list = shoppedList()
+        let memo = RowsMemo()
+        var gathered = 0
+        memo.now = { gathered += 1; return now }
+        memo.revision = 1
+        var state = EditorState()
+        _ = state.handle(.char("a"), list: list, memo: memo)
+        for key in [Key.char("m"), .char("i"), .tab, .backspace, .down] {
+            _ = state.handle(key, list: list, memo: memo)
+            _ = Screen.render(Frame(state: state, list: list, status: syncedStatus(), fileLabel: "f", now: now), width: 44, height: 12, memo: memo)
+        }
+        #expect(gathered == 1)
+        #expect(state.suggestions(for: list, memo: memo).map(\.name) == ["Milk"])
+        try list.apply(.insert(Item(id: "M9", name: "Milk", section: "Dairy", sortOrder: 99_000)), stamp: Stamp(millis: now, counter: 0, replica: "other"))
+        memo.revision = 2
+        _ = state.handle(.char("l"), list: list, memo: memo)
+        #expect(state.suggestions(for: list, memo: memo).isEmpty, "Milk is on the list now")
+        #expect(gathered == 2)
+    }
+
     @Test("U lists the usual items; Space marks two; Enter adds both where they were last, as one edit")
     func usualMarksAndAdds() throws {
         var s = Session(list: shoppedList())
