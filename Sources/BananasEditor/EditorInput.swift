@@ -588,20 +588,20 @@ extension EditorState {
             guard !chosen.isEmpty else { return .none }
             // Through the add rule, with no section: each goes where it was last, as one step.
             let (edit, outcomes) = list.addEdit(chosen.map(\.name))
-            let items = outcomes.map { outcome -> Item in
+            let added = outcomes.map { outcome -> Item in
                 switch outcome {
                 case .added(let item, _), .unchecked(let item), .alreadyOnList(let item): item
                 }
             }
-            guard let first = items.first else { return .none }
-            if items.count == 1, case .added(let item, true)? = outcomes.first {
+            guard let first = added.first else { return .none }
+            if added.count == 1, case .added(let item, true)? = outcomes.first {
                 return .edit(edit, label: StepLabel.make("add", item), select: .item(item.id),
                              message: "\(item.name.displaySafe) added to \(item.section.displaySafe) (as last time) — u undoes")
             }
-            let label = items.count == 1 ? StepLabel.make("add", first) : "add \(items.count) usual items"
+            let label = added.count == 1 ? StepLabel.make("add", first) : "add \(added.count) usual items"
             return .edit(edit, label: label, select: .item(first.id),
-                         message: items.count == 1 ? "Added \(first.name.displaySafe) — u undoes"
-                            : "Added \(items.count) usual items, each as last time — u undoes")
+                         message: added.count == 1 ? "Added \(first.name.displaySafe) — u undoes"
+                            : "Added \(added.count) usual items, each as last time — u undoes")
         case .close:
             mode = .normal
             usualMarked = []
