@@ -112,7 +112,7 @@ extension EditorState {
             if case .section(let name, _, _, _) = row { toggleCollapse(name) }
 
         case .addItem:
-            let section = row?.section ?? list.displaySections.first ?? Self.defaultSection
+            let section = row?.section ?? list.displaySections.first ?? ShoppingList.defaultSection
             openPrompt(.addName(section: section), "Add to \(section.displaySafe):")
 
         case .usualItems:
@@ -242,7 +242,6 @@ extension EditorState {
         return .none
     }
 
-    static let defaultSection = "Other"
     static let readOnlyHint = "read-only: bananas view cannot change the list (run bananas to edit)"
 
     func toggleChecked(_ item: Item) -> EditorAction {
