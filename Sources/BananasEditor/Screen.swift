@@ -451,22 +451,26 @@ public enum Screen {
             let y = bottom - count + 1 + k
             grid.fill(y: y, role: .help)
             for x in 0..<grid.width { grid[x, y].highlighted = prompt.pick == k }
-            let details = [item.section.displaySafe, item.timesBought > 0 ? "\(item.timesBought)×" : ""]
-                .filter { !$0.isEmpty }.joined(separator: "  ")
-            drawNameLine(&grid, y: y, x: 1, width: grid.width - 2, name: item.name, details: details)
+            drawNameLine(&grid, y: y, x: 1, width: grid.width - 2, name: item.name, section: item.section,
+                         counts: item.timesBought > 0 ? "\(item.timesBought)×" : "")
         }
     }
 
-    /// A name, then `details` dimmed at the right end when there is room (the name keeps at
-    /// least about half the line; the details are cut first).
-    static func drawNameLine(_ grid: inout Grid, y: Int, x: Int, width: Int, name: String, details: String) {
+    /// A name, then its section and `counts` dimmed at the right end when there is room: the
+    /// name keeps at least about half the line, and the section is cut before the counts.
+    static func drawNameLine(_ grid: inout Grid, y: Int, x: Int, width: Int, name: String, section: String, counts: String) {
         let shownName = name.displaySafe
         let detailsRoom = max(0, width - min(TextWidth.of(shownName), width / 2) - 2)
-        let shownDetails = detailsRoom >= 4 ? TextWidth.truncate(details, to: detailsRoom) : ""
-        let nameRoom = width - (shownDetails.isEmpty ? 0 : TextWidth.of(shownDetails) + 2)
+        var details = counts
+        let sectionRoom = detailsRoom - (counts.isEmpty ? 0 : TextWidth.of(counts) + 2)
+        if !section.isEmpty, sectionRoom >= 4 {
+            details = TextWidth.truncate(section.displaySafe, to: sectionRoom) + (counts.isEmpty ? "" : "  " + counts)
+        }
+        if TextWidth.of(details) > detailsRoom { details = "" }
+        let nameRoom = width - (details.isEmpty ? 0 : TextWidth.of(details) + 2)
         grid.put(TextWidth.truncate(shownName, to: max(1, nameRoom)), x: x, y: y, role: .help)
-        if !shownDetails.isEmpty {
-            grid.put(shownDetails, x: x + width - TextWidth.of(shownDetails), y: y, role: .dim)
+        if !details.isEmpty {
+            grid.put(details, x: x + width - TextWidth.of(details), y: y, role: .dim)
         }
     }
 
@@ -492,10 +496,9 @@ public enum Screen {
         for (k, item) in items.dropFirst(first).prefix(box.height).enumerated() {
             let y = box.y + k
             grid.put(state.usualMarked.contains(item.folded) ? "[x] " : "[ ] ", x: box.x, y: y, role: .help)
-            var details = [item.section.displaySafe, "\(item.timesBought)×"]
-            if wide { details.append(ago(item.lastBought, now: frame.now)) }
-            drawNameLine(&grid, y: y, x: box.x + 4, width: box.width - 4, name: item.name,
-                         details: details.filter { !$0.isEmpty }.joined(separator: "  "))
+            let when = wide ? ago(item.lastBought, now: frame.now) : ""
+            drawNameLine(&grid, y: y, x: box.x + 4, width: box.width - 4, name: item.name, section: item.section,
+                         counts: "\(item.timesBought)×" + (when.isEmpty ? "" : "  " + when))
             if first + k == index { for x in box.x..<box.x + box.width { grid[x, y].highlighted = true } }
         }
         if first + box.height < items.count { grid.put("↓", x: box.x + box.width, y: box.y + box.height - 1, role: .helpKey) }

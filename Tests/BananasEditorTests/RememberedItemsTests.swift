@@ -185,7 +185,7 @@ struct RememberedItemsTests {
         #expect(grid.roleMap([.dim: "d"])[9].hasSuffix("dddddddddd#"), "the section and count dimmed, on the highlighted line")
     }
 
-    @Test("at 40 columns suggestions cut the section before the name")
+    @Test("at 40 columns suggestions cut the section, then the name, never the count")
     func narrowPrompt() {
         var list = shoppedList()
         try! list.apply(.batch([
@@ -203,7 +203,7 @@ struct RememberedItemsTests {
               [ ] Bananas  6
               [x] Apples  1 kg
               [ ] Spinach  optional
-             Extra virgin olive…  Mediterranean pa…
+             Extra virgin olive…  Mediterranea…  1×
             Add to Produce: ex
              synced 4s ago  BananaList.json  ? help
             """)
