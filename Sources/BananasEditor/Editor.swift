@@ -9,8 +9,17 @@ public final class Editor {
     public let store: ListStore
     public private(set) var state: EditorState
     public let fileLabel: String
-    /// The rows last built, so a key press that only moves the cursor builds none.
-    private let rowsMemo = RowsMemo()
+    /// The rows last built, so a key press that only moves the cursor builds none; and what
+    /// the list remembers, gathered once per revision of the store's list.
+    private var rowsMemo: RowsMemo {
+        memo.revision = store.revision
+        return memo
+    }
+    private let memo: RowsMemo = {
+        let memo = RowsMemo()
+        memo.now = { Clock.nowMillis() }
+        return memo
+    }()
     /// Called when the whole terminal should be repainted (Ctrl-L). Set by the backend.
     public var onRepaintAll: (() -> Void)?
     /// Called whenever the screen should be drawn again (a change from another writer, a
@@ -37,8 +46,16 @@ public final class Editor {
             // Another writer's change: the selection is kept by identity, so the cursor stays
             // on its item wherever that item now is.
             self.state.settle(self.state.rows(for: self.store.list, memo: self.rowsMemo))
+            self.gatherSuggestions()
             self.onNeedsDisplay?()
         }
+    }
+
+    /// While the add prompt is open, gathers what the list remembers for its new state now
+    /// (after an add, or another writer's change), so the next letter typed only matches.
+    private func gatherSuggestions() {
+        guard case .prompt(let prompt) = state.mode, case .addName = prompt.kind else { return }
+        _ = rowsMemo.suggestions(for: store.list)
     }
 
     /// `~/…` for paths under the home folder.
@@ -133,6 +150,7 @@ public final class Editor {
         case .none, .quit, .redraw: break
         default: state.settle(state.rows(for: store.list, memo: rowsMemo))
         }
+        gatherSuggestions()
         messageShownAt = state.message == nil ? nil : Clock.nowMillis()
         return keepGoing
     }

@@ -37,6 +37,7 @@ extension EditorState {
         case .confirm(let confirm): return handleConfirm(confirm, key, list: list)
         case .help, .messages: return handleHelp(key)
         case .conflicts: return handleConflicts(key, conflicts: conflicts)
+        case .usual: return handleUsual(key, list: list, memo: memo)
         }
     }
 
@@ -111,8 +112,18 @@ extension EditorState {
             if case .section(let name, _, _, _) = row { toggleCollapse(name) }
 
         case .addItem:
-            let section = row?.section ?? list.displaySections.first ?? Self.defaultSection
+            let section = row?.section ?? list.displaySections.first ?? ShoppingList.defaultSection
             openPrompt(.addName(section: section), "Add to \(section.displaySafe):")
+
+        case .usualItems:
+            if usualItems(for: list, memo: memo).isEmpty {
+                message = Message("No usual items yet: what you check, then clear, is remembered")
+            } else {
+                usualIndex = 0
+                usualSelection = nil
+                usualMarked = []
+                mode = .usual
+            }
 
         case .editItem:
             if let item {
@@ -231,7 +242,6 @@ extension EditorState {
         return .none
     }
 
-    static let defaultSection = "Other"
     static let readOnlyHint = "read-only: bananas view cannot change the list (run bananas to edit)"
 
     func toggleChecked(_ item: Item) -> EditorAction {
@@ -297,6 +307,11 @@ extension EditorState {
         var prompt = prompt
         switch KeyMap.promptCommand(for: key) {
         case .cancel:
+            if prompt.pick != nil {  // Esc first drops the highlight, then closes
+                prompt.pick = nil
+                mode = .prompt(prompt)
+                return .none
+            }
             mode = .normal
             if case .filter = prompt.kind {
                 filter = ""
@@ -307,14 +322,20 @@ extension EditorState {
             }
             return .none
         case .accept:
-            return accept(prompt, list: list)
+            return accept(prompt, list: list, memo: memo)
         case .complete:
             if case .moveTo = prompt.kind { complete(&prompt, sections: list.displaySections) }
+            if case .addName = prompt.kind { movePick(&prompt, by: 1, list: list, memo: memo) }
             if case .addSection = prompt.kind {} else { mode = .prompt(prompt) }
+            return .none
+        case .nextSuggestion, .previousSuggestion:
+            movePick(&prompt, by: KeyMap.promptCommand(for: key) == .nextSuggestion ? 1 : -1, list: list, memo: memo)
+            mode = .prompt(prompt)
             return .none
         default:
             let before = prompt.line.text
             prompt.line.handle(key)
+            if prompt.line.text != before { prompt.pick = nil }  // new text, new suggestions
             mode = .prompt(prompt)
             if case .filter = prompt.kind, prompt.line.text != before {
                 // Jump to the first match as the filter narrows.
@@ -325,6 +346,15 @@ extension EditorState {
             message = nil
             return .none
         }
+    }
+
+    /// Moves the add prompt's highlight through its suggestions (round); from none, the first
+    /// (or, going up, the last).
+    private func movePick(_ prompt: inout Prompt, by step: Int, list: ShoppingList, memo: RowsMemo?) {
+        guard case .addName = prompt.kind else { return }
+        let count = suggestions(for: list, memo: memo).count  // the mode's text is the prompt's
+        guard count > 0 else { prompt.pick = nil; return }
+        prompt.pick = prompt.pick.map { ($0 + step % count + count) % count } ?? (step > 0 ? 0 : count - 1)
     }
 
     /// Tab in the section prompt: the first section starting with the typed text (case-
@@ -340,7 +370,7 @@ extension EditorState {
         }
     }
 
-    private mutating func accept(_ prompt: Prompt, list: ShoppingList) -> EditorAction {
+    private mutating func accept(_ prompt: Prompt, list: ShoppingList, memo: RowsMemo?) -> EditorAction {
         let text = prompt.line.text
         func vanished() -> EditorAction {
             mode = .normal
@@ -360,65 +390,79 @@ extension EditorState {
             return .none
 
         case .addName(let section):
-            if text.trimmingWhitespace().isEmpty {  // Enter on an empty name ends adding
+            let suggestions = suggestions(for: list, memo: memo)
+            let picked = prompt.pick.flatMap { $0 < suggestions.count ? suggestions[$0] : nil }
+            let trimmed = text.trimmingWhitespace()
+            if trimmed.isEmpty && picked == nil {  // Enter on an empty name ends adding
                 mode = .normal
                 return .none
             }
             do {
                 // A name ending in ? is optional ("Avocados?"), the ? not part of it.
-                let optional = text.trimmingWhitespace().hasSuffix("?") && text.trimmingWhitespace().count > 1
-                let typed = optional ? String(text.trimmingWhitespace().dropLast()) : text
+                let optional = trimmed.hasSuffix("?") && trimmed.count > 1
+                let typed = picked?.name ?? (optional ? String(trimmed.dropLast()) : text)
                 let name = try TextRules.validated(typed, as: .name)
-                if let existing = list.items.first(where: { $0.name.lowercased() == name.lowercased() }) {
+                // The core's add rule: a remembered name goes where it was last, with its usual
+                // amount; any other name to this prompt's section.
+                var (edit, outcomes) = list.addEdit([name], optional: optional)
+                if case .added(_, remembered: false)? = outcomes.first {
+                    (edit, outcomes) = list.addEdit([name], section: section, optional: optional)
+                }
+                switch outcomes.first {
+                case .added(let item, let remembered)?:
+                    let label = remembered
+                        ? "Amount for \(item.name.displaySafe)\(optional ? " (optional)" : "") (\(item.section.displaySafe)):"
+                        : "Amount for \(item.name.displaySafe)\(optional ? " (optional)" : "") (Enter for none):"
+                    openPrompt(.addAmount(section: item.section, name: item.name, optional: optional, remembered: remembered, adding: section),
+                               label, text: item.amount)
+                    if remembered { message = Message("in \(item.section.displaySafe) as last time; m moves it later") }
+                    return .none
+                case .unchecked(let existing)?:
                     mode = .prompt(Prompt(kind: .addName(section: section), label: prompt.label, line: LineEditor()))
-                    if existing.checked {
-                        return .edit(.update(id: existing.id, changes: [.checked: .flag(false)]), label: StepLabel.make("uncheck", existing),
-                                     select: .item(existing.id), message: "\(existing.name.displaySafe) was checked; unchecked it")
-                    }
+                    return .edit(edit, label: StepLabel.make("uncheck", existing), select: .item(existing.id),
+                                 message: "\(existing.name.displaySafe) was checked; unchecked it")
+                case .alreadyOnList(let existing)?:
+                    mode = .prompt(Prompt(kind: .addName(section: section), label: prompt.label, line: LineEditor()))
                     selection = .item(existing.id)
                     message = Message("\(existing.name.displaySafe) is already on the list (in \(existing.section.displaySafe))")
                     return .none
+                case nil:
+                    return .none
                 }
-                openPrompt(.addAmount(section: section, name: name, optional: optional),
-                           "Amount for \(name.displaySafe)\(optional ? " (optional)" : "") (Enter for none):")
-                return .none
             } catch {
                 return reject(error.description)
             }
 
-        case .addAmount(let section, let name, let optional):
+        case .addAmount(let section, let name, let optional, let remembered, let adding):
             do {
                 let amount = try TextRules.validated(text, as: .amount)
                 let id = ItemID.random()
-                let after: Item? = if case .item(let current) = selection, let found = list.item(current), found.section == section { found } else { nil }
-                var working = list
-                var steps: [ListEdit] = []
-                if let ensure = working.ensureSectionEdit(section) {
-                    steps.append(ensure)
-                    try working.apply(ensure, stamp: .zero)
-                }
-                try working.apply(.insert(Item(id: id, name: name, amount: amount, section: section, optional: optional,
-                                               sortOrder: working.nextSortOrder)), stamp: .zero)
-                // Below the item the cursor is on, else at the end of the section.
-                let place = after.flatMap { a in working.items(in: section).filter { $0.id != id }.firstIndex { $0.id == a.id } }.map { $0 + 1 }
-                let insertOrder: Double
-                if case .update(_, let changes, _) = try working.placeEdit(id, inSection: section, at: place),
-                   case .order(let o)? = changes[.sortOrder] {
-                    insertOrder = o
-                } else {
-                    insertOrder = working.nextSortOrder
-                }
-                steps.append(.insert(Item(id: id, name: name, amount: amount, section: section, optional: optional, sortOrder: insertOrder)))
-                if !filter.isEmpty { shownAnyway.insert(id) }
+                // The section is settled (as last time, or the prompt's): the rule only places it.
+                let (edit, outcomes) = list.addEdit([name], amount: amount, section: section, optional: optional,
+                                                    remembering: false, makeID: { id })
                 // Keep the prompt open for the next item: adding a shopping list is a run of items.
-                openPrompt(.addName(section: section), "Add to \(section.displaySafe):")
-                return .edit(steps.count == 1 ? steps[0] : .batch(steps), label: StepLabel.make("add", id: id, name: name), select: .item(id),
-                             message: "Added \(name.displaySafe)" + (amount.isEmpty ? "" : " (\(amount.displaySafe))")
-                                + (optional ? ", optional" : "") + " · next, or Enter to stop")
-            } catch let violation as TextRules.Violation {
-                return reject(violation.description)
+                openPrompt(.addName(section: adding), "Add to \(adding.displaySafe):")
+                switch outcomes.first {
+                case .added(let item, _)?:
+                    if !filter.isEmpty { shownAnyway.insert(id) }
+                    let details = (amount.isEmpty ? "" : " (\(amount.displaySafe))") + (optional ? ", optional" : "")
+                    let said = remembered
+                        ? "\(item.name.displaySafe) added to \(item.section.displaySafe) (as last time)\(details)"
+                        : "Added \(item.name.displaySafe)\(details)"
+                    return .edit(placedBelowCursor(edit, item, list: list), label: StepLabel.make("add", id: id, name: item.name),
+                                 select: .item(id), message: said + " · next, or Enter to stop")
+                case .unchecked(let existing)?:  // added meanwhile by another writer, and checked
+                    return .edit(edit, label: StepLabel.make("uncheck", existing), select: .item(existing.id),
+                                 message: "\(existing.name.displaySafe) was checked; unchecked it")
+                case .alreadyOnList(let existing)?:
+                    selection = .item(existing.id)
+                    message = Message("\(existing.name.displaySafe) is already on the list (in \(existing.section.displaySafe))")
+                    return .none
+                case nil:
+                    return .none
+                }
             } catch {
-                return reject("\(error)")
+                return reject(error.description)
             }
 
         case .editName(let id, let original):
@@ -499,6 +543,71 @@ extension EditorState {
                 return reject("\(error)")
             }
         }
+    }
+
+    /// An added item goes below the item the cursor is on when that is in its section (a run
+    /// of adds goes down the list), else where the add rule put it (the end of its section).
+    private func placedBelowCursor(_ edit: ListEdit, _ item: Item, list: ShoppingList) -> ListEdit {
+        guard case .item(let current)? = selection, let after = list.item(current), after.section == item.section,
+              case .batch(let steps) = edit else { return edit }
+        var working = list
+        guard (try? working.apply(edit, stamp: .zero)) != nil,
+              let place = working.items(in: item.section).filter({ $0.id != item.id }).firstIndex(where: { $0.id == after.id }),
+              case .update(_, let changes, _)? = try? working.placeEdit(item.id, inSection: item.section, at: place + 1),
+              case .order(let order)? = changes[.sortOrder] else { return edit }
+        return .batch(steps.map { step in
+            guard case .insert(var inserted) = step, inserted.id == item.id else { return step }
+            inserted.sortOrder = order
+            return .insert(inserted)
+        })
+    }
+
+    // MARK: - The usual items view
+
+    private mutating func handleUsual(_ key: Key, list: ShoppingList, memo: RowsMemo?) -> EditorAction {
+        // The view follows the list: what was added meanwhile (here or elsewhere) is gone from it.
+        let items = usualItems(for: list, memo: memo)
+        usualIndex = usualCursor(in: items)
+        defer { usualSelection = items.indices.contains(usualIndex) ? items[usualIndex].folded : nil }
+        switch KeyMap.usualCommand(for: key) {
+        case .down: usualIndex = min(max(0, items.count - 1), usualIndex + 1)
+        case .up: usualIndex = max(0, usualIndex - 1)
+        case .top: usualIndex = 0
+        case .bottom: usualIndex = max(0, items.count - 1)
+        case .mark:
+            guard items.indices.contains(usualIndex) else { break }
+            let name = items[usualIndex].folded
+            if usualMarked.remove(name) == nil { usualMarked.insert(name) }
+            usualIndex = min(items.count - 1, usualIndex + 1)
+        case .add:
+            let marked = items.filter { usualMarked.contains($0.folded) }
+            let chosen = marked.isEmpty ? (items.indices.contains(usualIndex) ? [items[usualIndex]] : []) : marked
+            mode = .normal
+            usualMarked = []
+            guard !chosen.isEmpty else { return .none }
+            // Through the add rule, with no section: each goes where it was last, as one step.
+            let (edit, outcomes) = list.addEdit(chosen.map(\.name))
+            let added = outcomes.map { outcome -> Item in
+                switch outcome {
+                case .added(let item, _), .unchecked(let item), .alreadyOnList(let item): item
+                }
+            }
+            guard let first = added.first else { return .none }
+            if added.count == 1, case .added(let item, true)? = outcomes.first {
+                return .edit(edit, label: StepLabel.make("add", item), select: .item(item.id),
+                             message: "\(item.name.displaySafe) added to \(item.section.displaySafe) (as last time) — u undoes")
+            }
+            let label = added.count == 1 ? StepLabel.make("add", first) : "add \(added.count) usual items"
+            return .edit(edit, label: label, select: .item(first.id),
+                         message: added.count == 1 ? "Added \(first.name.displaySafe) — u undoes"
+                            : "Added \(added.count) usual items, each as last time — u undoes")
+        case .close:
+            mode = .normal
+            usualMarked = []
+        case nil:
+            break
+        }
+        return .none
     }
 
     // MARK: - Confirmations and overlays

@@ -19,12 +19,16 @@ public struct EditorState: Equatable, Sendable {
         case conflicts
         /// The messages shown so far, newest first (a narrow status line cuts them short).
         case messages
+        /// The usual items: bought before, not on the list now (`usualIndex`, `usualMarked`).
+        case usual
     }
 
     public struct Prompt: Equatable, Sendable {
         public enum Kind: Equatable, Sendable {
             case addName(section: String)
-            case addAmount(section: String, name: String, optional: Bool)
+            /// `section` is where the item goes (as last time when `remembered`); `adding` is
+            /// the add prompt's own section, which the next name is added to.
+            case addAmount(section: String, name: String, optional: Bool, remembered: Bool, adding: String)
             /// `original` is the name when the prompt opened: only what the user changed is
             /// sent, so a concurrent edit to the other field (or this one, untouched) stands.
             case editName(id: String, original: String)
@@ -37,6 +41,8 @@ public struct EditorState: Equatable, Sendable {
         public var kind: Kind
         public var label: String
         public var line: LineEditor
+        /// The highlighted suggestion of the add prompt (an index into `suggestions`), if any.
+        public var pick: Int? = nil
     }
 
     /// A question, with exactly what a yes acts on (ids taken when it was asked, so a change
@@ -107,6 +113,12 @@ public struct EditorState: Equatable, Sendable {
     /// seen do nothing (see `handle`).
     public var tooSmall = false
     public var conflictIndex = 0
+    /// The usual items view: the highlighted name (folded; kept by name, so the view
+    /// following the list leaves the highlight on its item), the line it was on, and the
+    /// names marked (folded).
+    public var usualSelection: String?
+    public var usualIndex = 0
+    public var usualMarked: Set<String> = []
     public init(readOnly: Bool = false) {
         self.readOnly = readOnly
     }
@@ -116,6 +128,32 @@ public struct EditorState: Equatable, Sendable {
     public var activeFilter: String {
         if case .prompt(let prompt) = mode, case .filter = prompt.kind { return prompt.line.text }
         return filter
+    }
+
+    /// Suggestions shown under the add prompt at most.
+    public static let suggestionLimit = 5
+
+    /// The remembered names the add prompt suggests for what is typed (a trailing `?`, which
+    /// marks an item optional, aside), best first; none in any other mode.
+    public func suggestions(for list: ShoppingList, memo: RowsMemo? = nil) -> [RememberedItem] {
+        guard case .prompt(let prompt) = mode, case .addName = prompt.kind else { return [] }
+        var typed = prompt.line.text.trimmingWhitespace()
+        if typed.hasSuffix("?") { typed.removeLast() }
+        guard !typed.isEmpty else { return [] }
+        guard let memo else { return Suggestions(list.rememberedItems(now: 0)).matching(typed, limit: Self.suggestionLimit) }
+        return memo.matching(typed, limit: Self.suggestionLimit, in: list)
+    }
+
+    /// The usual items view's lines: bought before, not on the list now, most useful first.
+    public func usualItems(for list: ShoppingList, memo: RowsMemo? = nil) -> [RememberedItem] {
+        memo?.usualItems(for: list) ?? list.usualItems(now: 0)
+    }
+
+    /// The highlighted line of the usual items view: the selected name's, else the line it
+    /// was on (clamped).
+    public func usualCursor(in items: [RememberedItem]) -> Int {
+        if let usualSelection, let index = items.firstIndex(where: { $0.folded == usualSelection }) { return index }
+        return min(max(0, usualIndex), max(0, items.count - 1))
     }
 }
 
@@ -286,6 +324,55 @@ public final class RowsMemo {
     private var list: ShoppingList?
     private var view: View?
     private var built: Built?
+
+    /// The store's revision of the list, set by the editor before each key and frame: what
+    /// the list remembers is gathered once per revision, never per keystroke. Nil (a test
+    /// without a store): once per list value.
+    public var revision: Int?
+    /// The time the remembered items are ranked at.
+    public var now: () -> Int64 = { 0 }
+    private var rememberedFor: (revision: Int?, list: ShoppingList?)?
+    private var suggestions: Suggestions?
+    private var usual: [RememberedItem]?
+    /// The last query and what it matched: a key that does not change the text (Tab, a
+    /// redraw of the status bar) matches nothing again.
+    private var lastMatch: (query: String, limit: Int, found: [RememberedItem])?
+
+    /// Drops what was gathered for another state of the list.
+    private func rememberedOf(_ list: ShoppingList) {
+        if let key = rememberedFor {
+            if let revision, key.revision == revision { return }
+            if revision == nil, key.revision == nil, key.list == list { return }
+        }
+        rememberedFor = (revision, revision == nil ? list : nil)
+        suggestions = nil
+        usual = nil
+        lastMatch = nil
+    }
+
+    func matching(_ query: String, limit: Int, in list: ShoppingList) -> [RememberedItem] {
+        let suggestions = suggestions(for: list)
+        if let lastMatch, lastMatch.query == query, lastMatch.limit == limit { return lastMatch.found }
+        let found = suggestions.matching(query, limit: limit)
+        lastMatch = (query, limit, found)
+        return found
+    }
+
+    func suggestions(for list: ShoppingList) -> Suggestions {
+        rememberedOf(list)
+        if let suggestions { return suggestions }
+        let built = Suggestions(list.rememberedItems(now: now()))
+        suggestions = built
+        return built
+    }
+
+    func usualItems(for list: ShoppingList) -> [RememberedItem] {
+        rememberedOf(list)
+        if let usual { return usual }
+        let built = list.usualItems(now: now())
+        usual = built
+        return built
+    }
 
     func lookup(_ list: ShoppingList, _ view: View) -> Built? {
         guard view == self.view, let built, let cached = self.list, cached == list else { return nil }

@@ -2,7 +2,7 @@
 public enum Command: String, CaseIterable, Sendable, Hashable {
     case moveDown, moveUp, top, bottom, pageDown, pageUp, nextSection, previousSection
     case nextMatch, previousMatch
-    case toggleChecked, addItem, editItem, changeAmount, deleteRow, toggleOptional
+    case toggleChecked, addItem, usualItems, editItem, changeAmount, deleteRow, toggleOptional
     case moveRowDown, moveRowUp, moveToSection
     case addSection, renameSection, toggleCollapse, collapseAll
     case toggleHideChecked, clearChecked, filter
@@ -34,6 +34,8 @@ public struct Binding: Sendable {
 /// What a key does in a prompt (typing text aside).
 public enum PromptCommand: Sendable, Hashable {
     case accept, cancel, complete
+    /// The add prompt's suggestions.
+    case nextSuggestion, previousSuggestion
     case left, right, home, end
     case eraseBack, eraseForward, eraseWord, eraseToStart, eraseToEnd
 }
@@ -43,6 +45,11 @@ public enum OverlayCommand: Sendable, Hashable {
     case down, up, pageDown, pageUp, top
     /// The conflict review only.
     case restore, dismiss, dismissAll
+}
+
+/// What a key does in the usual items view.
+public enum UsualCommand: Sendable, Hashable {
+    case down, up, top, bottom, mark, add, close
 }
 
 /// What a key answers to a question.
@@ -76,6 +83,7 @@ public enum KeyMap {
 
         Binding(keys: [.char(" ")], command: .toggleChecked, help: "check / uncheck", group: .items, edits: true),
         Binding(keys: [.char("a")], command: .addItem, help: "add items (a name ending in ? is optional)", group: .items, edits: true),
+        Binding(keys: [.char("U")], command: .usualItems, help: "usual items: add back what you often buy", group: .items, edits: true),
         Binding(keys: [.char("e"), .enter], command: .editItem, help: "edit name and amount (a section: rename)", group: .items, edits: true),
         Binding(keys: [.char("=")], command: .changeAmount, help: "change the amount", group: .items, edits: true),
         Binding(keys: [.char("d"), .delete], command: .deleteRow, help: "delete the item (a section: asks first)", group: .items, edits: true),
@@ -126,9 +134,11 @@ public enum KeyMap {
 
     /// The keys of every prompt (anything else printable is typed).
     public static let prompt: [ModeBinding<PromptCommand>] = [
-        ModeBinding(keys: [.enter], action: .accept, help: "accept"),
-        ModeBinding(keys: [.escape], action: .cancel, help: "cancel"),
-        ModeBinding(keys: [.tab], action: .complete, help: "complete a section name (moving an item)"),
+        ModeBinding(keys: [.enter], action: .accept, help: "accept (adding: the highlighted suggestion)"),
+        ModeBinding(keys: [.escape], action: .cancel, help: "cancel (first drops a suggestion's highlight)"),
+        ModeBinding(keys: [.tab], action: .complete, help: "complete a section; next suggestion (adding)"),
+        ModeBinding(keys: [.down], action: .nextSuggestion, help: "next suggestion (adding)"),
+        ModeBinding(keys: [.up, .backTab], action: .previousSuggestion, help: "previous suggestion (adding)"),
         ModeBinding(keys: [.left, .ctrl("b")], action: .left, help: "move left"),
         ModeBinding(keys: [.right, .ctrl("f")], action: .right, help: "move right"),
         ModeBinding(keys: [.home, .ctrl("a")], action: .home, help: "to the start"),
@@ -152,6 +162,18 @@ public enum KeyMap {
         ModeBinding(keys: [.char("D")], action: .dismissAll, help: "dismiss every conflict"),
     ]
 
+    /// The keys of the usual items view; any other key does nothing (marks are not lost to a
+    /// stray key).
+    public static let usual: [ModeBinding<UsualCommand>] = [
+        ModeBinding(keys: [.char("j"), .down], action: .down, help: "down"),
+        ModeBinding(keys: [.char("k"), .up], action: .up, help: "up"),
+        ModeBinding(keys: [.char("g"), .home], action: .top, help: "to the top"),
+        ModeBinding(keys: [.char("G"), .end], action: .bottom, help: "to the bottom"),
+        ModeBinding(keys: [.char(" ")], action: .mark, help: "mark / unmark"),
+        ModeBinding(keys: [.enter], action: .add, help: "add the marked (else highlighted) as one step"),
+        ModeBinding(keys: [.escape, .char("q"), .char("U")], action: .close, help: "close"),
+    ]
+
     /// The keys of a question (`Remove 3 checked items? (y/n)`); any other key is no.
     public static let confirm: [ModeBinding<ConfirmCommand>] = [
         ModeBinding(keys: [.char("y"), .char("Y")], action: .yes, help: "yes (any other key: no)"),
@@ -161,6 +183,7 @@ public enum KeyMap {
     private static let promptByKey = table(prompt.map { ($0.keys, $0.action) })
     private static let overlayByKey = table(overlay.map { ($0.keys, $0.action) })
     private static let confirmByKey = table(confirm.map { ($0.keys, $0.action) })
+    private static let usualByKey = table(usual.map { ($0.keys, $0.action) })
 
     /// A mode's table by key; a key bound twice in one mode is a bug.
     private static func table<Value>(_ entries: [([Key], Value)]) -> [Key: Value] {
@@ -178,6 +201,7 @@ public enum KeyMap {
     public static func promptCommand(for key: Key) -> PromptCommand? { promptByKey[key] }
     public static func overlayCommand(for key: Key) -> OverlayCommand? { overlayByKey[key] }
     public static func confirmCommand(for key: Key) -> ConfirmCommand? { confirmByKey[key] }
+    public static func usualCommand(for key: Key) -> UsualCommand? { usualByKey[key] }
 
     public static func binding(for command: Command) -> Binding {
         bindings.first { $0.command == command }!
@@ -206,6 +230,7 @@ public enum KeyMap {
         }
         table("In a prompt", prompt, "Any other character is typed.")
         table("In help, messages and the conflict review", overlay, "Any other key closes them.")
+        table("In the usual items view (`U`)", usual, "Any other key does nothing.")
         table("Answering a question", confirm, "Any other key is no.")
         text += "\nA number before a key repeats it (`5j`: five rows down) for: "
             + bindings.filter { countable.contains($0.command) }.map { "`\($0.keys[0].label)`" }.joined(separator: " ") + ".\n"

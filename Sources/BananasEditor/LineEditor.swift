@@ -44,7 +44,7 @@ public struct LineEditor: Equatable, Sendable {
             }
         }
         switch command {
-        case .accept, .cancel, .complete:
+        case .accept, .cancel, .complete, .nextSuggestion, .previousSuggestion:
             return .unhandled  // the prompt's to decide
         case .left:
             cursor = max(0, cursor - 1)

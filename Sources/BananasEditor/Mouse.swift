@@ -55,7 +55,7 @@ extension EditorState {
             case .press: mode = .normal
             }
             return .none
-        case .conflicts:
+        case .conflicts, .usual:
             switch mouse.kind {
             case .wheelUp: return handle(.up, list: list, conflicts: conflicts, memo: memo)
             case .wheelDown: return handle(.down, list: list, conflicts: conflicts, memo: memo)

@@ -72,6 +72,8 @@ public enum Screen {
         case .help: drawHelp(&grid, state)
         case .messages: drawMessages(&grid, state)
         case .conflicts: drawConflicts(&grid, frame, state)
+        case .usual: drawUsual(&grid, frame, state, memo: memo)
+        case .prompt: drawSuggestions(&grid, frame, state, memo: memo)
         default: break
         }
         return grid
@@ -169,6 +171,8 @@ public enum Screen {
             entries = [("y", "yes"), ("n", "no")]
         case .help, .messages, .conflicts:
             entries = [("j k", "scroll"), ("Esc", "close")]
+        case .usual:
+            entries = [("Space", "mark"), ("Enter", "add"), ("Esc", "close")]
         }
         var x = 0
         for entry in entries {
@@ -368,6 +372,7 @@ public enum Screen {
         }
         table("In a prompt", KeyMap.prompt)
         table("In help, messages, conflicts", KeyMap.overlay)
+        table("In the usual items view", KeyMap.usual)
         table("Answering a question", KeyMap.confirm)
         lines.append(("", ""))
         lines.append(("The status bar", ""))
@@ -432,6 +437,71 @@ public enum Screen {
                 }
             }
         }
+    }
+
+    /// The add prompt's suggestions, in the rows just above the prompt line (and the key
+    /// bar), best first: the name, then its section (dimmed) and how often it was bought.
+    static func drawSuggestions(_ grid: inout Grid, _ frame: Frame, _ state: EditorState, memo: RowsMemo?) {
+        guard case .prompt(let prompt) = state.mode else { return }
+        let suggestions = state.suggestions(for: frame.list, memo: memo)
+        let count = min(suggestions.count, max(0, state.viewportHeight - 1))
+        guard count > 0 else { return }
+        let bottom = grid.height - 3 - (state.keyBarShown ? 1 : 0)
+        for (k, item) in suggestions.prefix(count).enumerated() {
+            let y = bottom - count + 1 + k
+            grid.fill(y: y, role: .help)
+            for x in 0..<grid.width { grid[x, y].highlighted = prompt.pick == k }
+            drawNameLine(&grid, y: y, x: 1, width: grid.width - 2, name: item.name, section: item.section,
+                         counts: item.timesBought > 0 ? "\(item.timesBought)×" : "")
+        }
+    }
+
+    /// A name, then its section and `counts` dimmed at the right end when there is room: the
+    /// name keeps at least about half the line, and the section is cut before the counts.
+    static func drawNameLine(_ grid: inout Grid, y: Int, x: Int, width: Int, name: String, section: String, counts: String) {
+        let shownName = name.displaySafe
+        let detailsRoom = max(0, width - min(TextWidth.of(shownName), width / 2) - 2)
+        var details = counts
+        let sectionRoom = detailsRoom - (counts.isEmpty ? 0 : TextWidth.of(counts) + 2)
+        if !section.isEmpty, sectionRoom >= 4 {
+            details = TextWidth.truncate(section.displaySafe, to: sectionRoom) + (counts.isEmpty ? "" : "  " + counts)
+        }
+        if TextWidth.of(details) > detailsRoom { details = "" }
+        let nameRoom = width - (details.isEmpty ? 0 : TextWidth.of(details) + 2)
+        grid.put(TextWidth.truncate(shownName, to: max(1, nameRoom)), x: x, y: y, role: .help)
+        if !details.isEmpty {
+            grid.put(details, x: x + width - TextWidth.of(details), y: y, role: .dim)
+        }
+    }
+
+    /// How long ago, in the largest whole unit: `today`, `3d ago`, `2w ago`, `4mo ago`.
+    static func ago(_ millis: Int64?, now: Int64) -> String {
+        guard let millis else { return "" }
+        let days = max(0, now - millis) / 86_400_000
+        return days == 0 ? "today" : days < 14 ? "\(days)d ago" : days < 60 ? "\(days / 7)w ago" : "\(days / 30)mo ago"
+    }
+
+    /// The usual items view: what was bought before and is not on the list, marks, and the
+    /// highlighted line; on a narrow screen the time of the last purchase is left out.
+    static func drawUsual(_ grid: inout Grid, _ frame: Frame, _ state: EditorState, memo: RowsMemo?) {
+        let items = state.usualItems(for: frame.list, memo: memo)
+        let marked = items.count { state.usualMarked.contains($0.folded) }
+        let title = marked == 0 ? "Usual items" : "Usual items, \(marked) marked"
+        let footer = grid.width >= 50 ? "Space marks · Enter adds · Esc closes" : "Space mark · Enter add · Esc"
+        let box = drawBox(&grid, title: title, footer: footer, contentWidth: 60, contentHeight: max(1, items.count))
+        if items.isEmpty { grid.put("Nothing left to add", x: box.x, y: box.y, role: .help); return }
+        let index = state.usualCursor(in: items)
+        let first = max(0, min(index - box.height + 1, items.count - box.height))
+        let wide = box.width >= 44
+        for (k, item) in items.dropFirst(first).prefix(box.height).enumerated() {
+            let y = box.y + k
+            grid.put(state.usualMarked.contains(item.folded) ? "[x] " : "[ ] ", x: box.x, y: y, role: .help)
+            let when = wide ? ago(item.lastBought, now: frame.now) : ""
+            drawNameLine(&grid, y: y, x: box.x + 4, width: box.width - 4, name: item.name, section: item.section,
+                         counts: "\(item.timesBought)×" + (when.isEmpty ? "" : "  " + when))
+            if first + k == index { for x in box.x..<box.x + box.width { grid[x, y].highlighted = true } }
+        }
+        if first + box.height < items.count { grid.put("↓", x: box.x + box.width, y: box.y + box.height - 1, role: .helpKey) }
     }
 
     static func quoted(_ text: String) -> String { "\"" + text.displaySafe + "\"" }

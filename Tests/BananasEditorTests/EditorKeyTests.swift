@@ -363,11 +363,12 @@ struct EditorKeyTests {
         for binding in KeyMap.bindings { for key in binding.keys { #expect(seen.insert(key).inserted, "\(key)") } }
         #expect(Set(KeyMap.bindings.map(\.command)) == Set(Command.allCases))
         // One table per mode, each key once in it, none of them a key that quits everywhere.
-        for keys in [KeyMap.prompt.flatMap(\.keys), KeyMap.overlay.flatMap(\.keys), KeyMap.confirm.flatMap(\.keys)] {
+        for keys in [KeyMap.prompt.flatMap(\.keys), KeyMap.overlay.flatMap(\.keys), KeyMap.confirm.flatMap(\.keys), KeyMap.usual.flatMap(\.keys)] {
             #expect(Set(keys).count == keys.count)
             #expect(Set(keys).isDisjoint(with: KeyMap.quitKeys))
         }
-        #expect(Set(KeyMap.prompt.map(\.action)).count == 12)
+        #expect(Set(KeyMap.prompt.map(\.action)).count == 14)
+        #expect(Set(KeyMap.usual.map(\.action)).count == 7)
         #expect(Set(KeyMap.overlay.map(\.action)).count == 8)
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let docs = try String(contentsOf: root.appendingPathComponent("docs/keys.md"), encoding: .utf8)

@@ -190,19 +190,20 @@ struct ScreenSnapshotTests {
 
     @Test("the help overlay lists every binding of the key table")
     func help() {
-        var s = Session(height: 84)
+        var s = Session(height: 97)
         s.press(.char("?"))
-        let grid = render(s.list, state: s.state, width: 70, height: 84)
+        let grid = render(s.list, state: s.state, width: 70, height: 97)
         expectScreen(grid, """
              bananas                                                  2/6 checked
             ▾ Produce  1/3 checked
+              [ ] Bananas  6
              ┌─ Keys ───────────────────────────────────────────────────────────┐
              │ Move                                                             │
-             │ j ↓              move down                                       │
-            ▾│ k ↑              move up                                         │
+            ▾│ j ↓              move down                                       │
+             │ k ↑              move up                                         │
              │ g Home           go to the top                                   │
-             │ G End            go to the bottom                                │
-            ▾│ PgDn Ctrl-D      page down                                       │
+            ▾│ G End            go to the bottom                                │
+             │ PgDn Ctrl-D      page down                                       │
              │ PgUp Ctrl-U      page up                                         │
              │ Tab ]            next section                                    │
              │ Shift-Tab [      previous section                                │
@@ -212,6 +213,7 @@ struct ScreenSnapshotTests {
              │ Items                                                            │
              │ Space            check / uncheck                                 │
              │ a                add items (a name ending in ? is optional)      │
+             │ U                usual items: add back what you often buy        │
              │ e Enter          edit name and amount (a section: rename)        │
              │ =                change the amount                               │
              │ d Delete         delete the item (a section: asks first)         │
@@ -243,9 +245,11 @@ struct ScreenSnapshotTests {
              │ 5j               a number before a move key repeats it           │
              │                                                                  │
              │ In a prompt                                                      │
-             │ Enter            accept                                          │
-             │ Esc              cancel                                          │
-             │ Tab              complete a section name (moving an item)        │
+             │ Enter            accept (adding: the highlighted suggestion)     │
+             │ Esc              cancel (first drops a suggestion's highlight)   │
+             │ Tab              complete a section; next suggestion (adding)    │
+             │ ↓                next suggestion (adding)                        │
+             │ ↑ Shift-Tab      previous suggestion (adding)                    │
              │ ← Ctrl-B         move left                                       │
              │ → Ctrl-F         move right                                      │
              │ Home Ctrl-A      to the start                                    │
@@ -265,6 +269,15 @@ struct ScreenSnapshotTests {
              │ r Enter          restore the value that lost (conflicts)         │
              │ d                dismiss this conflict                           │
              │ D                dismiss every conflict                          │
+             │                                                                  │
+             │ In the usual items view                                          │
+             │ j ↓              down                                            │
+             │ k ↑              up                                              │
+             │ g Home           to the top                                      │
+             │ G End            to the bottom                                   │
+             │ Space            mark / unmark                                   │
+             │ Enter            add the marked (else highlighted) as one step   │
+             │ Esc q U          close                                           │
              │                                                                  │
              │ Answering a question                                             │
              │ y Y              yes (any other key: no)                         │

@@ -1,0 +1,62 @@
+import Foundation
+import Testing
+
+/// Remembered items in the real editor (issue 24): what was bought last week comes back from
+/// the add prompt's suggestions and from the usual items view, each in its section.
+@Suite("Remembered items in tmux", .serialized, .enabled(if: Tmux.isAvailable, "tmux is not installed"))
+struct TmuxRememberedTests {
+    /// Waits (up to 5 s) until the file, read through the CLI, has an item `name` for which
+    /// `condition` holds.
+    func fileHas(_ cli: CLI, _ name: String, _ condition: ([String: Any]) -> Bool) -> Bool {
+        let deadline = Date().addingTimeInterval(5)
+        repeat {
+            if let found = try? cli.items().first(where: { $0["name"] as? String == name }), condition(found) { return true }
+            Thread.sleep(forTimeInterval: 0.05)
+        } while Date() < deadline
+        return false
+    }
+
+    @Test("a typo in the add prompt suggests last week's item; Tab, Enter files it as last time; U adds two more")
+    func suggestAndUsual() throws {
+        let cli = CLI()
+        defer { cli.cleanUp() }
+        // Last week's shop: added, checked, cleared (deleted rows the file keeps).
+        cli("add", "Bananas", "--section", "Produce")
+        cli("add", "Milk", "--section", "Dairy", "--amount", "1 l")
+        cli("add", "Eggs", "--section", "Dairy", "--amount", "12")
+        cli("add", "Coffee", "--section", "Pantry")
+        cli("check", "Milk", "Eggs", "Coffee")
+        #expect(cli("clear-checked").status == 0)
+        #expect(try cli.items().map { $0["name"] as? String } == ["Bananas"])
+
+        let tmux = try Tmux(cli)
+        #expect(tmux.waitFor("Bananas"))
+        tmux.keys("j", "a")
+        #expect(tmux.waitFor("Add to Produce:"))
+        tmux.type("mlik")
+        let suggested = tmux.waitForScreen { screen in
+            screen.split(separator: "\n").contains { $0.contains("Milk") && $0.contains("Dairy") && $0.contains("1×") }
+        }
+        #expect(suggested != nil, "\(tmux.screen())")
+        tmux.keys("Tab", "Enter")
+        #expect(tmux.waitFor("as last time"), "\(tmux.screen())")
+        #expect(tmux.screen().contains("1 l"), "the usual amount, filled in")
+        tmux.keys("Enter")
+        #expect(tmux.waitFor("Milk added to Dairy (as last time)"), "\(tmux.screen())")
+        #expect(fileHas(cli, "Milk") { $0["section"] as? String == "Dairy" && $0["amount"] as? String == "1 l" })
+        tmux.keys("Enter")  // an empty name ends adding
+
+        tmux.keys("U")
+        #expect(tmux.waitFor("Usual items"), "\(tmux.screen())")
+        #expect(tmux.waitForScreen { $0.contains("Eggs") && $0.contains("Coffee") } != nil)
+        tmux.keys("Space", "Space")
+        #expect(tmux.waitFor("2 marked"))
+        tmux.keys("Enter")
+        #expect(tmux.waitFor("Added 2 usual items"), "\(tmux.screen())")
+        #expect(fileHas(cli, "Eggs") { $0["section"] as? String == "Dairy" && $0["amount"] as? String == "12" })
+        #expect(fileHas(cli, "Coffee") { $0["section"] as? String == "Pantry" })
+
+        tmux.keys("q")
+        #expect(tmux.waitForExit() == .status(0))
+    }
+}
