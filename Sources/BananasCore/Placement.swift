@@ -60,10 +60,11 @@ extension ShoppingList {
     /// an item of that name (any case) is on the list, which is unchecked if checked, or left
     /// alone; `duplicate` adds it anyway. With no `section`, a remembered name goes where it
     /// was last, with its usual amount when none is given (and its remembered spelling when
-    /// typed all in lower case); any other goes to `defaultSection`. Returns one edit (one undo
-    /// step) and what became of each name.
+    /// typed all in lower case); any other goes to `fallbackSection` (the editor's: the section
+    /// under the cursor), else `defaultSection`. Returns one edit (one undo step) and what
+    /// became of each name.
     public func addEdit(
-        _ names: [String], amount: String? = nil, section: String? = nil, optional: Bool = false,
+        _ names: [String], amount: String? = nil, section: String? = nil, fallbackSection: String? = nil, optional: Bool = false,
         duplicate: Bool = false, remembering: Bool = true, makeID: () -> String = ItemID.random
     ) -> (edit: ListEdit, outcomes: [AddOutcome]) {
         var steps: [ListEdit] = []
@@ -88,7 +89,7 @@ extension ShoppingList {
             let recalled = memory.flatMap { $0.section.isEmpty ? nil : $0 }
             var name = typed
             if let recalled, typed == typed.lowercased(), ItemMemory.fold(typed) == recalled.folded { name = recalled.name }
-            let target = given ?? recalled?.section ?? Self.defaultSection
+            let target = given ?? recalled?.section ?? fallbackSection.map { self.section(named: $0) ?? $0 } ?? Self.defaultSection
             let item = Item(id: makeID(), name: name, amount: amount ?? recalled?.amount ?? "", section: target,
                             optional: optional, sortOrder: order)
             order += 1024

@@ -404,10 +404,7 @@ extension EditorState {
                 let name = try TextRules.validated(typed, as: .name)
                 // The core's add rule: a remembered name goes where it was last, with its usual
                 // amount; any other name to this prompt's section.
-                var (edit, outcomes) = list.addEdit([name], optional: optional)
-                if case .added(_, remembered: false)? = outcomes.first {
-                    (edit, outcomes) = list.addEdit([name], section: section, optional: optional)
-                }
+                let (edit, outcomes) = list.addEdit([name], fallbackSection: section, optional: optional)
                 switch outcomes.first {
                 case .added(let item, let remembered)?:
                     let label = remembered
