@@ -9,16 +9,18 @@ func mutate<Report>(
     _ options: FileOptions,
     _ build: (ShoppingList) throws -> (edit: ListEdit?, report: Report)
 ) throws -> Report {
-    try openList(options.listFile, lockTimeoutMillis: options.lockTimeout).commit(lockTimeoutMillis: options.lockTimeout, build)
+    try openList(options.listFile, lockTimeoutMillis: options.lockTimeout, writing: true).commit(lockTimeoutMillis: options.lockTimeout, build)
 }
 
 /// The command's session on the list (it reads the file), kept until the process exits.
+/// Only a command that changes the list (`writing`) merges the conflict copies beside it into
+/// the file; a read command shows them merged and leaves them (docs/sync.md, "Who merges").
 ///
 /// A command is one short process: freeing the lists it decoded, item by item, on the way
 /// out was a fifth of the instructions of `bananas add` at 1,000 items (callgrind), and the
 /// system takes the memory back at once.
-func openList(_ file: ListFile, lockTimeoutMillis: Int64 = 1_000) throws(ListFileError) -> CommandSession {
-    let session = try CommandSession(file: file, lockTimeoutMillis: lockTimeoutMillis)
+func openList(_ file: ListFile, lockTimeoutMillis: Int64 = 1_000, writing: Bool = false) throws(ListFileError) -> CommandSession {
+    let session = try CommandSession(file: file, lockTimeoutMillis: lockTimeoutMillis, writing: writing)
     keptUntilExit.append(session)
     return session
 }

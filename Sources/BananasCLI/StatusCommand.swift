@@ -13,8 +13,8 @@ struct StatusCommand: ParsableCommand {
     func run() throws {
         try perform {
             let file = options.listFile
-            // Like every command, merge sync-engine conflict copies first; what stays is shown.
-            let copies = CommandSession.mergeConflictCopies(file, lockTimeoutMillis: options.lockTimeout)
+            // A read command: conflict copies are named, and left for a writer to merge.
+            let (waitingCopies, copies) = CommandSession.conflictCopies(file)
             var fields: [String: JSONValue] = ["file": .string(file.path)]
             var lines = ["file: " + Output.safe(file.path)]
             var failure: ListFileError?
@@ -78,6 +78,8 @@ struct StatusCommand: ParsableCommand {
             } else {
                 fields["clockSkew"] = .null
             }
+            fields["waitingCopies"] = .array(waitingCopies.map(JSONValue.string))
+            if !waitingCopies.isEmpty { lines.append(Output.waitingCopiesNote(waitingCopies)) }
             for copy in copies {
                 lines.append("conflict copy not merged: " + Output.safe(copy.name) + " (" + Output.safe(copy.detail) + ")")
             }

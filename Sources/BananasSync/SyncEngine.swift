@@ -215,11 +215,7 @@ final class SyncEngine: @unchecked Sendable {
                     case .unmerged(let problem): unmerged.append(problem)
                     case .skip: break
                     case .copy(let snapshot, let bytes):
-                        let now = Clock.nowMillis()
-                        clock.observe(max(list.newestStamp, snapshot.list.newestStamp), now: now)
-                        // Bytes bananas wrote here carry every change as stamps: nothing to absorb.
-                        let known = base.flatMap { $0.writtenHashes.contains(Hash.content(bytes)) ? nil : $0.list }
-                        list = ShoppingList.mergingConflictCopy(snapshot.list, into: list, base: known, stamp: clock.next(now: now))
+                        mergeCopy(snapshot, bytes: bytes, into: &list, base: base)
                         merged.append((copy, bytes))
                     }
                 }
@@ -238,6 +234,37 @@ final class SyncEngine: @unchecked Sendable {
             outcome.failure = ListFileError.wrap(error, path: file.path)
         }
         return outcome
+    }
+
+    /// The one rule for merging a copy into the list (`ShoppingList.mergingConflictCopy`).
+    private func mergeCopy(_ snapshot: ListFile.Snapshot, bytes: [UInt8], into list: inout ShoppingList, base: BaseStore.Base?) {
+        let now = Clock.nowMillis()
+        clock.observe(max(list.newestStamp, snapshot.list.newestStamp), now: now)
+        // Bytes bananas wrote here carry every change as stamps: nothing to absorb.
+        let known = base.flatMap { $0.writtenHashes.contains(Hash.content(bytes)) ? nil : $0.list }
+        list = ShoppingList.mergingConflictCopy(snapshot.list, into: list, base: known, stamp: clock.next(now: now))
+    }
+
+    /// A read command's view of the copies beside the file: each one that can be merged is
+    /// merged into `list` in memory only. Nothing is written and no copy is removed: a copy's
+    /// deletes take effect only when a command or an instance that writes merges it
+    /// (docs/sync.md, "Who merges"). Returns the copies waiting for that, and those that
+    /// cannot be merged.
+    func showingConflictCopies(in list: inout ShoppingList) -> (waiting: [String], unmerged: [UnmergedCopy]) {
+        var waiting: [String] = [], unmerged: [UnmergedCopy] = []
+        let found = ConflictCopy.find(beside: file.path)
+        guard !found.isEmpty else { return ([], []) }
+        let base = file.base?.load()
+        for copy in found {
+            switch inspect(copy, list: list) {
+            case .unmerged(let problem): unmerged.append(problem)
+            case .skip: break
+            case .copy(let snapshot, let bytes):
+                mergeCopy(snapshot, bytes: bytes, into: &list, base: base)
+                waiting.append(copy.name)
+            }
+        }
+        return (waiting, unmerged)
     }
 
     private enum Inspection {
