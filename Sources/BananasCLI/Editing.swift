@@ -9,7 +9,14 @@ func mutate<Report>(
     _ options: FileOptions,
     _ build: (ShoppingList) throws -> (edit: ListEdit?, report: Report)
 ) throws -> Report {
-    try openList(options.listFile, lockTimeoutMillis: options.lockTimeout, writing: true).commit(lockTimeoutMillis: options.lockTimeout, build)
+    let session = try openList(options.listFile, lockTimeoutMillis: options.lockTimeout, writing: true)
+    let report = try session.commit(lockTimeoutMillis: options.lockTimeout, build)
+    if let failure = session.stateFailure {
+        // The list holds the edit; only this machine's record of it is missing (the next
+        // stampless write is then merged against an older one).
+        Output.note("note: the edit is in the list, but this machine's sync state could not be saved after it (\(failure.pausedReason))")
+    }
+    return report
 }
 
 /// The command's session on the list (it reads the file), kept until the process exits.

@@ -18,6 +18,9 @@ public final class CommandSession {
     /// A reading session's copies that are shown merged but stay beside the file, for the
     /// next command or instance that writes.
     public private(set) var waitingCopies: [String] = []
+    /// After `commit`: the edit is in the file, but this machine's sync state could not be
+    /// saved after it (the state folder filled up meanwhile).
+    public private(set) var stateFailure: ListFileError?
 
     /// Reads the file; throws when it cannot be read (a newer schema can be).
     ///
@@ -70,6 +73,7 @@ public final class CommandSession {
         self.clock = clock
         for orphan in orphans { orphan.discard() }
         list = outcome.written
+        stateFailure = outcome.stateFailure
         return report!
     }
 

@@ -78,7 +78,15 @@ final class SyncEngine: @unchecked Sendable {
         }
         var base: BaseStore.Base?
         var baseMark = glance?.writtenHashes.last
-        if let glance, absorbed?.hash != hash, !glance.writtenHashes.contains(hash) {
+        if let unsaved = file.unsavedBase {
+            // Our last write's base could not be saved: the one on disk is older than that
+            // write and must not be merged against. The write's own list is the base.
+            baseMark = unsaved.hash
+            let hashes = (glance?.writtenHashes ?? []) + [unsaved.hash]
+            if absorbed?.hash != hash, !hashes.contains(hash) {
+                base = BaseStore.Base(list: unsaved.list, writtenHashes: hashes)
+            }
+        } else if let glance, absorbed?.hash != hash, !glance.writtenHashes.contains(hash) {
             if let settled = ownWrite(hash, glance: glance) {
                 // Another bananas process wrote these bytes: no foreign change to absorb.
                 baseMark = settled.writtenHashes.last
@@ -156,7 +164,7 @@ final class SyncEngine: @unchecked Sendable {
         let hash = result.snapshot.contentHash
         lastSeenHash = hash
         if result.wrote { absorbed = (hash, result.list, file.base == nil ? nil : hash) }  // its hash is the base's newest now
-        return FlushOutcome(fileState: result.fileState, written: result.list, wrote: result.wrote)
+        return FlushOutcome(fileState: result.fileState, written: result.list, wrote: result.wrote, stateFailure: result.baseSaveFailure)
     }
 
     // MARK: Conflict copies
@@ -389,6 +397,9 @@ struct FlushOutcome: Sendable {
     /// The file now.
     var written: ShoppingList
     var wrote: Bool
+    /// The write landed but this machine's sync state could not be saved after it
+    /// (`ListFile.UpdateResult.baseSaveFailure`): pause with it until a flush saves it.
+    var stateFailure: ListFileError?
 }
 
 /// What the engine tells the store.
