@@ -80,6 +80,7 @@ public final class CommandSession {
     /// The conflict copies beside `file`, for `status`: those waiting for a writer to merge
     /// them, and those that cannot be merged. Nothing is written.
     public static func conflictCopies(_ file: ListFile) -> (waiting: [String], unmerged: [UnmergedCopy]) {
+        guard !ConflictCopy.find(beside: file.path).isEmpty else { return ([], []) }
         var list = (try? file.load().list) ?? ShoppingList()
         return SyncEngine(file: file).showingConflictCopies(in: &list)
     }
