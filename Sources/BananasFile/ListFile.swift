@@ -33,6 +33,8 @@ public final class ListFile: Sendable {
         public let list: ShoppingList
         let bytes: [UInt8]
         public let hash: UInt64
+        /// Why it could not be saved (`stateNotSaved`).
+        public let failure: ListFileError
     }
 
     public var unsavedBase: UnsavedBase? { pendingBase.withLock { $0 } }
@@ -313,8 +315,9 @@ public final class ListFile: Sendable {
         }
         var baseSaveFailure: ListFileError?
         if let base, let failure = base.save(list, written: bytes, hash: hash) {
-            baseSaveFailure = ListFileError.stateNotSaved(failure, folder: base.folder)
-            pendingBase.withLock { $0 = UnsavedBase(list: list, bytes: bytes, hash: hash) }
+            let error = ListFileError.stateNotSaved(failure, folder: base.folder)
+            baseSaveFailure = error
+            pendingBase.withLock { $0 = UnsavedBase(list: list, bytes: bytes, hash: hash, failure: error) }
         }
         var after = Snapshot(bytes: bytes, hash: hash, decoded: DecodedList(
             list: list, schemaVersion: ListCodec.currentSchemaVersion, problems: snapshot.decoded.problems))

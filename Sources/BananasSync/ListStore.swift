@@ -251,6 +251,14 @@ public final class ListStore {
                 pausedByWrite = false
             }
             status.lastSyncMillis = Clock.nowMillis()
+            if mode == .live, let unsaved = file.unsavedBase {
+                // A write of this process (a conflict copy's merge, say) could not save this
+                // machine's state: paused until a flush saves it.
+                status.pausedBy = unsaved.failure
+                pausedByWrite = true
+                fileBehind = true
+                scheduleRetry()
+            }
             // Also when the merge recorded a value that lost: the record must reach the file
             // for every device to review it.
             if mode == .live, state.snapshot.isWritable,

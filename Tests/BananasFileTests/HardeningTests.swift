@@ -139,7 +139,7 @@ import BananasTestSupport
         #expect(folder.bytes() == nil, "the list was not written")
     }
 
-    @Test("the state folder fills up after the announce: the write lands, its base waits in memory, and nothing more is written until it is saved")
+    @Test("a full state folder takes the announce but not the base: the write lands, its base waits in memory, and nothing more is written until it is saved")
     func failedBaseSaveIsKept() throws {
         guard let disk = SmallDisk() else { return }  // mounting a small disk needs root
         let folder = TempFolder()

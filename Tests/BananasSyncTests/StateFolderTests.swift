@@ -66,6 +66,33 @@ struct StateFolderTests {
         #expect(final.items.map(\.name) == ["Milk", "Bread", "Jam"], "the waiting edit reached the file; Yogurt stayed deleted")
     }
 
+    @Test("a conflict copy merged while the state folder is full: paused too, until the base is saved")
+    func copyMergedOnAFullDisk() async throws {
+        guard let disk = SmallDisk() else { return }  // mounting a small disk needs root
+        let box = Sandbox()
+        let file = ListFile(path: box.listPath, stateDirectory: disk.path)
+        let store = ListStore(file: file, mode: .live)
+        defer { store.close() }
+        try store.perform(.insert(item("Milk")), label: "add")
+        #expect(await store.waitUntilFlushed())
+        // Another device's version, with Eggs, saved beside the list by Syncthing.
+        var other = try box.decoded()
+        try other.apply(.insert(item("Eggs", order: 5000)), stamp: Stamp(millis: Clock.nowMillis(), counter: 0, replica: "0123456789ab"))
+        disk.fill()
+        let folder = (box.listPath as NSString).deletingLastPathComponent
+        createTestFile(atPath: folder + "/BananaList.sync-conflict-20261121-101530-BBBBBBB.json", contents: Data(ListCodec.encode(other)))
+        #expect(await eventually(timeout: 10) { store.list.named("Eggs") != nil })
+        #expect(await eventually { store.status.pausedBy != nil })
+        guard case .stateNotSaved? = store.status.pausedBy else {
+            Issue.record("not paused for the state: \(String(describing: store.status.pausedBy))")
+            return
+        }
+        disk.free()
+        #expect(await eventually(timeout: 10) { store.status.pausedBy == nil })
+        #expect(file.unsavedBase == nil)
+        #expect(try box.decoded().named("Eggs") != nil)
+    }
+
     @Test("a file where the state folder should be: nothing is written, the store pauses, the edit lands when the folder can be made")
     func folderIsAFile() async throws {
         let box = Sandbox()
