@@ -54,6 +54,13 @@ struct StatusCommand: ParsableCommand {
             let waiting = file.state.map { Journal.orphans(in: $0.journalsPath).reduce(0) { $0 + $1.entries.count } } ?? 0
             var status = SyncStatus()
             status.pausedBy = failure
+            if failure == nil, let problem = file.base?.problem() {
+                // A running instance would pause for this: it cannot save its sync state.
+                status.pausedBy = problem
+                fields["paused"] = .string(problem.pausedReason)
+                lines.append("paused: " + problem.pausedReason)
+                lines.append(problem.description)
+            }
             status.pendingCount = waiting
             status.conflicts = conflicts
             status.unmergedCopies = copies

@@ -196,6 +196,29 @@ public struct BaseStore: Sendable {
         return nil
     }
 
+    /// Why the state folder could not take a base now (a file where a folder should be, a
+    /// read-only or full file system, no write permission), found without writing anything:
+    /// what `bananas status` shows for a running instance that pauses for it.
+    public func problem() -> ListFileError? {
+        var existing = folder
+        while Sys.linkStatus(existing) == nil, existing.count > 1 { existing = Sys.directoryName(existing) }
+        guard let st = Sys.linkStatus(existing) else { return nil }
+        let failure: ListFileError
+        var fs = statvfs()
+        if (st.st_mode & S_IFMT) != S_IFDIR {
+            failure = Sys.failure(ENOTDIR, path: existing + "/" + Sys.baseName(incomingPath), action: "write")
+        } else if statvfs(existing, &fs) == 0, fs.f_flag & UInt(ST_RDONLY) != 0 {
+            failure = .readOnlyFileSystem(path: existing)
+        } else if statvfs(existing, &fs) == 0, fs.f_bavail == 0 {
+            failure = .diskFull(path: existing)
+        } else if access(existing, W_OK) != 0 {
+            failure = .permissionDenied(path: existing, action: "write")
+        } else {
+            return nil
+        }
+        return .stateNotSaved(failure, folder: folder)
+    }
+
     private func readHashes() -> [UInt64] {
         let fd = open(hashesPath, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
         guard fd >= 0 else { return [] }

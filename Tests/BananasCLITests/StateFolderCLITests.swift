@@ -34,6 +34,8 @@ struct StateFolderCLITests {
         try a.waitForState("paused", reason: "state not saved: disk full")
         #expect((try a.status()["summary"] as? String)?.hasPrefix("paused: state not saved: disk full") == true)
         let written = cli.fileBytes
+        let status = cli.run(["status"], environment: state)
+        #expect(status.stdout.contains("state: paused") && status.stdout.contains("paused: state not saved: disk full"), "\(status.stdout)")
         try a.send("add", "Jam")
         usleep(300_000)
         #expect(cli.fileBytes == written, "nothing more is written meanwhile")
@@ -63,11 +65,14 @@ struct StateFolderCLITests {
         try FileManager.default.removeItem(atPath: files)
         createTestFile(atPath: files, contents: Data("not a folder".utf8))
         let before = cli.fileBytes
+        let status = cli("status")
+        #expect(status.stdout.contains("state: paused") && status.stdout.contains("paused: state not saved: missing folder"), "\(status.stdout)")
         let result = cli("add", "Eggs")
         #expect(result.status == 8)
         #expect(result.stderr.contains("sync state"), "\(result.stderr)")
         #expect(cli.fileBytes == before)
         try FileManager.default.removeItem(atPath: files)
+        #expect(cli("status").stdout.contains("state: synced"))
         #expect(cli("add", "Eggs").status == 0)
         #expect(Set(try cli.items().map { $0["name"] as! String }) == ["Milk", "Eggs"])
     }
