@@ -74,6 +74,29 @@ import Testing
         #expect(one.merged(with: a).unreadableRows.count == a.unreadableRows.count)
     }
 
+    @Test("the merge of unreadable rows is commutative, associative and idempotent, and keeps each row once")
+    func mergeLaws() {
+        var rng = SplitMix(seed: 21)
+        let texts = ["1", "null", #"{"name": ""}"#, "[\n  2\n]"]
+        let places: [UnreadableRow.Position?] = [nil, .init(sortOrder: 1, id: "A"), .init(sortOrder: 2, id: "B")]
+        func rows() -> [UnreadableRow] {
+            (0..<Int(rng.next() % 6)).map { _ in
+                UnreadableRow(text: texts[Int(rng.next() % 4)], after: places[Int(rng.next() % 3)],
+                              index: Int(rng.next() % 2), occurrence: Int(rng.next() % 2))
+            }
+        }
+        for _ in 0..<500 {
+            let a = ShoppingList(unreadableRows: rows()), b = ShoppingList(unreadableRows: rows()), c = ShoppingList(unreadableRows: rows())
+            #expect(a.merged(with: b).unreadableRows == b.merged(with: a).unreadableRows)
+            #expect(a.merged(with: b).merged(with: c).unreadableRows == a.merged(with: b.merged(with: c)).unreadableRows)
+            let ab = a.merged(with: b)
+            #expect(ab.merged(with: ab).unreadableRows == ab.unreadableRows)
+            #expect(ab.merged(with: a).unreadableRows == ab.unreadableRows)
+            let identities = ab.unreadableRows.map { "\($0.occurrence) \($0.text)" }
+            #expect(Set(identities).count == identities.count, "each row once")
+        }
+    }
+
     @Test("a row that only the general reader reads has the same bytes and place either way")
     func bothReaders() throws {
         let bytes = Array(UnreadableCorpus.file.utf8)
