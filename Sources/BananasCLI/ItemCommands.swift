@@ -51,6 +51,7 @@ struct ListCommand: ParsableCommand {
                 for item in group.items { Output.line("  " + Output.row(item, showID: ids)) }
             }
             for note in Output.problemNotes(snapshot.decoded.problems) { Output.note(note) }
+            if !session.waitingCopies.isEmpty { Output.note(Output.waitingCopiesNote(session.waitingCopies)) }
         }
     }
 }

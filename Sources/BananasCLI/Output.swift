@@ -33,6 +33,13 @@ public enum Output {
     static let problemsShown = 10
 
     /// `note: …` lines for the problems a read found, summarised past `problemsShown`.
+    /// Conflict copies a read command showed merged but left beside the list.
+    static func waitingCopiesNote(_ names: [String]) -> String {
+        let listed = names.map(safe).joined(separator: ", ")
+        if names.count == 1 { return "note: a conflict copy is shown merged; the next edit merges it into the list and removes it (\(listed))" }
+        return "note: \(names.count) conflict copies are shown merged; the next edit merges them into the list and removes them (\(listed))"
+    }
+
     static func problemNotes(_ problems: [String]) -> [String] {
         var lines = problems.prefix(problemsShown).map { "note: " + safe($0) }
         if problems.count > problemsShown {

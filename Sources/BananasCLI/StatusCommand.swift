@@ -13,8 +13,8 @@ struct StatusCommand: ParsableCommand {
     func run() throws {
         try perform {
             let file = options.listFile
-            // Like every command, merge sync-engine conflict copies first; what stays is shown.
-            let copies = CommandSession.mergeConflictCopies(file, lockTimeoutMillis: options.lockTimeout)
+            // A read command: conflict copies are named, and left for a writer to merge.
+            let (waitingCopies, copies) = CommandSession.conflictCopies(file)
             var fields: [String: JSONValue] = ["file": .string(file.path)]
             var lines = ["file: " + Output.safe(file.path)]
             var failure: ListFileError?
@@ -54,6 +54,13 @@ struct StatusCommand: ParsableCommand {
             let waiting = file.state.map { Journal.orphans(in: $0.journalsPath).reduce(0) { $0 + $1.entries.count } } ?? 0
             var status = SyncStatus()
             status.pausedBy = failure
+            if failure == nil, let problem = file.base?.problem() {
+                // A running instance would pause for this: it cannot save its sync state.
+                status.pausedBy = problem
+                fields["paused"] = .string(problem.pausedReason)
+                lines.append("paused: " + problem.pausedReason)
+                lines.append(problem.description)
+            }
             status.pendingCount = waiting
             status.conflicts = conflicts
             status.unmergedCopies = copies
@@ -78,6 +85,8 @@ struct StatusCommand: ParsableCommand {
             } else {
                 fields["clockSkew"] = .null
             }
+            fields["waitingCopies"] = .array(waitingCopies.map(JSONValue.string))
+            if !waitingCopies.isEmpty { lines.append(Output.waitingCopiesNote(waitingCopies)) }
             for copy in copies {
                 lines.append("conflict copy not merged: " + Output.safe(copy.name) + " (" + Output.safe(copy.detail) + ")")
             }

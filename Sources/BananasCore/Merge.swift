@@ -55,7 +55,7 @@ extension ShoppingList {
         extra = Self.mergeExtra(extra, other.extra)
         syncExtra = Self.mergeExtra(syncExtra, other.syncExtra)
         if other.unreadableRows != unreadableRows {
-            unreadableRows = Self.canonicalRows(unreadableRows + other.unreadableRows)
+            unreadableRows = Self.mergedUnreadableRows(unreadableRows, other.unreadableRows)
         }
     }
 
@@ -108,10 +108,18 @@ extension ShoppingList {
         }
     }
 
-    /// Rows in a canonical order without repeats (for rows kept verbatim).
-    public static func canonicalRows(_ rows: [JSONValue]) -> [JSONValue] {
-        let keyed = Dictionary(rows.map { (JSONText.compact($0), $0) }, uniquingKeysWith: { a, _ in a })
-        return keyed.keys.sorted().map { keyed[$0]! }
+    /// Both sides' unreadable rows, each row once (same text, same occurrence), in write
+    /// order. A row both sides place differently (its readable neighbour was deleted on one,
+    /// and a rewrite re-read it after the row before) takes the later place: the one it was
+    /// first read at, which puts it between the same visible rows.
+    static func mergedUnreadableRows(_ a: [UnreadableRow], _ b: [UnreadableRow]) -> [UnreadableRow] {
+        var byIdentity: [UnreadableRow.Identity: UnreadableRow] = [:]
+        byIdentity.reserveCapacity(a.count + b.count)
+        for row in a + b {
+            guard let known = byIdentity[row.identity] else { byIdentity[row.identity] = row; continue }
+            if UnreadableRow.writeOrder(known, row) { byIdentity[row.identity] = row }
+        }
+        return byIdentity.values.sorted(by: UnreadableRow.writeOrder)
     }
 
     static func mergeRow(_ a: Item, _ b: Item, records: inout [ConflictRecord]) -> Item {

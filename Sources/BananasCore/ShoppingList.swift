@@ -28,9 +28,10 @@ public struct ShoppingList: Hashable, Sendable {
     public var extra: [String: JSONValue]
     /// Keys inside `sync` we do not understand.
     public var syncExtra: [String: JSONValue]
-    /// Rows the decoder could not read (blank name, wrong types), kept verbatim so a rewrite
-    /// never drops them.
-    public var unreadableRows: [JSONValue]
+    /// Rows the decoder could not read (blank name, wrong types), kept verbatim and in place
+    /// so a rewrite never drops or moves them, in the order they are written
+    /// (`UnreadableRow.writeOrder`).
+    public var unreadableRows: [UnreadableRow]
 
     /// Every field compared; the rows side by side where their tables pair up
     /// (`differingRowIDs`), which spares hashing every id when most rows are the same boxes.
@@ -54,7 +55,7 @@ public struct ShoppingList: Hashable, Sendable {
     public init(
         sections: [String] = [], sectionsStamp: Stamp = .zero, rows: [Item] = [],
         tombstones: [String: Tombstone] = [:], extra: [String: JSONValue] = [:],
-        syncExtra: [String: JSONValue] = [:], unreadableRows: [JSONValue] = []
+        syncExtra: [String: JSONValue] = [:], unreadableRows: [UnreadableRow] = []
     ) {
         self.init(sectionEntries: Self.entries(forNames: sections, stamp: sectionsStamp), rows: rows,
                   tombstones: tombstones, extra: extra, syncExtra: syncExtra, unreadableRows: unreadableRows)
@@ -63,7 +64,7 @@ public struct ShoppingList: Hashable, Sendable {
     public init(
         sectionEntries: [String: SectionEntry], rows: [Item] = [], tombstones: [String: Tombstone] = [:],
         conflicts: [ConflictRecord] = [], memory: ItemMemory = ItemMemory(), extra: [String: JSONValue] = [:],
-        syncExtra: [String: JSONValue] = [:], unreadableRows: [JSONValue] = []
+        syncExtra: [String: JSONValue] = [:], unreadableRows: [UnreadableRow] = []
     ) {
         self.sectionEntries = sectionEntries
         self.memory = memory
@@ -72,7 +73,7 @@ public struct ShoppingList: Hashable, Sendable {
         self.conflicts = Dictionary(conflicts.map { ($0.key, $0) }, uniquingKeysWith: { $0.merged(with: $1) })
         self.extra = extra
         self.syncExtra = syncExtra
-        self.unreadableRows = unreadableRows
+        self.unreadableRows = unreadableRows.sorted(by: UnreadableRow.writeOrder)
         deriveSections()
     }
 
@@ -281,5 +282,72 @@ public struct ShoppingList: Hashable, Sendable {
     /// A sortOrder after every item of the list.
     public var nextSortOrder: Double {
         (rows.values.map(\.sortOrder).max() ?? 0).rounded(.down) + 1024
+    }
+}
+
+/// A row of `items` the decoder could not read: kept byte for byte, and written back where it
+/// was among the readable rows (docs/file-format.md, "Rows that cannot be read").
+public struct UnreadableRow: Hashable, Sendable {
+    /// The row's bytes exactly as read (several lines, if it was written so).
+    public var text: String
+    /// The readable row it came after in the file, by list order (sortOrder, then id); nil
+    /// when it came before every readable row. It is written after every visible row that
+    /// sorts at or before this, so it stays after that row whoever moves or deletes others.
+    public var after: Position?
+    /// Its place among the unreadable rows that came after the same readable row.
+    public var index: Int
+    /// Which of the rows with the same text this is (0, 1, … in file order): two identical
+    /// rows are two rows, and a merge of two copies of one file keeps them two, not four.
+    public var occurrence: Int
+
+    public struct Position: Hashable, Sendable, Comparable {
+        public var sortOrder: Double
+        public var id: String
+
+        public init(sortOrder: Double, id: String) {
+            self.sortOrder = sortOrder
+            self.id = id
+        }
+
+        public init(of item: Item) { self.init(sortOrder: item.sortOrder, id: item.id) }
+
+        /// The list's order: sortOrder, then id.
+        public static func < (a: Position, b: Position) -> Bool {
+            a.sortOrder != b.sortOrder ? a.sortOrder < b.sortOrder : a.id < b.id
+        }
+    }
+
+    public init(text: String, after: Position? = nil, index: Int = 0, occurrence: Int = 0) {
+        self.text = text
+        self.after = after
+        self.index = index
+        self.occurrence = occurrence
+    }
+
+    /// What makes two copies' rows one row in a merge: the same text, the same occurrence.
+    struct Identity: Hashable {
+        var text: String
+        var occurrence: Int
+    }
+
+    var identity: Identity { Identity(text: text, occurrence: occurrence) }
+
+    /// The order rows are written in: by place, then as read; text and occurrence only break
+    /// ties between copies merged from different files.
+    public static func writeOrder(_ a: UnreadableRow, _ b: UnreadableRow) -> Bool {
+        if a.after != b.after {
+            guard let x = a.after else { return true }
+            guard let y = b.after else { return false }
+            return x < y
+        }
+        if a.index != b.index { return a.index < b.index }
+        if a.text != b.text { return a.text.utf8.lexicographicallyPrecedes(b.text.utf8) }
+        return a.occurrence < b.occurrence
+    }
+
+    /// True when this row goes before a visible row at `position`.
+    public func goesBefore(_ position: Position) -> Bool {
+        guard let after else { return true }
+        return after < position
     }
 }

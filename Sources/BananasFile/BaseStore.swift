@@ -35,6 +35,9 @@ public struct BaseStore: Sendable {
     /// The hash of the file a bananas writer is renaming into place (see `announce`).
     public let incomingPath: String
 
+    /// The state folder it lives in.
+    public var folder: String { Sys.directoryName(path) }
+
     public init(folder: StateFolder) {
         path = folder.basePath
         hashesPath = folder.path + "/written-hashes"
@@ -52,16 +55,24 @@ public struct BaseStore: Sendable {
     /// the new one, or in the worst case a torn one that matches no file and is waited out
     /// like an older version's write. Also clears away temp files that dead writers left in
     /// the state folder (`save` writes there next).
-    public func announce(_ hash: UInt64) {
-        Sys.makeDirectories(Sys.directoryName(incomingPath))
+    ///
+    /// Returns why the state folder cannot take it (gone, a file in its place, read-only, full),
+    /// nil when it did: the writer then writes nothing, since it could not save the base.
+    @discardableResult
+    public func announce(_ hash: UInt64) -> ListFileError? {
+        if let failure = Sys.makeDirectories(Sys.directoryName(incomingPath)) {
+            return Sys.failure(failure.code, path: failure.path, action: "create the state folder")
+        }
         AtomicWrite.removeAbandonedTemps(besideAll: [incomingPath, path, hashesPath])
         let text = Array((hash.hex + "\n").utf8)
         let fd = open(incomingPath, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { return }
+        guard fd >= 0 else { return Sys.failure(errno, path: incomingPath, action: "write") }
         defer { close(fd) }
         let written = text.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
+        guard written == text.count else { return Sys.failure(written < 0 ? errno : ENOSPC, path: incomingPath, action: "write") }
         var st = stat()
-        if written == text.count, fstat(fd, &st) == 0, Int(st.st_size) != text.count { _ = ftruncate(fd, off_t(text.count)) }
+        if fstat(fd, &st) == 0, Int(st.st_size) != text.count { _ = ftruncate(fd, off_t(text.count)) }
+        return nil
     }
 
     /// The hash last announced, if any.
@@ -183,6 +194,29 @@ public struct BaseStore: Sendable {
             return error
         }
         return nil
+    }
+
+    /// Why the state folder could not take a base now (a file where a folder should be, a
+    /// read-only or full file system, no write permission), found without writing anything:
+    /// what `bananas status` shows for a running instance that pauses for it.
+    public func problem() -> ListFileError? {
+        var existing = folder
+        while Sys.linkStatus(existing) == nil, existing.count > 1 { existing = Sys.directoryName(existing) }
+        guard let st = Sys.linkStatus(existing) else { return nil }
+        let failure: ListFileError
+        var fs = statvfs()
+        if (st.st_mode & S_IFMT) != S_IFDIR {
+            failure = Sys.failure(ENOTDIR, path: existing + "/" + Sys.baseName(incomingPath), action: "write")
+        } else if statvfs(existing, &fs) == 0, fs.f_flag & UInt(ST_RDONLY) != 0 {
+            failure = .readOnlyFileSystem(path: existing)
+        } else if statvfs(existing, &fs) == 0, fs.f_bavail == 0 {
+            failure = .diskFull(path: existing)
+        } else if access(existing, W_OK) != 0 {
+            failure = .permissionDenied(path: existing, action: "write")
+        } else {
+            return nil
+        }
+        return .stateNotSaved(failure, folder: folder)
     }
 
     private func readHashes() -> [UInt64] {

@@ -56,9 +56,10 @@ public enum ListCodec {
 
     static func decode(_ bytes: [UInt8], readingItemsDirectly: Bool, layout: inout LayoutRecorder) throws(DecodeError) -> DecodedList {
         let root: JSONValue
-        let directItems: [RawRow]?
+        let itemRows: [RawRow]?
+        let shadowed: [(key: String, value: JSONValue)]
         do {
-            (root, directItems) = readingItemsDirectly ? try readDocument(bytes, layout: &layout) : (try JSONText.parse(bytes), nil)
+            (root, itemRows, shadowed) = try readDocument(bytes, direct: readingItemsDirectly, layout: &layout)
         } catch {
             throw .syntax(error)
         }
@@ -86,13 +87,13 @@ public enum ListCodec {
         }
 
         var problems: [String] = []
-        var unreadable: [JSONValue] = []
+        var unreadable: [UnreadableRow] = []
         var rows: [Item] = []
-        if let directItems {
-            rows = decodeRows(directItems, path: "items", problems: &problems, unreadable: &unreadable)
+        if let itemRows {
+            rows = decodeRows(itemRows, path: "items", problems: &problems, unreadable: &unreadable)
         } else if let value = top["items"] {
             guard case .array(let array) = value else { throw .structure("items is \(value.typeDescription), not an array") }
-            rows = decodeRows(array.map(RawRow.value), path: "items", problems: &problems, unreadable: &unreadable)
+            rows = decodeRows(array.map { .value($0, text: nil) }, path: "items", problems: &problems, unreadable: &unreadable)
         }
 
         var sectionsStamp = Stamp.zero
@@ -114,8 +115,8 @@ public enum ListCodec {
             }
             if case .array(let hidden)? = sync["deletedRows"] {
                 var ignored: [String] = []
-                var ignoredRows: [JSONValue] = []
-                let hiddenRows = decodeRows(hidden.map(RawRow.value), path: "sync.deletedRows", problems: &ignored, unreadable: &ignoredRows)
+                var ignoredRows: [UnreadableRow] = []
+                let hiddenRows = decodeRows(hidden.map { .value($0, text: nil) }, path: "sync.deletedRows", problems: &ignored, unreadable: &ignoredRows)
                 let visibleIDs = Set(rows.map(\.id))
                 let joining = hiddenRows.filter { !visibleIDs.contains($0.id) }
                 rows += joining
@@ -131,6 +132,7 @@ public enum ListCodec {
 
         var extra: [String: JSONValue] = [:]
         for (key, value) in top where !topLevelKeys.contains(key) { extra[key] = value }
+        keepShadowed(shadowed, in: &extra, problems: &problems)
 
         var sectionEntries = entries ?? ShoppingList.entries(forNames: sections, stamp: sectionsStamp)
         if entries != nil {
@@ -145,7 +147,7 @@ public enum ListCodec {
         }
         var list = ShoppingList(
             sectionEntries: sectionEntries, rows: rows, tombstones: tombstones, conflicts: records, memory: memory,
-            extra: extra, syncExtra: syncExtra, unreadableRows: ShoppingList.canonicalRows(unreadable)
+            extra: extra, syncExtra: syncExtra, unreadableRows: unreadable
         )
         list.keySections()
         list.writeStamp = writeStamp
@@ -166,14 +168,55 @@ public enum ListCodec {
         ItemID.isUUID(id) && id.utf8.contains(where: { $0 >= UInt8(ascii: "a") }) ? id.uppercased() : id
     }
 
-    /// A row as the reader found it: already an item (read directly), or a JSON value.
+    /// A row as the reader found it: already an item (read directly), or a JSON value with
+    /// its bytes (nil for rows that are never written back as read: `sync.deletedRows`).
     enum RawRow {
         case item(Item)
-        case value(JSONValue)
+        case value(JSONValue, text: String?)
     }
 
-    static func decodeRows(_ array: [RawRow], path: String, problems: inout [String], unreadable: inout [JSONValue]) -> [Item] {
+    /// The top-level key that keeps the values a repeated top-level key shadowed.
+    public static let shadowedKey = "shadowedKeys"
+
+    /// Values of a top-level key the file repeats, which every JSON reader (Get Bananas's
+    /// included) ignores, are kept under `shadowedKeys` (`{"key": …, "value": …}` in file
+    /// order) rather than dropped at the next write, and reported at every read while there.
+    static func keepShadowed(_ shadowed: [(key: String, value: JSONValue)], in extra: inout [String: JSONValue], problems: inout [String]) {
+        var kept: [JSONValue] = []
+        switch extra[shadowedKey] {
+        case nil: break
+        case .array(let records)?: kept = records
+        case let other?: kept = [.object(["key": .string(shadowedKey), "value": other])]
+        }
+        for (key, value) in shadowed { kept.append(.object(["key": .string(key), "value": value])) }
+        guard !kept.isEmpty else { return }
+        extra[shadowedKey] = .array(kept)
+        for (i, record) in kept.enumerated() {
+            guard case .object(let fields) = record, case .string(let key)? = fields["key"] else { continue }
+            var what = "a value"
+            if case .array(let rows)? = fields["value"], key == "items" { what = "\(rows.count) rows" }
+            problems.append("\(shadowedKey)[\(i)]: the file had \"\(key)\" twice; the last one is read, the other (\(what)) is kept here and not shown")
+        }
+    }
+
+    static func decodeRows(_ array: [RawRow], path: String, problems: inout [String], unreadable: inout [UnreadableRow]) -> [Item] {
         var rows: [Item] = []
+        // Where each unreadable row sits: after the readable row before it (nil: none yet),
+        // its place among the unreadable rows there, and which copy of its text it is.
+        var anchor: UnreadableRow.Position?
+        var placeAtAnchor = 0
+        var occurrences: [String: Int] = [:]
+        func keep(_ value: JSONValue, text: String?) {
+            let text = text ?? JSONText.compact(value)
+            let occurrence = occurrences[text, default: 0]
+            occurrences[text] = occurrence + 1
+            unreadable.append(UnreadableRow(text: text, after: anchor, index: placeAtAnchor, occurrence: occurrence))
+            placeAtAnchor += 1
+        }
+        func placed(_ item: Item) {
+            anchor = UnreadableRow.Position(of: item)
+            placeAtAnchor = 0
+        }
         rows.reserveCapacity(array.count)
         var seenIDs = Set<String>()
         var seenSeeds: [String: Int] = [:]
@@ -182,6 +225,7 @@ public enum ListCodec {
         for (index, raw) in array.enumerated() {
             var location: String { "\(path)[\(index)]" }  // only for problems: not made per row
             let value: JSONValue
+            let text: String?
             switch raw {
             case .item(var item):
                 // Read directly: it has an id and a sortOrder.
@@ -193,19 +237,21 @@ public enum ListCodec {
                 seenIDs.insert(item.id)
                 previousOrder = item.sortOrder
                 rows.append(item)
+                placed(item)
                 continue
-            case .value(let other):
+            case .value(let other, let bytes):
                 value = other
+                text = bytes
             }
             guard case .object(let object) = value else {
                 problems.append("\(location) is \(value.typeDescription), not an item; kept in the file but not shown")
-                unreadable.append(value)
+                keep(value, text: text)
                 continue
             }
             switch decodeItem(object) {
             case .failure(let reason):
                 problems.append("\(location) \(reason); kept in the file but not shown")
-                unreadable.append(value)
+                keep(value, text: text)
             case .success(var item):
                 if item.id.isEmpty {
                     // No usable id: derive one from the row's content, the same on every read.
@@ -226,6 +272,7 @@ public enum ListCodec {
                 }
                 previousOrder = item.sortOrder
                 rows.append(item)
+                placed(item)
             }
         }
         return rows
@@ -235,21 +282,25 @@ public enum ListCodec {
 
     /// The document, with the `items` array read straight into items where a row has the
     /// shape bananas writes (known keys, each once, of the expected types); any other row is
-    /// read as a JSON value and decoded as before. Same results and same errors as
-    /// `JSONText.parse` followed by the general decoder, without a dictionary per item.
-    static func readDocument(_ bytes: [UInt8], layout: inout LayoutRecorder) throws(JSONSyntaxError) -> (JSONValue, [RawRow]?) {
+    /// read as a JSON value and decoded as before, with its bytes (`direct: false` reads every
+    /// row so). Same results and same errors as `JSONText.parse` followed by the general
+    /// decoder, without a dictionary per item. A top-level key the file repeats is read as
+    /// every JSON reader reads it (the last one wins); the values it shadows are returned.
+    static func readDocument(_ bytes: [UInt8], direct: Bool = true, layout: inout LayoutRecorder) throws(JSONSyntaxError) -> (JSONValue, [RawRow]?, shadowed: [(key: String, value: JSONValue)]) {
         var cursor = JSONCursor(bytes)
         cursor.skipWhitespace()
-        guard cursor.current == UInt8(ascii: "{") else { return (try JSONText.parse(bytes), nil) }
+        guard cursor.current == UInt8(ascii: "{") else { return (try JSONText.parse(bytes), nil, []) }
         try cursor.enter()
         cursor.index += 1
         var object: [String: JSONValue] = [:]
         var items: [RawRow]?
+        var itemsText: Range<Int>?
+        var shadowed: [(key: String, value: JSONValue)] = []
         cursor.skipWhitespace()
         if cursor.take(UInt8(ascii: "}")) {
             cursor.leave()
             try cursor.end()
-            return (.object(object), nil)
+            return (.object(object), nil, [])
         }
         while true {
             cursor.skipWhitespace()
@@ -262,16 +313,26 @@ public enum ListCodec {
             }
             cursor.index += 1
             cursor.skipWhitespace()
+            if let earlier = object[key] {
+                // A repeated key: the last one wins, and the earlier value is kept aside.
+                layout.usable = false
+                if key == "items", let range = itemsText, let array = try? JSONText.parse(Array(bytes[range])) {
+                    shadowed.append((key, array))
+                } else {
+                    shadowed.append((key, earlier))
+                }
+            }
             if key == "items", cursor.current == UInt8(ascii: "[") {
-                if items != nil { layout.usable = false }  // a repeated key: the last one wins
                 layout.ids.removeAll()
                 layout.orders.removeAll()
                 layout.ranges.removeAll()
-                items = try readItems(&cursor, layout: &layout)
+                let start = cursor.index
+                items = try readItems(&cursor, direct: direct, layout: &layout)
+                itemsText = start..<cursor.index
                 object[key] = .array([])
             } else {
-                object[key] = try cursor.value()  // a repeated key: the last one wins
-                if key == "items" { items = nil; layout.usable = false }
+                object[key] = try cursor.value()
+                if key == "items" { items = nil; itemsText = nil; layout.usable = false }
             }
             cursor.skipWhitespace()
             guard let next = cursor.current else { throw cursor.error("the file ends inside an object (truncated?)") }
@@ -280,10 +341,10 @@ public enum ListCodec {
             throw cursor.error("expected ',' or '}' in an object, found \(cursor.describe(next))")
         }
         try cursor.end()
-        return (.object(object), items)
+        return (.object(object), items, shadowed)
     }
 
-    static func readItems(_ cursor: inout JSONCursor, layout: inout LayoutRecorder) throws(JSONSyntaxError) -> [RawRow] {
+    static func readItems(_ cursor: inout JSONCursor, direct: Bool, layout: inout LayoutRecorder) throws(JSONSyntaxError) -> [RawRow] {
         try cursor.enter()
         cursor.index += 1
         layout.itemsStart = cursor.index
@@ -297,22 +358,23 @@ public enum ListCodec {
         // The bytes in hand once, for matching keys and reading stamps in place.
         let bytes = cursor.bytes
         return try bytes.withUnsafeBufferPointer { (bytes) throws(JSONSyntaxError) -> [RawRow] in
-            try readItems(&cursor, bytes: bytes, layout: &layout)
+            try readItems(&cursor, bytes: bytes, direct: direct, layout: &layout)
         }
     }
 
     /// The rows of a non-empty `items` array, from the first one.
-    static func readItems(_ cursor: inout JSONCursor, bytes: UnsafeBufferPointer<UInt8>, layout: inout LayoutRecorder) throws(JSONSyntaxError) -> [RawRow] {
+    static func readItems(_ cursor: inout JSONCursor, bytes: UnsafeBufferPointer<UInt8>, direct: Bool, layout: inout LayoutRecorder) throws(JSONSyntaxError) -> [RawRow] {
         var rows: [RawRow] = []
         while true {
             cursor.skipWhitespace()
             let start = cursor.index
-            if let item = readPlainItem(&cursor, bytes: bytes) {
+            if direct, let item = readPlainItem(&cursor, bytes: bytes) {
                 rows.append(.item(item))
                 layout.row(item, start..<cursor.index)
             } else {
                 cursor.index = start
-                rows.append(.value(try cursor.value()))
+                let value = try cursor.value()
+                rows.append(.value(value, text: String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<cursor.index]), as: UTF8.self)))
                 layout.usable = false
             }
             cursor.skipWhitespace()
@@ -580,7 +642,21 @@ public enum ListCodec {
     /// The version-2 file for `list` as a JSON value (the journal writes it compact).
     public static func encodeValue(_ list: ShoppingList) -> JSONValue {
         var top = topLevel(list)
-        top["items"] = .array(list.visibleRows.map { encodeItem($0, in: list) } + list.unreadableRows)
+        var rows: [JSONValue] = []
+        var unreadable = list.unreadableRows[...]
+        func appendUnreadable(before position: UnreadableRow.Position?) {
+            while let row = unreadable.first, position.map(row.goesBefore) ?? true {
+                // The row's bytes were JSON when read.
+                rows.append((try? JSONText.parse(Array(row.text.utf8))) ?? .string(row.text))
+                unreadable.removeFirst()
+            }
+        }
+        for item in list.visibleRows {
+            appendUnreadable(before: UnreadableRow.Position(of: item))
+            rows.append(encodeItem(item, in: list))
+        }
+        appendUnreadable(before: nil)
+        top["items"] = .array(rows)
         return .object(top)
     }
 
@@ -804,7 +880,23 @@ public enum ListCodec {
         out.append(UInt8(ascii: "["))
         layout.itemsStart = out.count
         var first = true
+        var nextUnreadable = 0
+        // Rows that could not be read go back where they were: byte for byte, after the
+        // readable row they followed (see `UnreadableRow.after`).
+        func appendUnreadable(before position: UnreadableRow.Position?) {
+            while nextUnreadable < unreadable.count {
+                let row = unreadable[nextUnreadable]
+                if let position, !row.goesBefore(position) { return }
+                if !first { out.append(UInt8(ascii: ",")) }
+                first = false
+                newline(&out, 2)
+                out.append(contentsOf: row.text.utf8)
+                layout.usable = false
+                nextUnreadable += 1
+            }
+        }
         for item in items {
+            if nextUnreadable < unreadable.count { appendUnreadable(before: UnreadableRow.Position(of: item)) }
             if !first { out.append(UInt8(ascii: ",")) }
             first = false
             newline(&out, 2)
@@ -817,13 +909,7 @@ public enum ListCodec {
             }
             layout.row(item, start..<out.count)
         }
-        for row in unreadable {
-            if !first { out.append(UInt8(ascii: ",")) }
-            first = false
-            newline(&out, 2)
-            JSONText.append(row, to: &out, indent: 2, rank: keyRank, inline: true)
-            layout.usable = false
-        }
+        appendUnreadable(before: nil)
         newline(&out, 1)
         layout.itemsEnd = out.count
         out.append(UInt8(ascii: "]"))

@@ -22,6 +22,22 @@ public final class ListFile: Sendable {
     public let base: BaseStore?
     /// The file as this process last read or wrote it.
     private let lastSnapshot = Mutex<Snapshot?>(nil)
+    /// A write of this process whose base could not be saved (see `update`).
+    private let pendingBase = Mutex<UnsavedBase?>(nil)
+
+    /// The base of a write that landed while the state folder could not take it (full,
+    /// read-only, gone). The base on disk is older than the file then, and nothing may rely
+    /// on it: this process absorbs against this one (`SyncEngine.read`), and writes nothing
+    /// more until it is saved (`update` saves it first).
+    public struct UnsavedBase: Sendable {
+        public let list: ShoppingList
+        let bytes: [UInt8]
+        public let hash: UInt64
+        /// Why it could not be saved (`stateNotSaved`).
+        public let failure: ListFileError
+    }
+
+    public var unsavedBase: UnsavedBase? { pendingBase.withLock { $0 } }
     /// Where replaced files are closed (freed), off the lock.
     private static let closing = DispatchQueue(label: "bananas.list-file.closing", qos: .utility)
 
@@ -192,10 +208,11 @@ public final class ListFile: Sendable {
         /// The list as it now is in the file.
         public var list: ShoppingList
         public var snapshot: Snapshot
-        /// Why the base could not be saved after this write (the state folder is full,
-        /// read-only or gone); nil when it was, or when nothing was written. The file holds
-        /// the write, but the base does not: the caller must not rely on the base (see
-        /// `BaseStore.save`), and should pause with this reason, keeping its edits queued.
+        /// Why the base could not be saved after this write (the state folder filled up
+        /// between the announce and the save): a `stateNotSaved` error; nil when it was, or
+        /// when nothing was written. The file holds the write; the base is kept in memory
+        /// (`unsavedBase`) and the next `update` saves it before anything else, or throws.
+        /// The caller pauses with this reason, keeping its later edits queued.
         public var baseSaveFailure: ListFileError?
     }
 
@@ -248,6 +265,7 @@ public final class ListFile: Sendable {
         absorb: ((Snapshot, BaseStore.Base?) -> ShoppingList)?,
         _ body: (inout ShoppingList, Snapshot) throws -> Value
     ) throws -> UpdateResult<Value> {
+        try saveUnsavedBase()
         let knownBase = base?.load()
         let snapshot = try load()
         guard snapshot.isWritable else {
@@ -288,17 +306,34 @@ public final class ListFile: Sendable {
         // and checked here in debug builds; a full decode at every write was two thirds of a
         // flush (docs/performance.md).
         let hash = Hash.content(bytes)
-        base?.announce(hash)
+        // A write whose base cannot follow is not made: a base older than the file would take
+        // a stampless writer's delete of a row this write added for a row it never saw.
+        if let base, let failure = base.announce(hash) { throw ListFileError.stateNotSaved(failure, folder: base.folder) }
         try AtomicWrite.replace(path, with: bytes) { written in
             assert((try? ListCodec.decode(written)) != nil, "the encoder wrote bytes the decoder refuses")
             return true
         }
-        let baseSaveFailure = base?.save(list, written: bytes, hash: hash)
+        var baseSaveFailure: ListFileError?
+        if let base, let failure = base.save(list, written: bytes, hash: hash) {
+            let error = ListFileError.stateNotSaved(failure, folder: base.folder)
+            baseSaveFailure = error
+            pendingBase.withLock { $0 = UnsavedBase(list: list, bytes: bytes, hash: hash, failure: error) }
+        }
         var after = Snapshot(bytes: bytes, hash: hash, decoded: DecodedList(
             list: list, schemaVersion: ListCodec.currentSchemaVersion, problems: snapshot.decoded.problems))
         after.layout = after.decoded.problems.isEmpty ? layout : nil
         lastSnapshot.withLock { $0 = after }
         return UpdateResult(value: value, wrote: true, fileState: absorbed, list: list, snapshot: after, baseSaveFailure: baseSaveFailure)
+    }
+
+    /// Saves the base of a write that could not save it (see `UnsavedBase`), under the lock;
+    /// throws `stateNotSaved` while the state folder still cannot take it.
+    func saveUnsavedBase() throws(ListFileError) {
+        guard let base, let unsaved = pendingBase.withLock({ $0 }) else { return }
+        if let failure = base.announce(unsaved.hash) ?? base.save(unsaved.list, written: unsaved.bytes, hash: unsaved.hash) {
+            throw ListFileError.stateNotSaved(failure, folder: base.folder)
+        }
+        pendingBase.withLock { if $0?.hash == unsaved.hash { $0 = nil } }
     }
 
     /// Creates the list's folder (and parents) with mode 0700.

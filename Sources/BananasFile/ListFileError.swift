@@ -16,6 +16,10 @@ public enum ListFileError: Error, Equatable, CustomStringConvertible {
     case diskFull(path: String)
     case symlinkRefused(path: String)
     case io(path: String, action: String, code: Int32)
+    /// This machine's sync state (the base) cannot be saved in the state folder `folder`:
+    /// nothing may rely on it, so nothing is written until it can be (see `ListFile.update`).
+    /// `reason` and `detail` are the underlying error's.
+    case stateNotSaved(folder: String, reason: String, detail: String)
 
     public var description: String {
         // Paths and reasons come from the file system and the environment: shown escaped.
@@ -56,6 +60,9 @@ public enum ListFileError: Error, Equatable, CustomStringConvertible {
             "\(shown(path)) is a symbolic link that bananas did not expect; refusing to follow it"
         case .io(let path, let action, let code):
             "cannot \(action) \(shown(path)): \(SystemError.message(code))"
+        case .stateNotSaved(let folder, _, let detail):
+            "cannot save this machine's sync state in \(shown(folder)) (\(detail)); nothing was written after that, "
+                + "and edits wait until it can be saved (free some space, or make the folder writable)"
         }
     }
 
@@ -79,7 +86,14 @@ public enum ListFileError: Error, Equatable, CustomStringConvertible {
         case .diskFull: "disk full"
         case .symlinkRefused: "unexpected symlink"
         case .io(_, _, let code): SystemError.message(code)
+        case .stateNotSaved(_, let reason, _): "state not saved: " + reason
         }
+    }
+
+    /// `error`, met saving this machine's sync state in `folder`.
+    public static func stateNotSaved(_ error: ListFileError, folder: String) -> ListFileError {
+        if case .stateNotSaved = error { return error }
+        return .stateNotSaved(folder: folder, reason: error.pausedReason, detail: error.description)
     }
 
     /// The action of an `io` error raised by reading the file's bytes.
@@ -113,7 +127,7 @@ public enum ListFileError: Error, Equatable, CustomStringConvertible {
         case .io(_, let action, _) where action == Self.readAction: ExitCodes.unreadableFile
         case .newerSchema: ExitCodes.newerSchema
         case .lockHeld, .lockUnusable: ExitCodes.locked
-        case .folderMissing, .permissionDenied, .readOnlyFileSystem, .diskFull, .symlinkRefused, .io: ExitCodes.cannotWrite
+        case .folderMissing, .permissionDenied, .readOnlyFileSystem, .diskFull, .symlinkRefused, .io, .stateNotSaved: ExitCodes.cannotWrite
         }
     }
 }

@@ -15,17 +15,31 @@ public final class CommandSession {
 
     /// Conflict copies beside the file that could not be merged.
     public private(set) var unmergedCopies: [UnmergedCopy] = []
+    /// A reading session's copies that are shown merged but stay beside the file, for the
+    /// next command or instance that writes.
+    public private(set) var waitingCopies: [String] = []
+    /// After `commit`: the edit is in the file, but this machine's sync state could not be
+    /// saved after it (the state folder filled up meanwhile).
+    public private(set) var stateFailure: ListFileError?
 
-    /// Merges any sync-engine conflict copies beside the file into it (waiting up to
-    /// `lockTimeoutMillis` for the lock; if it cannot, they wait for the next command or
-    /// instance), then reads the file; throws when it cannot be read (a newer schema can be).
-    public init(file: ListFile, lockTimeoutMillis: Int64 = 1_000) throws(ListFileError) {
+    /// Reads the file; throws when it cannot be read (a newer schema can be).
+    ///
+    /// `writing` (a command that changes the list): first merges any sync-engine conflict
+    /// copies beside the file into it and retires them (waiting up to `lockTimeoutMillis` for
+    /// the lock; if it cannot, they wait for the next command or instance). A read command
+    /// (`writing: false`) never writes: it shows the copies merged, in memory only, and
+    /// leaves them, their deletes included, to a writer (docs/sync.md, "Who merges").
+    public init(file: ListFile, lockTimeoutMillis: Int64 = 1_000, writing: Bool = true) throws(ListFileError) {
         engine = SyncEngine(file: file)
-        unmergedCopies = engine.mergeConflictCopies(lockTimeoutMillis: lockTimeoutMillis).unmerged
-        engine.forgetLastSeen()
+        if writing {
+            unmergedCopies = engine.mergeConflictCopies(lockTimeoutMillis: lockTimeoutMillis).unmerged
+            engine.forgetLastSeen()
+        }
         switch engine.read(settling: false) {
         case .state(let state):
-            list = state.list
+            var shown = state.list
+            if !writing { (waitingCopies, unmergedCopies) = engine.showingConflictCopies(in: &shown) }
+            list = shown
             snapshot = state.snapshot
         case .failed(let error):
             throw error
@@ -59,13 +73,16 @@ public final class CommandSession {
         self.clock = clock
         for orphan in orphans { orphan.discard() }
         list = outcome.written
+        stateFailure = outcome.stateFailure
         return report!
     }
 
-    /// Merges the conflict copies beside `file` (as every command does when it opens the
-    /// list) and returns the ones left in place, for commands that do not otherwise open it.
-    public static func mergeConflictCopies(_ file: ListFile, lockTimeoutMillis: Int64 = 1_000) -> [UnmergedCopy] {
-        SyncEngine(file: file).mergeConflictCopies(lockTimeoutMillis: lockTimeoutMillis).unmerged
+    /// The conflict copies beside `file`, for `status`: those waiting for a writer to merge
+    /// them, and those that cannot be merged. Nothing is written.
+    public static func conflictCopies(_ file: ListFile) -> (waiting: [String], unmerged: [UnmergedCopy]) {
+        guard !ConflictCopy.find(beside: file.path).isEmpty else { return ([], []) }
+        var list = (try? file.load().list) ?? ShoppingList()
+        return SyncEngine(file: file).showingConflictCopies(in: &list)
     }
 
     /// Conflicts awaiting review on this machine.

@@ -212,13 +212,22 @@ public final class ListStore {
             if state.snapshot.exists { absorb(state.list) }
             fileProblems = state.snapshot.decoded.problems
             if state.snapshot.isWritable {
-                if status.pausedBy != nil, !pausedByWrite || pending == 0 { status.pausedBy = nil }
+                // A pause for state that could not be saved ends only when a flush saves it.
+                if status.pausedBy != nil, !pausedByWrite || pending == 0 && file.unsavedBase == nil { status.pausedBy = nil }
             } else {
                 status.pausedBy = .newerSchema(
                     path: file.path, found: state.snapshot.decoded.schemaVersion, supported: ListCodec.currentSchemaVersion)
                 pausedByWrite = false
             }
             status.lastSyncMillis = Clock.nowMillis()
+            if mode == .live, let unsaved = file.unsavedBase {
+                // A write of this process (a conflict copy's merge, say) could not save this
+                // machine's state: paused until a flush saves it.
+                status.pausedBy = unsaved.failure
+                pausedByWrite = true
+                fileBehind = true
+                scheduleRetry()
+            }
             // Also when the merge recorded a value that lost: the record must reach the file
             // for every device to review it.
             if mode == .live, state.snapshot.isWritable,
@@ -342,9 +351,19 @@ public final class ListStore {
             fileBehind = false
             flushedCount = max(flushedCount, upTo)
             if pending == 0 { journal?.clear() }
+            status.lastSyncMillis = Clock.nowMillis()
+            if let failure = outcome.stateFailure {
+                // The file holds the write, but this machine's state does not: paused, and
+                // retried (saving the state first) like any write that time can fix.
+                status.pausedBy = failure
+                pausedByWrite = true
+                fileBehind = true
+                refreshStatus()
+                scheduleRetry()
+                return
+            }
             status.pausedBy = nil
             pausedByWrite = false
-            status.lastSyncMillis = Clock.nowMillis()
             refreshStatus()
             if pending > 0 { scheduleFlush() }
         case .failure(let error):
@@ -521,7 +540,7 @@ extension ListFileError {
     public var isReadFailure: Bool {
         switch self {
         case .unparseable, .notARegularFile, .tooLarge, .folderMissing, .symlinkRefused, .permissionDenied, .io: true
-        case .newerSchema, .lockHeld, .lockUnusable, .readOnlyFileSystem, .diskFull: false
+        case .newerSchema, .lockHeld, .lockUnusable, .readOnlyFileSystem, .diskFull, .stateNotSaved: false
         }
     }
 

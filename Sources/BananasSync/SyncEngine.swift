@@ -78,7 +78,15 @@ final class SyncEngine: @unchecked Sendable {
         }
         var base: BaseStore.Base?
         var baseMark = glance?.writtenHashes.last
-        if let glance, absorbed?.hash != hash, !glance.writtenHashes.contains(hash) {
+        if let unsaved = file.unsavedBase {
+            // Our last write's base could not be saved: the one on disk is older than that
+            // write and must not be merged against. The write's own list is the base.
+            baseMark = unsaved.hash
+            let hashes = (glance?.writtenHashes ?? []) + [unsaved.hash]
+            if absorbed?.hash != hash, !hashes.contains(hash) {
+                base = BaseStore.Base(list: unsaved.list, writtenHashes: hashes)
+            }
+        } else if let glance, absorbed?.hash != hash, !glance.writtenHashes.contains(hash) {
             if let settled = ownWrite(hash, glance: glance) {
                 // Another bananas process wrote these bytes: no foreign change to absorb.
                 baseMark = settled.writtenHashes.last
@@ -156,7 +164,7 @@ final class SyncEngine: @unchecked Sendable {
         let hash = result.snapshot.contentHash
         lastSeenHash = hash
         if result.wrote { absorbed = (hash, result.list, file.base == nil ? nil : hash) }  // its hash is the base's newest now
-        return FlushOutcome(fileState: result.fileState, written: result.list, wrote: result.wrote)
+        return FlushOutcome(fileState: result.fileState, written: result.list, wrote: result.wrote, stateFailure: result.baseSaveFailure)
     }
 
     // MARK: Conflict copies
@@ -215,11 +223,7 @@ final class SyncEngine: @unchecked Sendable {
                     case .unmerged(let problem): unmerged.append(problem)
                     case .skip: break
                     case .copy(let snapshot, let bytes):
-                        let now = Clock.nowMillis()
-                        clock.observe(max(list.newestStamp, snapshot.list.newestStamp), now: now)
-                        // Bytes bananas wrote here carry every change as stamps: nothing to absorb.
-                        let known = base.flatMap { $0.writtenHashes.contains(Hash.content(bytes)) ? nil : $0.list }
-                        list = ShoppingList.mergingConflictCopy(snapshot.list, into: list, base: known, stamp: clock.next(now: now))
+                        mergeCopy(snapshot, bytes: bytes, into: &list, base: base)
                         merged.append((copy, bytes))
                     }
                 }
@@ -238,6 +242,37 @@ final class SyncEngine: @unchecked Sendable {
             outcome.failure = ListFileError.wrap(error, path: file.path)
         }
         return outcome
+    }
+
+    /// The one rule for merging a copy into the list (`ShoppingList.mergingConflictCopy`).
+    private func mergeCopy(_ snapshot: ListFile.Snapshot, bytes: [UInt8], into list: inout ShoppingList, base: BaseStore.Base?) {
+        let now = Clock.nowMillis()
+        clock.observe(max(list.newestStamp, snapshot.list.newestStamp), now: now)
+        // Bytes bananas wrote here carry every change as stamps: nothing to absorb.
+        let known = base.flatMap { $0.writtenHashes.contains(Hash.content(bytes)) ? nil : $0.list }
+        list = ShoppingList.mergingConflictCopy(snapshot.list, into: list, base: known, stamp: clock.next(now: now))
+    }
+
+    /// A read command's view of the copies beside the file: each one that can be merged is
+    /// merged into `list` in memory only. Nothing is written and no copy is removed: a copy's
+    /// deletes take effect only when a command or an instance that writes merges it
+    /// (docs/sync.md, "Who merges"). Returns the copies waiting for that, and those that
+    /// cannot be merged.
+    func showingConflictCopies(in list: inout ShoppingList) -> (waiting: [String], unmerged: [UnmergedCopy]) {
+        var waiting: [String] = [], unmerged: [UnmergedCopy] = []
+        let found = ConflictCopy.find(beside: file.path)
+        guard !found.isEmpty else { return ([], []) }
+        let base = file.base?.load()
+        for copy in found {
+            switch inspect(copy, list: list) {
+            case .unmerged(let problem): unmerged.append(problem)
+            case .skip: break
+            case .copy(let snapshot, let bytes):
+                mergeCopy(snapshot, bytes: bytes, into: &list, base: base)
+                waiting.append(copy.name)
+            }
+        }
+        return (waiting, unmerged)
     }
 
     private enum Inspection {
@@ -362,6 +397,9 @@ struct FlushOutcome: Sendable {
     /// The file now.
     var written: ShoppingList
     var wrote: Bool
+    /// The write landed but this machine's sync state could not be saved after it
+    /// (`ListFile.UpdateResult.baseSaveFailure`): pause with it until a flush saves it.
+    var stateFailure: ListFileError?
 }
 
 /// What the engine tells the store.

@@ -2,11 +2,11 @@ import Foundation
 import Testing
 import BananasTestSupport
 
-/// Sync-engine conflict copies through the real binary: any command merges them; `status`
-/// names the ones it cannot.
+/// Sync-engine conflict copies through the real binary: read commands show them merged and
+/// leave them; a command that writes merges them; `status` names the ones it cannot merge.
 @Suite("Conflict copies on the command line")
 struct ConflictCopyCLITests {
-    @Test("any command merges a conflict copy beside the list, then removes it")
+    @Test("a read command shows a conflict copy merged and leaves it; a command that writes merges it and removes it")
     func listMergesCopy() throws {
         let cli = CLI()
         defer { cli.cleanUp() }
@@ -21,12 +21,49 @@ struct ConflictCopyCLITests {
         let copy = "BananaList.sync-conflict-20261121-101530-ABCDEF7.json"
         createTestFile(atPath: cli.folder + "/" + copy, contents: other.fileBytes)
 
+        // A read command shows the merge and writes nothing: the copy waits for a writer.
+        let before = cli.fileBytes
         let items = try cli.items()
         let milk = try #require(items.first { $0["name"] as? String == "Milk" })
         #expect(milk["amount"] as? String == "2 L" && milk["checked"] as? Bool == true)
         #expect(Set(items.map { $0["name"] as! String }) == ["Milk", "Eggs"])
+        #expect(cli.fileBytes == before && cli.entries.contains(copy))
+        let status = cli("status")
+        #expect(status.stdout.contains("conflict copy is shown merged") && status.stdout.contains(copy), "\(status.stdout)")
+        #expect(cli.fileBytes == before && cli.entries.contains(copy))
+        // Any command that writes merges it into the file and removes it.
+        #expect(cli("add", "Bread").status == 0)
         #expect(cli.entries == ["BananaList.json"])
+        #expect(Set(try cli.items().map { $0["name"] as! String }) == ["Milk", "Eggs", "Bread"])
         #expect(cli("status").stdout.contains("state: synced"))
+    }
+
+    @Test("a read command never applies a conflict copy's deletes: list and status leave the file and the copy; a writer merges")
+    func readCommandsLeaveDeletes() throws {
+        let cli = CLI()
+        defer { cli.cleanUp() }
+        #expect(cli("add", "Milk", "Tea").status == 0)
+        let other = CLI()
+        defer { other.cleanUp() }
+        other.writeFile(String(decoding: cli.fileBytes!, as: UTF8.self))
+        #expect(other("remove", "Tea").status == 0)
+        let copy = "BananaList.sync-conflict-20261121-101530-ABCDEF7.json"
+        createTestFile(atPath: cli.folder + "/" + copy, contents: other.fileBytes)
+        let before = cli.fileBytes
+        for arguments in [["list"], ["list", "--json"], ["status"], ["status", "--json"], ["sections"], ["conflicts"], ["deleted"]] {
+            let result = cli.run(arguments)
+            #expect(result.status == 0, "\(arguments): \(result.stderr)")
+            #expect(cli.fileBytes == before, "\(arguments) wrote the list")
+            #expect(cli.entries.contains(copy), "\(arguments) removed the copy")
+        }
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(cli("status", "--json").stdout.utf8)) as? [String: Any])
+        #expect(json["waitingCopies"] as? [String] == [copy])
+        #expect(try JSONSerialization.jsonObject(with: before!) is [String: Any])
+        #expect(String(decoding: cli.fileBytes!, as: UTF8.self).contains("\"Tea\""), "Tea is still in the file")
+        // The copy's delete takes effect when a writer merges it.
+        #expect(cli("check", "Milk").status == 0)
+        #expect(!cli.entries.contains(copy))
+        #expect(try cli.items().map { $0["name"] as! String } == ["Milk"])
     }
 
     @Test("status names a copy it cannot merge, in text and JSON, and leaves it")

@@ -105,6 +105,37 @@ struct HardeningCLITests {
         #expect(try cli.items().compactMap { $0["name"] as? String }.contains("🏴󠁧󠁢󠁳󠁣󠁴󠁿 shortbread"))
     }
 
+    @Test("rows bananas cannot read survive `bananas add` and `check` byte for byte, in place, duplicates included")
+    func unreadableRowsKeptInPlace() throws {
+        let cli = CLI()
+        defer { cli.cleanUp() }
+        cli.writeFile(UnreadableCorpus.file)
+        let before = UnreadableCorpus.rows(of: UnreadableCorpus.file)
+        let listed = cli("list")
+        #expect(listed.status == 0 && listed.stderr.contains("kept in the file but not shown"), "\(listed.stderr)")
+        #expect(cli("add", "Yogurt").status == 0)
+        #expect(UnreadableCorpus.rows(of: [UInt8](cli.fileBytes!)) == before + ["R:Yogurt"],
+                "\(String(decoding: cli.fileBytes!, as: UTF8.self))")
+        #expect(cli("remove", "Eggs").status == 0)
+        #expect(cli("check", "Bread").status == 0)
+        #expect(UnreadableCorpus.rows(of: [UInt8](cli.fileBytes!)) == before.filter { $0 != "R:Eggs" } + ["R:Yogurt"])
+    }
+
+    @Test("a repeated items key: bananas reads the last, keeps the other under shadowedKeys and says so")
+    func shadowedItemsKept() throws {
+        let cli = CLI()
+        defer { cli.cleanUp() }
+        cli.writeFile(#"{"items": [{"id": "a", "name": "Old"}], "items": [{"id": "b", "name": "New"}]}"#)
+        let listed = cli("list")
+        #expect(listed.stdout.contains("New") && !listed.stdout.contains("Old"))
+        #expect(listed.stderr.contains("\"items\" twice"), "\(listed.stderr)")
+        #expect(cli("add", "Tea").status == 0)
+        let object = try #require(try JSONSerialization.jsonObject(with: cli.fileBytes!) as? [String: Any])
+        let kept = try #require(object["shadowedKeys"] as? [[String: Any]])
+        #expect(((kept.first?["value"] as? [[String: Any]])?.first?["name"] as? String) == "Old")
+        #expect(cli("status").stdout.contains("\"items\" twice"))
+    }
+
     @Test("100,000 unreadable rows: a few notes and a count, not 100,000 lines")
     func notesAreSummarised() {
         let cli = CLI()

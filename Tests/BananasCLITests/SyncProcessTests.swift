@@ -225,8 +225,13 @@ struct SyncProcessTests {
         chmod(cli.home, 0o777)
         chmod(cli.folder, 0o755)
         chmod(cli.listPath, 0o644)
+        // Its own state folder: one it cannot write would pause it for that (StateFolderCLITests).
+        let state = cli.folder + ".nobody-state"
+        try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: state) }
+        chmod(state, 0o777)
         let asNobody = ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
-        let a = try SessionProcess(cli, prefix: asNobody)
+        let a = try SessionProcess(cli, prefix: asNobody, environment: ["XDG_STATE_HOME": state])
         try a.send("add", "Eggs")
         try a.waitForState("paused", reason: "permission denied")
         chmod(cli.folder, 0o777)

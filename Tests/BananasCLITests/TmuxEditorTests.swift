@@ -224,7 +224,7 @@ struct TmuxEditorTests {
         }
         #expect(names.isSuperset(of: expected), "missing \(expected.subtracting(names).sorted())")
         #expect(tmux.waitForScreen(left) { s in expected.allSatisfy { s.contains("[ ] \($0)") } } != nil)
-        #expect(tmux.waitForScreen(right) { s in expected.allSatisfy { s.contains("[ ] \($0)") } } != nil)
+        #expect(tmux.waitForScreen(right) { s in expected.allSatisfy { s.contains("[ ] \($0)") } } != nil, "\(tmux.screen(right))")
     }
 
     @Test("SIGTERM and Ctrl-C write pending edits, restore the terminal and exit 0")

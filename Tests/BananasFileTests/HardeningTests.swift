@@ -121,18 +121,48 @@ import BananasTestSupport
         }
     }
 
-    @Test("the state folder cannot take the base: the write lands, and the caller is told")
-    func failedBaseSaveIsReturned() throws {
+    @Test("the state folder cannot be made: nothing is written, and the caller is told why")
+    func stateFolderRefusedBeforeTheWrite() throws {
         let folder = TempFolder()
         folder.write("not a folder", to: "state")  // the state folder's parent is a file
         let file = ListFile(path: folder.listPath, stateDirectory: folder.path + "/state")
-        let result = try file.update { list, _ in
-            try list.apply(.insert(Item(id: ItemID.random(), name: "Milk", section: "A", sortOrder: 1)),
-                           stamp: Stamp(millis: Clock.nowMillis(), counter: 0, replica: "test"))
+        do {
+            _ = try file.update { list, _ in
+                try list.apply(.insert(Item(id: ItemID.random(), name: "Milk", section: "A", sortOrder: 1)),
+                               stamp: Stamp(millis: Clock.nowMillis(), counter: 0, replica: "test"))
+            }
+            Issue.record("written")
+        } catch let error as ListFileError {
+            guard case .stateNotSaved = error else { Issue.record("\(error)"); return }
+            #expect(error.pausedReason.hasPrefix("state not saved") && error.exitCode == ExitCodes.cannotWrite)
         }
+        #expect(folder.bytes() == nil, "the list was not written")
+    }
+
+    @Test("a full state folder takes the announce but not the base: the write lands, its base waits in memory, and nothing more is written until it is saved")
+    func failedBaseSaveIsKept() throws {
+        guard let disk = SmallDisk() else { return }  // mounting a small disk needs root
+        let folder = TempFolder()
+        let file = ListFile(path: folder.listPath, stateDirectory: disk.path)
+        func add(_ name: String, _ order: Double) throws -> ListFile.UpdateResult<Void> {
+            try file.update { list, _ in
+                try list.apply(.insert(Item(id: ItemID.random(), name: name, section: "A", sortOrder: order)),
+                               stamp: Stamp(millis: Clock.nowMillis(), counter: 0, replica: "test"))
+            }
+        }
+        _ = try add("Milk", 1)
+        disk.fill()
+        let result = try add("Eggs", 2)
         #expect(result.wrote)
-        #expect(result.baseSaveFailure != nil)
-        #expect(try ListFile(path: folder.listPath).load().list.items.map(\.name) == ["Milk"])
+        guard case .stateNotSaved(_, "disk full", _)? = result.baseSaveFailure else { Issue.record("\(String(describing: result.baseSaveFailure))"); return }
+        #expect(file.unsavedBase?.list.items.map(\.name) == ["Milk", "Eggs"])
+        let written = folder.bytes()
+        #expect(throws: ListFileError.self) { try add("Tea", 3) }
+        #expect(folder.bytes() == written, "nothing written while the base cannot be saved")
+        disk.free()
+        _ = try add("Tea", 3)
+        #expect(file.unsavedBase == nil)
+        #expect(file.base?.load().list?.items.map(\.name) == ["Milk", "Eggs", "Tea"])
     }
 }
 

@@ -85,6 +85,25 @@ struct ConflictCopyMergeTests {
         #expect(session.unmergedCopies.isEmpty && a.conflicts.isEmpty)
     }
 
+    @Test("a read command's session shows a copy merged, deletes too, but writes nothing and leaves the copy")
+    func readingSessionLeavesCopy() throws {
+        let (a, b) = try forked()
+        try b.remove("Tea")
+        try b.add("Eggs")
+        a.drop(syncthingCopy, b.box.bytes!)
+        let before = a.box.bytes
+        let session = try CommandSession(file: a.file, writing: false)  // `bananas list`
+        #expect(Set(session.list.items.map(\.name)) == ["Milk", "Eggs"], "shown merged")
+        #expect(session.waitingCopies == [syncthingCopy])
+        #expect(a.box.bytes == before, "nothing written")
+        #expect(a.exists(syncthingCopy) && a.archived.isEmpty, "the copy is left for a writer")
+        #expect(CommandSession.conflictCopies(a.file).waiting == [syncthingCopy])
+        // A writer merges it.
+        try a.add("Jam")
+        #expect(try a.box.decoded().items.map(\.name).sorted() == ["Eggs", "Jam", "Milk"])
+        #expect(!a.exists(syncthingCopy))
+    }
+
     @Test("the same field changed on both devices: the newer wins and the other is logged as a conflict")
     func sameFieldConflict() throws {
         let (a, b) = try forked()

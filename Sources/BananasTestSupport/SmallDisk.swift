@@ -1,0 +1,41 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+
+/// For tests only: a small tmpfs mounted at a fresh folder, to fill up: a real full disk for
+/// the state folder. Nil where this process may not mount (not root, no CAP_SYS_ADMIN).
+public final class SmallDisk: @unchecked Sendable {
+    public let path: String
+    private var filler: Int32 = -1
+
+    public init?(bytes: Int = 512 * 1024) {
+        path = NSTemporaryDirectory() + "bananas-disk-" + UUID().uuidString
+        guard mkdir(path, 0o700) == 0 else { return nil }
+        guard Glibc.mount("tmpfs", path, "tmpfs", 0, "size=\(bytes),mode=0700") == 0 else {
+            rmdir(path)
+            return nil
+        }
+    }
+
+    /// Takes every free byte (a file that grows until the disk refuses).
+    public func fill() {
+        if filler < 0 { filler = open(path + "/filler", O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600) }
+        let block = [UInt8](repeating: 0x41, count: 4_096)
+        while block.withUnsafeBytes({ write(filler, $0.baseAddress, $0.count) }) > 0 {}
+        // What a page's tail leaves.
+        while write(filler, block, 1) > 0 {}
+    }
+
+    /// Gives the space back.
+    public func free() {
+        if filler >= 0 { close(filler); filler = -1 }
+        unlink(path + "/filler")
+    }
+
+    deinit {
+        free()
+        umount2(path, Int32(MNT_DETACH))
+        rmdir(path)
+    }
+}
