@@ -102,7 +102,7 @@ public struct EditorState: Equatable, Sendable {
         case .auto: counts(for: list, memo: memo).total < Self.keyBarBelow
         }
     }
-    static let historyLimit = 100
+    public static let historyLimit = 100
     /// The terminal is too small to show the list: keys that would act on what cannot be
     /// seen do nothing (see `handle`).
     public var tooSmall = false

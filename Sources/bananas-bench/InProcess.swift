@@ -2,6 +2,7 @@ import BananasCore
 import BananasEditor
 import BananasFile
 import BananasSync
+import BananasTerminal
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -16,10 +17,10 @@ enum InProcess {
         let memo = RowsMemo()  // as the editor keeps one
         state.viewportHeight = Screen.viewportHeight(forHeight: 40)
         state.settle(state.rows(for: list, memo: memo))
-        let status = SyncStatus()
+        let status = SyncView(SyncStatus(), now: 0)
         return measure(warmup: runs == nil ? 20 : 0, runs: runs ?? (items >= 100_000 ? 100 : 300)) { k in
             _ = state.handle(k % 2 == 0 ? .char("j") : .down, list: list, memo: memo)
-            let grid = Screen.render(Frame(state: state, list: list, status: status, fileLabel: "bench", now: 0), width: 100, height: 40,
+            let grid = Screen.render(Frame(state: state, list: list, status: status, fileLabel: "bench"), width: 100, height: 40,
                                      memo: memo)
             precondition(grid.width == 100)
         }
