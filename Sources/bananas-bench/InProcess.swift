@@ -41,10 +41,8 @@ enum InProcess {
             let checked = local.rows[id]?.checked ?? false
             _ = try? local.apply(.update(id: id, changes: [.checked: .flag(!checked)]), stamp: clock.next(now: 1_800_000_000_000 + Int64(k)))
         }) { _ in
-            var engineClock = StampClock(replica: "a0b1c2d3e4f5")
-            let result = try file.update(absorb: { snapshot, base in
-                file.absorbing(snapshot, base: base, clock: &engineClock, now: Clock.nowMillis())
-            }) { list, _ in list.merge(local) }
+            // The file is the last flush's: bananas' own write, taken as it is (`WriteOrigin`).
+            let result = try file.update { list, _ in list.merge(local) }
             precondition(result.wrote)
             local.merge(result.list)  // as the store does with what it wrote
         }
