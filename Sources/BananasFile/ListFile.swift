@@ -16,7 +16,7 @@ public final class ListFile: Sendable {
     public let lockPath: String
     /// Create the folder on first write (true for the default location only).
     public let createsFolder: Bool
-    /// This machine's private state for the file (base, journals, conflict log); nil keeps none.
+    /// This machine's private state for the file (base, journals, retired conflict copies); nil keeps none.
     public let state: StateFolder?
     /// Where the base for merging stampless writers is kept; nil keeps none.
     public let base: BaseStore?
