@@ -6,12 +6,14 @@ import PackageDescription
 //   BananasFile  – JSON codec, lock, atomic write, journal, watcher, paths. Imports BananasCore.
 //   BananasSync  – ListStore (observable list, undo, sync state) and the sync engine.
 //   BananasMCP   – the MCP server (modelcontextprotocol/swift-sdk) over the ListStore.
-//   BananasEditor – the full-screen editor: state, key table, pure render into a cell grid.
+//   BananasEditor – the full-screen editor without a store: state, key tables, pure render into
+//                  a cell grid. Imports BananasCore only.
 //   CNcursesw    – the system ncursesw library (wide characters; no pkg-config, see below).
 //   CCurses      – the few C shims Swift cannot call directly (macros, globals, signals).
 //   CYAML        – the system libyaml (Debian: libyaml-dev).
 //   BananasThemes – theme files (YAML, via CYAML): parsing, inheritance, where themes live.
-//   BananasTerminal – paints a cell grid with ncurses and turns key presses into input events.
+//   BananasTerminal – the editor's shell: `Editor` carries its actions out on a ListStore; paints
+//                  a cell grid with ncurses and turns key presses into input events.
 //   BananasCLI   – the command-line surface (swift-argument-parser). No MCP: it starts fast.
 //   bananas      – the executable: a thin main that runs BananasCLI.
 //   bananas-mcp  – the MCP server's executable (BananasMCP, swift-log); `bananas mcp` execs it,
@@ -44,7 +46,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .target(name: "BananasEditor", dependencies: ["BananasCore", "BananasFile", "BananasSync"]),
+        .target(name: "BananasEditor", dependencies: ["BananasCore"]),
         // No pkgConfig: ncursesw's pkg-config adds -D_DEFAULT_SOURCE -D_XOPEN_SOURCE=600, which
         // SwiftPM refuses with a warning on every build. The module map names the header and
         // the library; wide characters come from NCURSES_WIDECHAR in its header. Debian splits
@@ -55,7 +57,7 @@ let package = Package(
             name: "CCurses", dependencies: ["CNcursesw"],
             linkerSettings: [.linkedLibrary("tinfo", .when(platforms: [.linux]))]
         ),
-        .target(name: "BananasTerminal", dependencies: ["BananasEditor", "CCurses"]),
+        .target(name: "BananasTerminal", dependencies: ["BananasEditor", "BananasSync", "BananasFile", "CCurses"]),
         .systemLibrary(
             name: "CYAML", pkgConfig: "yaml-0.1",
             providers: [.apt(["libyaml-dev"]), .brew(["libyaml"])]
@@ -79,7 +81,7 @@ let package = Package(
         ),
         // Shared by the test targets only (a temp list sandbox, waiting on the main actor).
         .target(name: "BananasTestSupport", dependencies: ["BananasCore", "BananasFile"]),
-        .executableTarget(name: "bananas-bench", dependencies: ["BananasCore", "BananasFile", "BananasEditor", "BananasSync"]),
+        .executableTarget(name: "bananas-bench", dependencies: ["BananasCore", "BananasFile", "BananasEditor", "BananasSync", "BananasTerminal"]),
         .testTarget(
             name: "BananasCoreTests",
             dependencies: [
@@ -92,7 +94,7 @@ let package = Package(
         .testTarget(
             name: "BananasEditorTests",
             dependencies: [
-                "BananasEditor", "BananasSync", "BananasCore", "BananasThemes", "BananasTestSupport",
+                "BananasEditor", "BananasTerminal", "BananasSync", "BananasCore", "BananasThemes", "BananasTestSupport",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),

@@ -87,8 +87,7 @@ struct AddCommand: ParsableCommand {
                 names.append(name)
             }
             let amount = try self.amount.map { try TextRules.validated($0, as: .amount) }
-            let section = try self.section.map { try TextRules.validated($0, as: .section) }
-            if section?.isEmpty == true { throw TextRules.Violation.empty(.section) }
+            let section = try self.section.map { try TextRules.validatedSection($0) }
 
             let outcomes = try mutate(options) { list in
                 let plan = list.addEdit(names, amount: amount, section: section, optional: optional, duplicate: duplicate)
@@ -168,8 +167,7 @@ struct EditCommand: ParsableCommand {
             var changes: [ItemField: FieldValue] = [:]
             if let name { changes[.name] = .text(try TextRules.validated(name, as: .name)) }
             if let amount { changes[.amount] = .text(try TextRules.validated(amount, as: .amount)) }
-            let section = try self.section.map { try TextRules.validated($0, as: .section) }
-            if section?.isEmpty == true { throw TextRules.Violation.empty(.section) }
+            let section = try self.section.map { try TextRules.validatedSection($0) }
             if let optional { changes[.optional] = .flag(optional) }
             if changes.isEmpty && section == nil {
                 throw CLIError(message: "nothing to change: give --name, --amount, --section or --optional", code: ExitCodes.usage)

@@ -8,6 +8,7 @@ import MachO
 #endif
 import ArgumentParser
 import BananasFile
+import BananasSync
 
 /// `bananas mcp`: serves the list to AI agents over stdio (docs/mcp.md). The server is its own
 /// binary, `bananas-mcp`, installed next to `bananas`: this command execs it with the same

@@ -38,12 +38,6 @@ struct SectionsList: ParsableCommand {
     }
 }
 
-func validSection(_ text: String) throws -> String {
-    let name = try TextRules.validated(text, as: .section)
-    if name.isEmpty { throw TextRules.Violation.empty(.section) }
-    return name
-}
-
 struct SectionsAdd: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "add", abstract: "Add a section.")
     @OptionGroup var options: FileOptions
@@ -52,7 +46,7 @@ struct SectionsAdd: ParsableCommand {
 
     func run() throws {
         try perform {
-            let name = try validSection(self.name)
+            let name = try TextRules.validatedSection(self.name)
             try mutate(options) { list in
                 var index: Int?
                 if let after {
@@ -74,7 +68,7 @@ struct SectionsRename: ParsableCommand {
 
     func run() throws {
         try perform {
-            let new = try validSection(self.new)
+            let new = try TextRules.validatedSection(self.new)
             try mutate(options) { list in (try list.renameSectionEdit(old, to: new), ()) }
             Output.line("Renamed \(Output.safe(old)) to \(Output.safe(new))")
         }
@@ -126,7 +120,7 @@ struct SectionsRemove: ParsableCommand {
 
     func run() throws {
         try perform {
-            let target = try moveItemsTo.map(validSection)
+            let target = try moveItemsTo.map(TextRules.validatedSection)
             try mutate(options) { list in
                 (try list.removeSectionEdit(name, moveItemsTo: target, deleteItems: deleteItems), ())
             }

@@ -123,20 +123,7 @@ extension ShoppingList {
     }
 
     static func mergeRow(_ a: Item, _ b: Item, records: inout [ConflictRecord]) -> Item {
-        var row = a
-        var lost: [(ItemField, FieldValue, Stamp)] = []
-        for field in ItemField.allCases {
-            let outcome = mergeRegister(field, a.stamps, a[field], b.stamps, b[field])
-            if outcome.takeOther {
-                row[field] = b[field]
-                row.stamps[field] = b.stamps[field]
-            }
-            row.stamps.setSeen(field, outcome.seen)
-            if let loser = outcome.lost { lost.append((field, loser.value, loser.stamp)) }
-        }
-        for (field, value, stamp) in lost {
-            records.append(ConflictRecord(subject: .item(a.id, field), lost: value, lostStamp: stamp))
-        }
+        var row = mergeFields(a, b, subject: { .item(a.id, $0) }, records: &records)
         // The later of two dates, or the one there is. An empty date read from a file is kept
         // (turning it into none made merging a row with itself change it: found by the fuzzer).
         row.lastModified = switch (a.lastModified, b.lastModified) {
@@ -156,21 +143,30 @@ extension ShoppingList {
                 continue
             }
             if ours == theirs { continue }
-            var entry = ours
-            for field in SectionField.allCases {
-                let outcome = mergeRegister(field, ours.stamps, ours[field], theirs.stamps, theirs[field])
-                if outcome.takeOther {
-                    entry[field] = theirs[field]
-                    entry.stamps[field] = theirs.stamps[field]
-                }
-                entry.stamps.setSeen(field, outcome.seen)
-                if let loser = outcome.lost {
-                    records.append(ConflictRecord(subject: .section(key, field), lost: loser.value, lostStamp: loser.stamp))
-                }
-            }
-            result[key] = entry
+            result[key] = mergeFields(ours, theirs, subject: { .section(key, $0) }, records: &records)
         }
         return result
+    }
+
+    /// Two copies of one record merged field by field (`mergeRegister`): each field takes the
+    /// winner's value and stamp and both histories, and each concurrent loser becomes a
+    /// conflict record about `subject(field)`. Items and sections merge alike.
+    static func mergeFields<Record: StampedRecord>(
+        _ a: Record, _ b: Record, subject: (Record.Field) -> ConflictRecord.Subject, records: inout [ConflictRecord]
+    ) -> Record {
+        var merged = a
+        for field in Record.Field.allCases {
+            let outcome = mergeRegister(field, a.stamps, a[field], b.stamps, b[field])
+            if outcome.takeOther {
+                merged[field] = b[field]
+                merged.stamps[field] = b.stamps[field]
+            }
+            merged.stamps.setSeen(field, outcome.seen)
+            if let loser = outcome.lost {
+                records.append(ConflictRecord(subject: subject(field), lost: loser.value, lostStamp: loser.stamp))
+            }
+        }
+        return merged
     }
 
     /// A value recorded as lost to one edit may turn out, once more copies arrive, to have
@@ -218,6 +214,16 @@ extension ShoppingList {
         return a.merging(b) { x, y in JSONText.compact(x) >= JSONText.compact(y) ? x : y }
     }
 }
+
+/// A record whose fields are merged one by one, each with its own stamp: an item, a section.
+protocol StampedRecord {
+    associatedtype Field: StampedField
+    subscript(field: Field) -> FieldValue { get set }
+    var stamps: StampTable<Field> { get set }
+}
+
+extension Item: StampedRecord {}
+extension SectionEntry: StampedRecord {}
 
 extension FieldValue {
     /// A total order used only to break ties between equally stamped values.

@@ -51,16 +51,21 @@ public enum TextRules {
         return trimmed
     }
 
+    /// A section's name as a command or an agent gives it: `validated(_:as:)`, and not blank
+    /// (every item has a section). The one check every surface makes of a section name.
+    public static func validatedSection(_ text: String) throws(Violation) -> String {
+        let section = try validated(text, as: .section)
+        if section.isEmpty { throw .empty(.section) }
+        return section
+    }
+
     /// A new value for one of an item's fields, checked as every surface must: text by
     /// `validated(_:as:)` (a name and a section may not be blank), a sort order finite.
     public static func validated(_ value: FieldValue, for field: ItemField) throws(Violation) -> FieldValue {
         switch (field, value) {
         case (.name, .text(let text)): return .text(try validated(text, as: .name))
         case (.amount, .text(let text)): return .text(try validated(text, as: .amount))
-        case (.section, .text(let text)):
-            let section = try validated(text, as: .section)
-            if section.isEmpty { throw .empty(.section) }
-            return .text(section)
+        case (.section, .text(let text)): return .text(try validatedSection(text))
         case (.checked, .flag), (.optional, .flag): return value
         case (.sortOrder, .order(let order)):
             guard order.isFinite else { throw .notFinite(field) }

@@ -1,5 +1,4 @@
 import BananasCore
-import BananasFile
 
 /// What a key asks of the list, for the editor to carry out through the store.
 public enum EditorAction: Equatable, Sendable {

@@ -108,7 +108,7 @@ public struct EditorState: Equatable, Sendable {
         case .auto: counts(for: list, memo: memo).total < Self.keyBarBelow
         }
     }
-    static let historyLimit = 100
+    public static let historyLimit = 100
     /// The terminal is too small to show the list: keys that would act on what cannot be
     /// seen do nothing (see `handle`).
     public var tooSmall = false
@@ -358,7 +358,7 @@ public final class RowsMemo {
         return found
     }
 
-    func suggestions(for list: ShoppingList) -> Suggestions {
+    public func suggestions(for list: ShoppingList) -> Suggestions {
         rememberedOf(list)
         if let suggestions { return suggestions }
         let built = Suggestions(list.rememberedItems(now: now()))

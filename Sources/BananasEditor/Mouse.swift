@@ -1,5 +1,4 @@
 import BananasCore
-import BananasFile
 
 /// A mouse report, as the editor understands it: a press of the left button, or the wheel,
 /// at a cell (0-based). The terminal backend decodes SGR reports (`ESC [ < b ; x ; y M`).

@@ -1,28 +1,26 @@
 import BananasCore
-import BananasFile
-import BananasSync
 
 /// Everything one frame shows.
 public struct Frame: Sendable {
     public var state: EditorState
     public var list: ShoppingList
-    public var status: SyncStatus
+    /// Sync as it stands when the frame is drawn.
+    public var status: SyncView
     /// The list's file as shown in the status bar (`~/…/BananaList.json`).
     public var fileLabel: String
-    /// Milliseconds since 1970, for `synced 4s ago`.
-    public var now: Int64
     /// Where the last list bananas wrote is kept (the base), shown as a way back when the
     /// file cannot be read; nil when there is none.
     public var lastWritten: String?
+    /// Milliseconds since 1970, for "bought 3 days ago" (the shell's clock; 0 in tests).
+    public var now: Int64
 
-    public init(state: EditorState, list: ShoppingList, status: SyncStatus, fileLabel: String, now: Int64,
-                lastWritten: String? = nil) {
+    public init(state: EditorState, list: ShoppingList, status: SyncView, fileLabel: String, lastWritten: String? = nil, now: Int64 = 0) {
         self.lastWritten = lastWritten
+        self.now = now
         self.state = state
         self.list = list
         self.status = status
         self.fileLabel = fileLabel
-        self.now = now
     }
 }
 
@@ -94,7 +92,7 @@ public enum Screen {
         if state.readOnly { x = grid.put(" read-only", x: x, y: 0, role: .readOnly) }
         let (checked, total) = state.counts(for: frame.list, memo: memo)
         // An unreadable file is not an empty list (the body says what is wrong).
-        var right = total == 0 ? (frame.status.pausedBy == nil ? "empty " : "") : checkedCount(checked, of: total, wide: grid.width >= 36) + " "
+        var right = total == 0 ? (frame.status.problem == nil ? "empty " : "") : checkedCount(checked, of: total, wide: grid.width >= 36) + " "
         if !state.filter.isEmpty, case .normal = state.mode { right = "filter: \(state.filter.displaySafe) · " + right }
         if state.hideChecked { right = "checked hidden · " + right }
         let width = TextWidth.of(right)
@@ -105,12 +103,12 @@ public enum Screen {
         }
     }
 
-    static func drawStatusBar(_ grid: inout Grid, _ frame: Frame, _ state: EditorState) {
+    public static func drawStatusBar(_ grid: inout Grid, _ frame: Frame, _ state: EditorState) {
         let y = grid.height - 1
         grid.fill(y: y, role: .statusBar)
         let hint = helpHint
         let room = grid.width - TextWidth.of(hint)
-        let summary = statusSummary(frame.status, now: frame.now, room: room - 2)
+        let summary = statusSummary(frame.status, room: room - 2)
         let role: Role = switch frame.status.state {
         case .synced: .synced
         case .pending: .pending
@@ -127,33 +125,14 @@ public enum Screen {
         if room > 8 { grid.put(hint, x: room, y: y, role: .statusBar) }
     }
 
-    /// The status bar's words in `room` columns: the whole summary when it fits, else a
+    /// The status bar's words in `room` columns: the whole summary when it fits, else the
     /// short form that keeps every fact ("paused: lock pid 26415 · 1 queued"), cut only when
     /// even that does not fit.
-    static func statusSummary(_ status: SyncStatus, now: Int64, room: Int) -> String {
-        var full = status.summary(now: now)
+    static func statusSummary(_ status: SyncView, room: Int) -> String {
+        var full = status.summary
         if status.state == .conflict { full += " — press c" }
         if TextWidth.of(full) <= room { return full }
-        var short: String
-        switch status.state {
-        case .synced, .pending:
-            short = status.summary(now: now)
-            if let range = short.firstRange(of: " · ") { short = String(short[..<range.lowerBound]) }
-        case .conflict:
-            short = "conflict \(status.conflicts.count + status.unmergedCopies.count) · press c"
-        case .paused:
-            let reason: String = switch status.pausedBy {
-            case .lockHeld(_, let pid?, _, false)?: "stale lock pid \(pid)"
-            case .lockHeld(_, let pid?, _, true)?: "lock pid \(pid)"
-            case let problem?: problem.pausedReason
-            case nil: ""
-            }
-            short = "paused: " + reason
-            if status.pendingCount > 0 { short += " · \(status.pendingCount) queued" }
-        }
-        if status.journalProblem != nil { short += " · no journal" }
-        if status.clockSkewMillis > SyncStatus.skewWarningMillis { short += " · skew \(status.clockSkewMillis / 1000)s" }
-        return TextWidth.truncate(short, to: room)
+        return TextWidth.truncate(status.shortSummary, to: room)
     }
 
     /// The key bar: the commonest keys for what is open, as many as fit.
@@ -230,10 +209,10 @@ public enum Screen {
         let height = state.viewportHeight
         if rows.isEmpty {
             var lines: [String]
-            if let problem = frame.status.pausedBy {
+            if let problem = frame.status.problem {
                 // Not "empty": the file could not be read, and the user should know why and
                 // what to do, as the CLI says it.
-                lines = TextWidth.wrap(problem.description.displaySafe + ".", to: grid.width - 3)
+                lines = TextWidth.wrap(problem.displaySafe + ".", to: grid.width - 3)
                 if let copy = frame.lastWritten {
                     lines += [""] + TextWidth.wrap("The list as bananas last wrote it: \(copy.displaySafe)", to: grid.width - 3)
                 }

@@ -4,7 +4,7 @@ import BananasCore
 /// shown: "Undid checked Cherry tomatoes" after a rename, never the name it had then. The
 /// store keeps labels as text, so the item's id travels inside, between separators that
 /// stored text cannot hold (TextRules refuses control characters).
-enum StepLabel {
+public enum StepLabel {
     private static let separator: Character = "\u{1F}"
 
     /// `before`, the item's name, then `after`.
@@ -17,7 +17,7 @@ enum StepLabel {
     }
 
     /// The label for a person: the item's name now, or the one it had when it is gone.
-    static func text(_ label: String, in list: ShoppingList) -> String {
+    public static func text(_ label: String, in list: ShoppingList) -> String {
         let parts = label.split(separator: separator, omittingEmptySubsequences: false)
         guard parts.count == 4 else { return label.displaySafe }
         let name = list.item(String(parts[1]))?.name ?? String(parts[2])

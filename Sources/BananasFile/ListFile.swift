@@ -16,7 +16,7 @@ public final class ListFile: Sendable {
     public let lockPath: String
     /// Create the folder on first write (true for the default location only).
     public let createsFolder: Bool
-    /// This machine's private state for the file (base, journals, conflict log); nil keeps none.
+    /// This machine's private state for the file (base, journals, retired conflict copies); nil keeps none.
     public let state: StateFolder?
     /// Where the base for merging stampless writers is kept; nil keeps none.
     public let base: BaseStore?
@@ -203,7 +203,7 @@ public final class ListFile: Sendable {
         public var value: Value
         /// False when the new bytes equalled the file's, so nothing was written.
         public var wrote: Bool
-        /// The file as read under the lock, with stampless writers' changes absorbed.
+        /// The file as read under the lock, as `absorb` made it.
         public var fileState: ShoppingList
         /// The list as it now is in the file.
         public var list: ShoppingList
@@ -216,40 +216,15 @@ public final class ListFile: Sendable {
         public var baseSaveFailure: ListFileError?
     }
 
-    /// The file's list with changes by writers that keep no stamps stamped, against the base
-    /// (see `ShoppingList.absorbing`). Their stamp is `Stamp.foreignEdit`: the time the file
-    /// was written, past every stamp in sight (so a foreign edit always beats the value it
-    /// replaced), and the same in every instance that reads these bytes. `clock` observes it.
-    ///
-    /// `known` must have been loaded *before* the file was read: a base newer than the file
-    /// (read without the lock) would make the rows added since look deleted. A base older than
-    /// the file is harmless: the file then holds stamps it has not seen.
-    public func absorbing(_ snapshot: Snapshot, base known: BaseStore.Base?, clock: inout StampClock, now: Int64) -> ShoppingList {
-        // A missing file (a folder that came back empty, a file removed by hand) is absence,
-        // not a writer that deleted every row: whoever writes next writes what they have.
-        guard snapshot.exists, let known else { return snapshot.list }
-        // A file bananas wrote (perhaps older than the base, read without the lock) holds no
-        // foreign change.
-        if snapshot.bytes != nil, known.writtenHashes.contains(snapshot.contentHash) { return snapshot.list }
-        guard let base = known.list else { return snapshot.list }
-        // A file time far ahead of this clock (a file server's or a synced device's clock
-        // running fast) is not used: the stamp is then just past what the edit replaced, the
-        // same in every instance (where "now" would not be).
-        let written = snapshot.modifiedNanos.flatMap { $0 / 1_000_000 <= now + StampClock.maxForwardJump ? $0 : nil }
-        let stamp = Stamp.foreignEdit(
-            writtenAtNanos: written, after: max(snapshot.list.newestStamp, base.newestStamp), content: snapshot.contentHash)
-        clock.observe(stamp, now: now)
-        return ShoppingList.absorbing(file: snapshot.list, base: base, stamp: stamp)
-    }
-
-    /// Read-modify-write under the lock: reads the file, absorbs stampless writers' changes
-    /// (with `absorb`, or against the base with a fresh clock), lets `body` change the list,
-    /// and writes it back only if the bytes differ. A file we cannot parse, or one from a
+    /// Read-modify-write under the lock: reads the file, lets `absorb` make the list of it
+    /// (the sync layer's `WriteOrigin` decides whose write it is and stamps a foreign one
+    /// against the base, loaded before the file; by default the list as read), lets `body`
+    /// change the list, and writes it back only if the bytes differ. A file we cannot parse, or one from a
     /// newer version, is never written. `settled` runs once the file on disk holds the result
     /// (written and fsynced, or already equal), still under the lock.
     public func update<Value>(
         lockTimeoutMillis: Int64 = 5_000,
-        absorb: ((Snapshot, BaseStore.Base?) -> ShoppingList)? = nil,
+        absorb: (Snapshot, BaseStore.Base?) -> ShoppingList = { snapshot, _ in snapshot.list },
         settled: ((UpdateResult<Value>) -> Void)? = nil,
         _ body: (inout ShoppingList, Snapshot) throws -> Value
     ) throws -> UpdateResult<Value> {
@@ -262,7 +237,7 @@ public final class ListFile: Sendable {
     }
 
     private func updateLocked<Value>(
-        absorb: ((Snapshot, BaseStore.Base?) -> ShoppingList)?,
+        absorb: (Snapshot, BaseStore.Base?) -> ShoppingList,
         _ body: (inout ShoppingList, Snapshot) throws -> Value
     ) throws -> UpdateResult<Value> {
         try saveUnsavedBase()
@@ -272,13 +247,7 @@ public final class ListFile: Sendable {
             throw ListFileError.newerSchema(path: path, found: snapshot.decoded.schemaVersion, supported: ListCodec.currentSchemaVersion)
         }
         let now = Clock.nowMillis()
-        let absorbed: ShoppingList
-        if let absorb {
-            absorbed = absorb(snapshot, knownBase)
-        } else {
-            var clock = StampClock(replica: ReplicaID.random())
-            absorbed = absorbing(snapshot, base: knownBase, clock: &clock, now: now)
-        }
+        let absorbed = absorb(snapshot, knownBase)
         var list = absorbed
         let value = try body(&list, snapshot)
         func unchanged() -> UpdateResult<Value> {

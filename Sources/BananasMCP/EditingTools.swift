@@ -157,16 +157,20 @@ enum Batch {
 
     // MARK: Reading arguments
 
+    /// Text an agent sent, checked by the rule for its kind (a section may not be blank).
     static func text(_ value: Value?, as kind: TextRules.Kind) throws -> String? {
         guard let value else { return nil }
         guard let string = value.stringValue else { throw ToolInputError("\(kind.rawValue) must be a string") }
-        return kind == .amount && string.trimmingWhitespace().isEmpty ? "" : try TextRules.validated(string, as: kind)
+        return switch kind {
+        case .amount where string.trimmingWhitespace().isEmpty: ""
+        case .section: try TextRules.validatedSection(string)
+        default: try TextRules.validated(string, as: kind)
+        }
     }
 
     /// A section name: not empty, and an existing section when one matches in any case.
     static func section(_ value: Value?, in list: ShoppingList) throws -> String? {
         guard let name = try text(value, as: .section) else { return nil }
-        guard !name.isEmpty else { throw TextRules.Violation.empty(.section) }
         return list.section(named: name) ?? name
     }
 

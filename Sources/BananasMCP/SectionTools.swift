@@ -28,9 +28,7 @@ enum SectionTools {
 
     /// A new section's name: valid and not empty.
     static func newName(_ value: Value?) throws -> String? {
-        guard let name = try Batch.text(value, as: .section) else { return nil }
-        guard !name.isEmpty else { throw TextRules.Violation.empty(.section) }
-        return name
+        try Batch.text(value, as: .section)
     }
 
     /// An existing section, matched in any case; unknown ones come with suggestions.

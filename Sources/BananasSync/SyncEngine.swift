@@ -26,7 +26,7 @@ final class SyncEngine: @unchecked Sendable {
     ///
     /// `baseMark` is the newest hash in the base's written hashes when that file was read: the
     /// same mark later means no bananas write came between, so that file is newer than the base.
-    private var absorbed: (hash: UInt64, list: ShoppingList, baseMark: UInt64?)?
+    private var absorbed: (hash: UInt64, list: ShoppingList, baseMark: UInt64?, wasStampless: Bool)?
     /// Stamps foreign writers' changes. Its own replica id: the store's clock is separate.
     private var clock = StampClock(replica: ReplicaID.random())
     private var watcher: FolderWatcher?
@@ -57,7 +57,7 @@ final class SyncEngine: @unchecked Sendable {
     /// is parsed only for a foreign write, and then only if this process has not parsed it
     /// since it was saved.
     func read(settling: Bool = true, attempts: Int = 3) -> FileReport {
-        // The base's glance before the file: see `ListFile.absorbing`.
+        // The base's glance before the file: see `WriteOrigin.writtenHashes`.
         let glance = file.base?.glance()
         let snapshot: ListFile.Snapshot
         let hash: UInt64
@@ -76,72 +76,82 @@ final class SyncEngine: @unchecked Sendable {
             lastSeenHash = nil
             return .failed(error)
         }
-        var base: BaseStore.Base?
-        var baseMark = glance?.writtenHashes.last
-        if let unsaved = file.unsavedBase {
-            // Our last write's base could not be saved: the one on disk is older than that
-            // write and must not be merged against. The write's own list is the base.
-            baseMark = unsaved.hash
-            let hashes = (glance?.writtenHashes ?? []) + [unsaved.hash]
-            if absorbed?.hash != hash, !hashes.contains(hash) {
-                base = BaseStore.Base(list: unsaved.list, writtenHashes: hashes)
-            }
-        } else if let glance, absorbed?.hash != hash, !glance.writtenHashes.contains(hash) {
-            if let settled = ownWrite(hash, glance: glance) {
-                // Another bananas process wrote these bytes: no foreign change to absorb.
-                baseMark = settled.writtenHashes.last
-            } else if let list = glance.list() {
-                // A foreign write: absorb it against the base as it was before the file was read.
-                base = BaseStore.Base(list: list, writtenHashes: glance.writtenHashes)
-            } else if glance.isStale, attempts > 1 {
+        // Our last write's base could not be saved: the one on disk is older than that write
+        // and must not be merged against. The write's own list is the base (`unsavedBase`).
+        let unsaved = file.unsavedBase
+        var origin = WriteOrigin(hash: hash, exists: snapshot.exists,
+                                 writtenHashes: unsaved.map { (glance?.writtenHashes ?? []) + [$0.hash] } ?? glance?.writtenHashes,
+                                 settled: unsaved != nil, previous: previous, hasBase: glance == nil && unsaved == nil ? false : nil)
+        var baseGlance = glance
+        if origin.verdict == .unsettled, let store = file.base {
+            settle(&origin, glance: &baseGlance, store: store)
+        }
+        var base: ShoppingList?
+        if origin.verdict == .needsBase {
+            // A foreign write: absorb it against the base as it was before the file was read.
+            base = unsaved?.list ?? baseGlance?.list()
+            if base == nil, unsaved == nil, baseGlance?.isStale == true, attempts > 1 {
                 return read(settling: settling, attempts: attempts - 1)  // saved meanwhile: look again
             }
+            origin.hasBase = base != nil
         }
         lastSeenHash = hash
         lastSeenWritable = snapshot.isWritable
-        return .state(FileState(list: absorb(snapshot, base: base, hash: hash, baseMark: baseMark), snapshot: snapshot))
+        return .state(FileState(list: absorb(snapshot, origin: origin, base: { base }), snapshot: snapshot))
     }
 
-    /// A glance at the base to go on with if bananas wrote `hash` (another process's write),
-    /// nil if it is a foreign write.
+    /// Whether another bananas process wrote the bytes `origin` names: it announces them
+    /// before its rename; one that did not (an older version) is waited for to let go of the
+    /// lock, and the base glanced at again.
     ///
     /// A bananas writer renames the file into place and then saves its base, with the lock
     /// held throughout: a watcher that fires at the rename reads the new file before its hash
     /// is in the base, and took another bananas process's write for a foreign one, parsing
-    /// the whole base and merging against it (90% of propagation at 10,000 items). The writer
-    /// announces the hash before the rename; a writer that did not (an older version) is
-    /// waited for to let go of the lock. Whether bananas wrote some bytes may be judged by the
-    /// newest base (a file bananas wrote holds no foreign change, however old); only a base
-    /// to merge against must predate the read.
-    private func ownWrite(_ hash: UInt64, glance: BaseStore.Glance) -> BaseStore.Glance? {
-        guard let store = file.base else { return nil }
-        if store.announced() == hash { return glance }
-        guard FileLock.waitUntilFree(path: file.lockPath, timeoutMillis: SyncEngine.writerSettleMillis) else { return nil }
-        let glance = store.glance()
-        return glance.writtenHashes.contains(hash) ? glance : nil
+    /// the whole base and merging against it (90% of propagation at 10,000 items). Whether
+    /// bananas wrote some bytes may be judged by the newest base (a file bananas wrote holds
+    /// no foreign change, however old); only a base to merge against must predate the read,
+    /// so `glance` is replaced only when the bytes turn out to be bananas'.
+    private func settle(_ origin: inout WriteOrigin, glance: inout BaseStore.Glance?, store: BaseStore) {
+        origin.announced = store.announced()
+        if origin.verdict != .own, FileLock.waitUntilFree(path: file.lockPath, timeoutMillis: SyncEngine.writerSettleMillis) {
+            let settled = store.glance()
+            if settled.writtenHashes.contains(origin.hash) {
+                origin.writtenHashes = settled.writtenHashes
+                glance = settled
+            }
+        }
+        origin.settled = true
     }
 
-    private func absorb(_ snapshot: ListFile.Snapshot, base: BaseStore.Base?, hash: UInt64, baseMark: UInt64?) -> ShoppingList {
-        if let absorbed, absorbed.hash == hash { return absorbed.list }
-        var base = base
-        // A stampless writer (the Get Bananas server) may remove a row it added a moment ago,
-        // before any bananas write put that row in the base. Against the base the row would
-        // not look removed, and this instance, which took it in, would write it back. When no
-        // bananas write came between, the file as this engine last read it is newer than the
-        // base (a path's versions are read in order): compare with that instead.
-        if let known = base, let previous = absorbed, previous.baseMark == baseMark, snapshot.exists,
-           !known.writtenHashes.contains(hash) {
-            base = BaseStore.Base(list: previous.list, writtenHashes: known.writtenHashes)
+    /// The file state this engine took in last, as `WriteOrigin` knows it.
+    private var previous: WriteOrigin.Previous? {
+        absorbed.map { WriteOrigin.Previous(hash: $0.hash, baseMark: $0.baseMark, wasStampless: $0.wasStampless) }
+    }
+
+    /// The file's list as `origin` says to take it; `base` is asked for only to absorb
+    /// against it.
+    private func absorb(_ snapshot: ListFile.Snapshot, origin: WriteOrigin, base: () -> ShoppingList?) -> ShoppingList {
+        let list: ShoppingList
+        switch origin.verdict {
+        case .seenBefore:
+            return absorbed!.list
+        case .absent, .own, .foreignWithoutBase:
+            list = snapshot.list
+        case .foreign(.lastRead):
+            list = snapshot.absorbed(against: absorbed!.list, clock: &clock, now: Clock.nowMillis())
+        case .foreign(.base):
+            list = base().map { snapshot.absorbed(against: $0, clock: &clock, now: Clock.nowMillis()) } ?? snapshot.list
+        case .unsettled, .needsBase:
+            preconditionFailure("the origin of a file state is settled before it is absorbed")
         }
-        // An instance on a device that has only ever received the file (no base of its own):
-        // the state it last read is what a stampless writer changed (rule 5), not nothing.
-        if base == nil, let previous = absorbed, snapshot.exists, !previous.list.isStampless,
-           file.base?.glance().writtenHashes.contains(hash) != true {
-            base = BaseStore.Base(list: previous.list, writtenHashes: [])
-        }
-        let list = file.absorbing(snapshot, base: base, clock: &clock, now: Clock.nowMillis())
-        absorbed = (hash, list, baseMark)
+        absorbed = (origin.hash, list, origin.baseMark, list.isStampless)
         return list
+    }
+
+    /// The origin of a file read under the lock, with the base loaded before it.
+    private func origin(underLock snapshot: ListFile.Snapshot, base: BaseStore.Base?) -> WriteOrigin {
+        WriteOrigin(hash: snapshot.contentHash, exists: snapshot.exists, writtenHashes: base?.writtenHashes, settled: true,
+                    previous: previous, hasBase: base != nil)
     }
 
     // MARK: Flushing
@@ -155,7 +165,7 @@ final class SyncEngine: @unchecked Sendable {
         let result = try file.update(
             lockTimeoutMillis: lockTimeoutMillis,
             absorb: { snapshot, base in
-                self.absorb(snapshot, base: base, hash: snapshot.contentHash, baseMark: base?.writtenHashes.last)
+                self.absorb(snapshot, origin: self.origin(underLock: snapshot, base: base), base: { base?.list })
             }
         ) { list, _ in
             list.merge(local)
@@ -163,7 +173,7 @@ final class SyncEngine: @unchecked Sendable {
         }
         let hash = result.snapshot.contentHash
         lastSeenHash = hash
-        if result.wrote { absorbed = (hash, result.list, file.base == nil ? nil : hash) }  // its hash is the base's newest now
+        if result.wrote { absorbed = (hash, result.list, file.base == nil ? nil : hash, result.list.isStampless) }  // its hash is the base's newest now
         return FlushOutcome(fileState: result.fileState, written: result.list, wrote: result.wrote, stateFailure: result.baseSaveFailure)
     }
 
@@ -207,7 +217,9 @@ final class SyncEngine: @unchecked Sendable {
         do {
             let result = try file.update(
                 lockTimeoutMillis: lockTimeoutMillis,
-                absorb: { snapshot, base in self.absorb(snapshot, base: base, hash: snapshot.contentHash, baseMark: base?.writtenHashes.last) },
+                absorb: { snapshot, base in
+                    self.absorb(snapshot, origin: self.origin(underLock: snapshot, base: base), base: { base?.list })
+                },
                 settled: { _ in
                     // The merged file is on disk (fsynced): only now may the copies go.
                     for (copy, bytes) in merged where copy.retire(merged: bytes, archive: self.file.state) {
@@ -229,7 +241,7 @@ final class SyncEngine: @unchecked Sendable {
                 }
             }
             let hash = result.snapshot.contentHash
-            if result.wrote { absorbed = (hash, result.list, file.base == nil ? nil : hash) }
+            if result.wrote { absorbed = (hash, result.list, file.base == nil ? nil : hash, result.list.isStampless) }
             // Written here, or by another process that merged the copies first: either way a
             // state the store has not seen (and the next read would take for one it has).
             if result.wrote || hash != lastSeenHash {
@@ -249,7 +261,9 @@ final class SyncEngine: @unchecked Sendable {
         let now = Clock.nowMillis()
         clock.observe(max(list.newestStamp, snapshot.list.newestStamp), now: now)
         // Bytes bananas wrote here carry every change as stamps: nothing to absorb.
-        let known = base.flatMap { $0.writtenHashes.contains(Hash.content(bytes)) ? nil : $0.list }
+        let origin = WriteOrigin(hash: Hash.content(bytes), exists: true, writtenHashes: base?.writtenHashes,
+                                 settled: true, previous: nil, hasBase: base != nil)
+        let known = origin.verdict == .foreign(.base) ? base?.list : nil
         list = ShoppingList.mergingConflictCopy(snapshot.list, into: list, base: known, stamp: clock.next(now: now))
     }
 

@@ -70,6 +70,31 @@ public struct SyncStatus: Equatable, Sendable {
         return text
     }
 
+    /// `summary` in fewer words, for a narrow status bar: every fact kept, the details cut
+    /// ("paused: lock pid 26415 · 1 queued", "conflict 2 · press c").
+    public func shortSummary(now: Int64) -> String {
+        var short: String
+        switch state {
+        case .synced, .pending:
+            short = summary(now: now)
+            if let range = short.firstRange(of: " · ") { short = String(short[..<range.lowerBound]) }
+        case .conflict:
+            short = "conflict \(conflicts.count + unmergedCopies.count) · press c"
+        case .paused:
+            let reason: String = switch pausedBy {
+            case .lockHeld(_, let pid?, _, false)?: "stale lock pid \(pid)"
+            case .lockHeld(_, let pid?, _, true)?: "lock pid \(pid)"
+            case let problem?: problem.pausedReason
+            case nil: ""
+            }
+            short = "paused: " + reason
+            if pendingCount > 0 { short += " · \(pendingCount) queued" }
+        }
+        if journalProblem != nil { short += " · no journal" }
+        if clockSkewMillis > SyncStatus.skewWarningMillis { short += " · skew \(clockSkewMillis / 1000)s" }
+        return short
+    }
+
     /// Skew worth telling the user about: stamps from a machine this far ahead win over
     /// later edits made here.
     public static let skewWarningMillis: Int64 = 5_000

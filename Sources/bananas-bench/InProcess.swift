@@ -2,6 +2,7 @@ import BananasCore
 import BananasEditor
 import BananasFile
 import BananasSync
+import BananasTerminal
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -16,10 +17,10 @@ enum InProcess {
         let memo = RowsMemo()  // as the editor keeps one
         state.viewportHeight = Screen.viewportHeight(forHeight: 40)
         state.settle(state.rows(for: list, memo: memo))
-        let status = SyncStatus()
+        let status = SyncView(SyncStatus(), now: 0)
         return measure(warmup: runs == nil ? 20 : 0, runs: runs ?? (items >= 100_000 ? 100 : 300)) { k in
             _ = state.handle(k % 2 == 0 ? .char("j") : .down, list: list, memo: memo)
-            let grid = Screen.render(Frame(state: state, list: list, status: status, fileLabel: "bench", now: 0), width: 100, height: 40,
+            let grid = Screen.render(Frame(state: state, list: list, status: status, fileLabel: "bench"), width: 100, height: 40,
                                      memo: memo)
             precondition(grid.width == 100)
         }
@@ -67,10 +68,8 @@ enum InProcess {
             let checked = local.rows[id]?.checked ?? false
             _ = try? local.apply(.update(id: id, changes: [.checked: .flag(!checked)]), stamp: clock.next(now: 1_800_000_000_000 + Int64(k)))
         }) { _ in
-            var engineClock = StampClock(replica: "a0b1c2d3e4f5")
-            let result = try file.update(absorb: { snapshot, base in
-                file.absorbing(snapshot, base: base, clock: &engineClock, now: Clock.nowMillis())
-            }) { list, _ in list.merge(local) }
+            // The file is the last flush's: bananas' own write, taken as it is (`WriteOrigin`).
+            let result = try file.update { list, _ in list.merge(local) }
             precondition(result.wrote)
             local.merge(result.list)  // as the store does with what it wrote
         }

@@ -41,6 +41,8 @@ import Testing
         #expect(try TextRules.validated(.flag(true), for: .checked) == .flag(true))
         #expect(throws: TextRules.Violation.empty(.name)) { try TextRules.validated(.text(" \t "), for: .name) }
         #expect(throws: TextRules.Violation.empty(.section)) { try TextRules.validated(.text("  "), for: .section) }
+        #expect(try TextRules.validatedSection(" Produce ") == "Produce")
+        #expect(throws: TextRules.Violation.empty(.section)) { try TextRules.validatedSection(" \t ") }
         #expect(throws: TextRules.Violation.self) { try TextRules.validated(.text("a\u{1B}b"), for: .amount) }
         for bad in [Double.nan, .infinity, -.infinity] {
             #expect(throws: TextRules.Violation.notFinite(.sortOrder)) { try TextRules.validated(.order(bad), for: .sortOrder) }

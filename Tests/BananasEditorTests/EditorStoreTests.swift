@@ -2,6 +2,7 @@ import BananasCore
 import BananasEditor
 import BananasFile
 import BananasSync
+import BananasTerminal
 import Foundation
 import BananasTestSupport
 import Testing
@@ -135,8 +136,8 @@ struct EditorStoreTests {
         // Only the clock moved on: the frame is the full render's, status bar and all.
         let before = editor.render(width: 40, height: 10, now: synced + 4_000)
         let after = editor.render(width: 40, height: 10, now: synced + 125_000)
-        let full = Screen.render(Frame(state: editor.state, list: store.list, status: store.status, fileLabel: "test",
-                                       now: synced + 125_000), width: 40, height: 10)
+        let full = Screen.render(Frame(state: editor.state, list: store.list, status: SyncView(store.status, now: synced + 125_000),
+                                       fileLabel: "test"), width: 40, height: 10)
         #expect(after == full && after != before)
         #expect(after.lines.last?.contains("synced 2m ago") == true)
         // A change to the list shows (the store's notification makes it a full render).

@@ -2,6 +2,7 @@ import BananasCore
 import BananasEditor
 import BananasFile
 import BananasSync
+import BananasTerminal
 import BananasTestSupport
 import Foundation
 import Testing
@@ -98,7 +99,7 @@ struct EditorBugTests {
     func unreadableFile() {
         var status = SyncStatus()
         status.pausedBy = .unparseable(path: "/home/u/BananaList.json", detail: "invalid JSON at line 1, column 1: unexpected character")
-        let frame = Frame(state: EditorState(), list: ShoppingList(), status: status, fileLabel: "~/BananaList.json", now: now,
+        let frame = Frame(state: EditorState(), list: ShoppingList(), status: SyncView(status, now: now), fileLabel: "~/BananaList.json",
                           lastWritten: "~/.local/state/bananas/files/0123/base.json")
         let text = Screen.render(frame, width: 60, height: 16).text
         #expect(!text.contains("The list is empty"), "\(text)")

@@ -2,6 +2,7 @@ import BananasCore
 import BananasEditor
 import BananasFile
 import BananasSync
+import BananasTerminal
 import BananasTestSupport
 import Testing
 
@@ -220,7 +221,7 @@ struct RememberedItemsTests {
         _ = state.handle(.char("a"), list: list, memo: memo)
         for key in [Key.char("m"), .char("i"), .tab, .backspace, .down] {
             _ = state.handle(key, list: list, memo: memo)
-            _ = Screen.render(Frame(state: state, list: list, status: syncedStatus(), fileLabel: "f", now: now), width: 44, height: 12, memo: memo)
+            _ = Screen.render(Frame(state: state, list: list, status: SyncView(syncedStatus(), now: now), fileLabel: "f", now: now), width: 44, height: 12, memo: memo)
         }
         #expect(gathered == 1)
         #expect(state.suggestions(for: list, memo: memo).map(\.name) == ["Milk"])

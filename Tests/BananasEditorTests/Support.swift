@@ -2,6 +2,7 @@ import BananasCore
 import BananasEditor
 import BananasFile
 import BananasSync
+import BananasTerminal
 import Foundation
 import Testing
 
@@ -40,7 +41,7 @@ func render(_ list: ShoppingList = sampleList(), state: EditorState = EditorStat
     if state.keyBar == .auto { state.keyBar = keyBar }
     state.viewportHeight = Screen.viewportHeight(forHeight: height, keyBar: Screen.keyBar(state, list, height: height))
     state.settle(state.rows(for: list))
-    return Screen.render(Frame(state: state, list: list, status: status, fileLabel: "~/lists/BananaList.json", now: now),
+    return Screen.render(Frame(state: state, list: list, status: SyncView(status, now: now), fileLabel: "~/lists/BananaList.json", now: now),
                          width: width, height: height)
 }
 

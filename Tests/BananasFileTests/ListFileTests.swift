@@ -43,7 +43,7 @@ func inode(_ path: String) -> UInt64? {
         try handle.write(contentsOf: after)  // in place: same inode, same size
         try handle.close()
         #expect(try file.load().list.items.map(\.name) == ["Oats"])
-        // And the next write keeps the change (absorbed against the base, not reverted).
+        // And the next write keeps the change (the file as read, not reverted).
         try addItem("Eggs", to: file)
         #expect(try Set(ListFile(path: folder.listPath).load().list.items.map(\.name)) == ["Oats", "Eggs"])
     }

@@ -54,9 +54,9 @@ struct ForeignStampTests {
         // absorbs the file under the lock), while the slow reader still waits.
         box.write(Self.stampless([(milk.id, "Milk", false), (tea, "Tea", true)]))
         let other = box.file()
-        let otherBase = other.base?.load()
+        let otherBase = try #require(other.base?.load().list)
         var otherClock = StampClock(replica: ReplicaID.random())
-        let checked = other.absorbing(try other.load(), base: otherBase, clock: &otherClock, now: Clock.nowMillis())
+        let checked = try other.load().absorbed(against: otherBase, clock: &otherClock, now: Clock.nowMillis())
         usleep(100_000)
         lock.release()
         done.wait()

@@ -1,8 +1,9 @@
 import BananasCore
+import BananasEditor
 import BananasFile
 import BananasSync
 
-/// The editor: an `EditorState` driven by keys, carried out on a `ListStore`. It knows
+/// The editor's shell: an `EditorState` driven by keys, carried out on a `ListStore`. It knows
 /// nothing of terminals; a backend feeds it keys and paints `render(width:height:)`.
 @MainActor
 public final class Editor {
@@ -86,7 +87,7 @@ public final class Editor {
     }
 
     public func render(width: Int, height: Int, now: Int64 = Clock.nowMillis()) -> Grid {
-        var frame = Frame(state: state, list: store.list, status: store.status, fileLabel: fileLabel, now: now)
+        var frame = Frame(state: state, list: store.list, status: SyncView(store.status, now: now), fileLabel: fileLabel, now: now)
         if store.status.pausedBy != nil, store.list.items.isEmpty, let base = store.file.state?.basePath,
            FileSystem.fileExists(atPath: base) {
             frame.lastWritten = Editor.label(for: base)
@@ -95,13 +96,13 @@ public final class Editor {
         // idle): the last frame with its status bar drawn again, not the whole list.
         if var last = lastRender, last.width == width, last.height == height, case .normal = state.mode,
            Screen.fits(width: width, height: height),
-           last.storeChanges == storeChanges, last.state == state, last.status == frame.status {
+           last.storeChanges == storeChanges, last.state == state, last.status == store.status {
             Screen.drawStatusBar(&last.grid, frame, state)
             lastRender = last
             return last.grid
         }
         let grid = Screen.render(frame, width: width, height: height, memo: rowsMemo)
-        lastRender = LastRender(grid: grid, width: width, height: height, storeChanges: storeChanges, state: state, status: frame.status)
+        lastRender = LastRender(grid: grid, width: width, height: height, storeChanges: storeChanges, state: state, status: store.status)
         return grid
     }
 
@@ -202,6 +203,19 @@ public final class Editor {
         return text != checkedStatusText
     }
 
+    /// Undo or redo (`verb`), said with the step's label as it reads now.
+    private func replay(_ verb: String, _ step: () throws -> String?, said: (String) -> String) {
+        do {
+            if let label = try step() {
+                state.message = .init(said(StepLabel.text(label, in: store.list)))
+            } else {
+                state.message = .init("Nothing to \(verb)")
+            }
+        } catch {
+            state.message = .init("Could not \(verb): \(error)", kind: .error)
+        }
+    }
+
     private func perform(_ action: EditorAction) -> Bool {
         switch action {
         case .none:
@@ -219,32 +233,16 @@ public final class Editor {
                 state.message = .init("Could not \(label): \(error)", kind: .error)
             }
         case .undo:
-            do {
-                if let label = try store.undo() {
-                    state.message = .init("Undid \(StepLabel.text(label, in: store.list)) — Ctrl-R redoes")
-                } else {
-                    state.message = .init("Nothing to undo")
-                }
-            } catch {
-                state.message = .init("Could not undo: \(error)", kind: .error)
-            }
+            replay("undo", store.undo) { "Undid \($0) — Ctrl-R redoes" }
         case .redo:
-            do {
-                if let label = try store.redo() {
-                    state.message = .init("Redid \(StepLabel.text(label, in: store.list))")
-                } else {
-                    state.message = .init("Nothing to redo")
-                }
-            } catch {
-                state.message = .init("Could not redo: \(error)", kind: .error)
-            }
+            replay("redo", store.redo) { "Redid \($0)" }
         case .restoreConflict(let conflict):
             do {
                 let before = store.list
                 try store.perform(try before.restoreEdit(conflict), label: "restore \(conflict.name) \(conflict.field)")
                 state.message = .init(conflict.restoredMessage(in: before) + " — u undoes")
             } catch EditError.noSuchItem {
-                state.message = .init("\(conflict.name.displaySafe) is no longer on the list", kind: .error)
+                state.message = .init("\(TextRules.escaped(conflict.name)) is no longer on the list", kind: .error)
             } catch {
                 state.message = .init("Could not restore: \(error)", kind: .error)
             }
@@ -257,5 +255,19 @@ public final class Editor {
             }
         }
         return true
+    }
+}
+
+extension SyncView {
+    /// What the frame drawn at `now` shows of `status`.
+    public init(_ status: SyncStatus, now: Int64) {
+        let state: State = switch status.state {
+        case .synced: .synced
+        case .pending: .pending
+        case .conflict: .conflict
+        case .paused: .paused
+        }
+        self.init(state: state, summary: status.summary(now: now), shortSummary: status.shortSummary(now: now),
+                  conflicts: status.conflicts, problem: status.pausedBy?.description)
     }
 }

@@ -135,7 +135,7 @@ public struct BaseStore: Sendable {
         public func list() -> ShoppingList? {
             guard signature != nil else { return nil }
             // The base is saved before its hash: the newest hash seen is the base then or
-            // an older one, either fit to merge against (see `ListFile.absorbing`).
+            // an older one, either fit to merge against (see `WriteOrigin`, in BananasSync).
             if let newest = writtenHashes.last, let cached = store.cache.list(for: newest) { return cached }
             return store.read(accepting: writtenHashes)?.list
         }

@@ -1,0 +1,104 @@
+import BananasCore
+import BananasFile
+
+/// Whose write a state of the list file is, and what its list is merged against: the one
+/// place bananas tells its own writes from foreign ones (docs/sync.md). A pure value: the
+/// engine gathers what it read (the bytes' hash, the base's written hashes, the hash a writer
+/// announced, the state it took in last), and waits, parses or stamps only as the verdict
+/// asks. `ListFile` only reads, locks and renames.
+struct WriteOrigin: Equatable {
+    /// `Hash.content` of the bytes read (of none when there is no file).
+    var hash: UInt64
+    var exists: Bool
+    /// The hashes of the files bananas wrote here, newest last, as glanced *before* the file
+    /// was read; nil when no state is kept.
+    var writtenHashes: [UInt64]?
+    /// The hash a bananas writer announced just before its rename (`BaseStore.announce`).
+    var announced: UInt64? = nil
+    /// Whether a bananas writer that may be between its rename and saving its base has been
+    /// looked for (or the file was read under the lock, where none can be).
+    var settled: Bool
+    /// The file state this engine took in last.
+    var previous: Previous?
+    /// Whether there is a base to compare a foreign write with; nil when not looked at yet
+    /// (parsing it costs, and only a foreign write needs it).
+    var hasBase: Bool?
+
+    struct Previous: Equatable {
+        var hash: UInt64
+        /// The newest written hash when that state was read.
+        var baseMark: UInt64?
+        /// Whether the list taken in then held no stamps at all.
+        var wasStampless: Bool
+    }
+
+    enum Verdict: Equatable {
+        /// The bytes this engine took in last: the list it made of them then (a stampless
+        /// file read twice is stamped once, so its edits do not beat later local ones).
+        case seenBefore
+        /// No file: absence, never "every row deleted". Taken as it is.
+        case absent
+        /// Bytes bananas wrote, here or in another process: every change in them carries
+        /// stamps. Taken as they are.
+        case own
+        /// Not known yet: a bananas writer renames its file before it saves its base. Look
+        /// at the announced hash, wait for the lock, glance again, and ask again `settled`.
+        case unsettled
+        /// A foreign write: look for the base and ask again with `hasBase`.
+        case needsBase
+        /// A foreign write, its changes stamped against `Against`.
+        case foreign(Against)
+        /// A foreign write with nothing to compare it with: taken as it is (deletes cannot
+        /// be told, and nothing is lost).
+        case foreignWithoutBase
+    }
+
+    enum Against: Equatable {
+        /// The base: the file as bananas here last wrote it.
+        case base
+        /// The file as this engine read it last. With a base, when no bananas write came
+        /// between (the same `baseMark`): that read is newer than the base, and a stampless
+        /// writer may have removed a row it added a moment ago, before any bananas write put
+        /// it in the base. With none (a device that only ever received the file), what the
+        /// stampless writer changed, if bananas had stamped it.
+        case lastRead
+    }
+
+    var verdict: Verdict {
+        if previous?.hash == hash { return .seenBefore }
+        guard exists else { return .absent }
+        if writtenHashes?.contains(hash) == true || announced == hash { return .own }
+        if writtenHashes != nil, !settled { return .unsettled }
+        guard let hasBase else { return .needsBase }
+        if hasBase {
+            if let previous, previous.baseMark == baseMark { return .foreign(.lastRead) }
+            return .foreign(.base)
+        }
+        if let previous, !previous.wasStampless { return .foreign(.lastRead) }
+        return .foreignWithoutBase
+    }
+
+    /// The newest written hash: the same mark at a later read means no bananas write came
+    /// between.
+    var baseMark: UInt64? { writtenHashes?.last }
+}
+
+extension ListFile.Snapshot {
+    /// This file's list with a stampless writer's changes stamped against `base` (see
+    /// `ShoppingList.absorbing`). Their stamp is `Stamp.foreignEdit`: the time the file was
+    /// written, past every stamp in sight (so a foreign edit always beats the value it
+    /// replaced), and the same in every instance that reads these bytes. `clock` observes it.
+    ///
+    /// `base` must have been read *before* the file: a base newer than the file (read without
+    /// the lock) would make the rows added since look deleted. An older base is harmless: the
+    /// file then holds stamps it has not seen.
+    func absorbed(against base: ShoppingList, clock: inout StampClock, now: Int64) -> ShoppingList {
+        // A file time far ahead of this clock (a file server's or a synced device's clock
+        // running fast) is not used: the stamp is then just past what the edit replaced, the
+        // same in every instance (where "now" would not be).
+        let written = modifiedNanos.flatMap { $0 / 1_000_000 <= now + StampClock.maxForwardJump ? $0 : nil }
+        let stamp = Stamp.foreignEdit(writtenAtNanos: written, after: max(list.newestStamp, base.newestStamp), content: contentHash)
+        clock.observe(stamp, now: now)
+        return ShoppingList.absorbing(file: list, base: base, stamp: stamp)
+    }
+}
