@@ -115,6 +115,10 @@ final class SyncEngine: @unchecked Sendable {
 
     private func absorb(_ snapshot: ListFile.Snapshot, base: BaseStore.Base?, hash: UInt64, baseMark: UInt64?) -> ShoppingList {
         if let absorbed, absorbed.hash == hash { return absorbed.list }
+        // A missing file is no state a writer changed: a sync engine that deletes the file and
+        // then renames the new one in made one replacement, to be compared with the file
+        // before it (compared with nothing, a Get Bananas delete came back).
+        guard snapshot.exists else { return snapshot.list }
         var base = base
         // A stampless writer (the Get Bananas server) may remove a row it added a moment ago,
         // before any bananas write put that row in the base. Against the base the row would
