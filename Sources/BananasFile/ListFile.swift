@@ -222,6 +222,12 @@ public final class ListFile: Sendable {
         let stamp = Stamp.foreignEdit(
             writtenAtNanos: written, after: max(snapshot.list.newestStamp, base.newestStamp), content: snapshot.contentHash)
         clock.observe(stamp, now: now)
+        // A stampless whole-list save (the Get Bananas app) may have read an older state than
+        // the newest base: it is judged against the one it agrees with most.
+        if snapshot.list.isStampless {
+            let bases = [base] + known.older.filter { $0 != base }
+            if bases.count > 1 { return ShoppingList.absorbing(stampless: snapshot.list, bases: bases, stamp: stamp) }
+        }
         return ShoppingList.absorbing(file: snapshot.list, base: base, stamp: stamp)
     }
 

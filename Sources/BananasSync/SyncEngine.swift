@@ -84,7 +84,7 @@ final class SyncEngine: @unchecked Sendable {
                 baseMark = settled.writtenHashes.last
             } else if let list = glance.list() {
                 // A foreign write: absorb it against the base as it was before the file was read.
-                base = BaseStore.Base(list: list, writtenHashes: glance.writtenHashes)
+                base = BaseStore.Base(list: list, glance: glance)
             } else if glance.isStale, attempts > 1 {
                 return read(settling: settling, attempts: attempts - 1)  // saved meanwhile: look again
             }
@@ -127,7 +127,7 @@ final class SyncEngine: @unchecked Sendable {
         // base (a path's versions are read in order): compare with that instead.
         if let known = base, let previous = absorbed, previous.baseMark == baseMark, snapshot.exists,
            !known.writtenHashes.contains(hash) {
-            base = BaseStore.Base(list: previous.list, writtenHashes: known.writtenHashes)
+            base = known.replacing(list: previous.list)
         }
         // An instance on a device that has only ever received the file (no base of its own):
         // the state it last read is what a stampless writer changed (rule 5), not nothing.
