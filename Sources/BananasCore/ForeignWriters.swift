@@ -219,12 +219,16 @@ extension ShoppingList {
     /// edited back by the phone (issue 19, failure 6a), and every section added since removed.
     /// Agreement is the number of equal field values (as a version-1 reader sees them) and
     /// of section names both show, one more when they show them in the same order, less the
-    /// rows and sections the base shows that the save lacks. A tie goes to the older base: the
-    /// states differ only in what a version-1 reader cannot see (stamps), and a delete judged
-    /// against the older one saw fewer of them, so it hides no row over an edit it never saw.
+    /// rows and sections the base shows that the save lacks. A tie goes to the older base: what
+    /// tells the two apart is out of the save's sight (stamps, or a row it lacks), and a delete
+    /// judged against the older one saw fewer stamps, so it hides no row over an edit it never
+    /// saw.
+    /// A state without a row the writer is known to have held (rule 4's evidence) came before
+    /// its earlier save, so not after the state this save came from: it is no candidate.
     public static func likeliestBase(of file: ShoppingList, among bases: [ShoppingList]) -> ShoppingList? {
+        let held = Set(bases.flatMap { $0.rows.values.filter(\.heldByStampless).map(\.id) })
         var best: (base: ShoppingList, score: Int)?
-        for base in bases.reversed() {
+        for (index, base) in bases.enumerated().reversed() where index == 0 || held.allSatisfy({ base.rows[$0] != nil }) {
             let score = agreement(of: file, with: base)
             if best == nil || score > best!.score { best = (base, score) }
         }
@@ -252,8 +256,15 @@ extension ShoppingList {
     /// since that read is concurrent with the save, not undone by it.
     public static func absorbing(stampless file: ShoppingList, bases: [ShoppingList], stamp: Stamp) -> ShoppingList {
         guard let newest = bases.first else { return file }
-        guard let read = likeliestBase(of: file, among: bases), read != newest else {
+        guard var read = likeliestBase(of: file, among: bases), read != newest else {
             return absorbing(file: file, base: newest, stamp: stamp)
+        }
+        // That the writer held a row (rule 4's evidence) is known of the writer, whichever
+        // state it read: any base's word for it counts.
+        for base in bases {
+            for (id, row) in base.rows where row.heldByStampless && read.rows[id]?.heldByStampless == false {
+                read.rows[id]!.heldByStampless = true
+            }
         }
         var result = absorbing(file: file, base: read, stamp: stamp)
         result.merge(newest)

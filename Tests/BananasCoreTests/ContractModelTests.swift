@@ -569,8 +569,13 @@ final class ContractModel {
         case .phoneNoBase:
             phone(reading: r, step, base: false, receiver: s)
         case .phoneOlder:
-            guard !replicas[r].history.isEmpty else { return }
-            phone(reading: r, step, base: true, receiver: r, older: step.c % min(4, replicas[r].history.count))
+            // The app is one writer whose reads move forward: a state without a row it already
+            // held (saved) is older than its last save, so it never reads one.
+            let history = replicas[r].history
+            let held = replicas[r].list.rows.values.filter(\.heldByStampless).map(\.id)
+            let readable = (0..<min(4, history.count)).filter { back in held.allSatisfy { history[history.count - 1 - back].list.rows[$0] != nil } }
+            guard !readable.isEmpty else { return }
+            phone(reading: r, step, base: true, receiver: r, older: readable[step.c % readable.count])
         case .syncAll:
             guard replicas.allSatisfy({ $0.offline == 0 }) else { return }
             let merged = replicas.dropFirst().reduce(replicas[0].list) { $0.merged(with: $1.list) }
@@ -709,7 +714,15 @@ final class ContractModel {
             let absorbed = older == nil ? ShoppingList.absorbing(file: saved, base: source, stamp: stamp)
                 : ShoppingList.absorbing(stampless: saved, bases: bases, stamp: stamp)
             // The app saw the values of the list it read: what it replaced, it replaced knowingly.
-            let new = record(before: source, after: absorbed, knowledge: read.known, by: "app", local: true)
+            var new = record(before: source, after: absorbed, knowledge: read.known, by: "app", local: true)
+            if older != nil {
+                // A delete judged against an older state than the app read saw only that state's
+                // stamps, and may not hide the row yet: it is still a delete, of what it saw.
+                for (id, tombstone) in absorbed.tombstones where source.isVisible(id) && absorbed.isVisible(id) && source.tombstones[id] != tombstone {
+                    let saw = Set(ItemField.allCases.compactMap { index[EventKey(subject: .item(id, $0), stamp: tombstone.seen[$0])] })
+                    new.append(add(Event(deletes: id, value: .text(""), stamp: tombstone.stamp, knowledge: saw, step: stepNumber, by: "app")))
+                }
+            }
             receive(receiver, absorbed, known: replicas[r].known.union(new))
             log(label + (older == nil ? "" : " (\(older!) states back)") + "; r\(receiver) takes it in against its base [\(stamp)]")
             if older != nil, let chosen = ShoppingList.likeliestBase(of: saved, among: bases),
