@@ -116,14 +116,14 @@ extension EditorState {
 
         case .editItem:
             if let item {
-                openPrompt(.editName(id: item.id, original: item.name), "Name:", text: item.name)
+                openPrompt(.editName(id: item.id, original: item.name, seen: Self.seen(item)), "Name:", text: item.name)
             } else if let row {
                 openPrompt(.renameSection(row.section), "Rename section:", text: row.section)
             }
 
         case .changeAmount:
             if let item {
-                openPrompt(.editAmount(id: item.id, originalName: item.name, name: item.name, originalAmount: item.amount),
+                openPrompt(.editAmount(id: item.id, originalName: item.name, name: item.name, originalAmount: item.amount, seen: Self.seen(item)),
                            "Amount for \(item.name.displaySafe):", text: item.amount)
             }
 
@@ -293,6 +293,11 @@ extension EditorState {
 
     // MARK: - Prompts
 
+    /// The stamps of the name and amount an edit prompt shows (see `Prompt.Kind.editName`).
+    static func seen(_ item: Item) -> [ItemField: Stamp] {
+        [.name: item.stamps[.name], .amount: item.stamps[.amount]]
+    }
+
     private mutating func handlePrompt(_ prompt: Prompt, _ key: Key, list: ShoppingList, memo: RowsMemo?) -> EditorAction {
         var prompt = prompt
         switch KeyMap.promptCommand(for: key) {
@@ -421,17 +426,20 @@ extension EditorState {
                 return reject("\(error)")
             }
 
-        case .editName(let id, let original):
+        case .editName(let id, let original, let seen):
             do {
                 let name = try TextRules.validated(text, as: .name)
                 guard let item = list.item(id) else { return vanished() }
-                openPrompt(.editAmount(id: id, originalName: original, name: name, originalAmount: item.amount), "Amount:", text: item.amount)
+                // The amount as shown now is what the user sees next: its stamp is the one seen.
+                var seen = seen
+                seen[.amount] = item.stamps[.amount]
+                openPrompt(.editAmount(id: id, originalName: original, name: name, originalAmount: item.amount, seen: seen), "Amount:", text: item.amount)
                 return .none
             } catch {
                 return reject(error.description)
             }
 
-        case .editAmount(let id, let originalName, let name, let originalAmount):
+        case .editAmount(let id, let originalName, let name, let originalAmount, let seen):
             do {
                 let amount = try TextRules.validated(text, as: .amount)
                 mode = .normal
@@ -443,7 +451,8 @@ extension EditorState {
                 if amount != originalAmount { changes[.amount] = .text(amount) }
                 if changes.isEmpty { message = Message("No change"); return .none }
                 let shown = list.item(id).map { changes[.name] == nil ? $0.name : name } ?? name
-                return .edit(.update(id: id, changes: changes), label: StepLabel.make("edit", id: id, name: shown), select: .item(id), message: "Saved \(shown.displaySafe)")
+                return .edit(.update(id: id, changes: changes, seen: seen.filter { changes[$0.key] != nil }),
+                             label: StepLabel.make("edit", id: id, name: shown), select: .item(id), message: "Saved \(shown.displaySafe)")
             } catch {
                 return reject(error.description)
             }

@@ -27,8 +27,10 @@ public struct EditorState: Equatable, Sendable {
             case addAmount(section: String, name: String, optional: Bool)
             /// `original` is the name when the prompt opened: only what the user changed is
             /// sent, so a concurrent edit to the other field (or this one, untouched) stands.
-            case editName(id: String, original: String)
-            case editAmount(id: String, originalName: String, name: String, originalAmount: String)
+            /// `seen`: the stamps of the name and amount shown when it opened, so a value another
+            /// writer put there meanwhile is recorded for review when the save overwrites it.
+            case editName(id: String, original: String, seen: [ItemField: Stamp] = [:])
+            case editAmount(id: String, originalName: String, name: String, originalAmount: String, seen: [ItemField: Stamp] = [:])
             case moveTo(id: String)
             case addSection(at: Int)
             case renameSection(String)
