@@ -543,16 +543,7 @@ final class ContractModel {
             guard r != s, !replicas[s].history.isEmpty else { return }
             let copy = replicas[s].history[replicas[s].history.count - 1 - step.a % replicas[s].history.count]
             let ownHistory = replicas[r].history
-            var base = step.b % 2 == 0 && !ownHistory.isEmpty ? ownHistory[ownHistory.count - 1 - step.c % ownHistory.count] : nil
-            // Tolerated unless strict: a stamped copy whose newest section stamp ties with the
-            // base's has its section names taken as stampless section edits (a section added
-            // with a slow clock is removed: ForeignWriterTests,
-            // `aStampedConflictCopyNeverRemovesASectionAddedWithASlowClock`). Merged without a base.
-            if let known = base, !Self.strict, known.list.sections != copy.list.sections,
-               known.list.newestSectionStamp == copy.list.newestSectionStamp, !copy.list.isStampless {
-                tolerated["a stamped copy's sections taken as stampless edits when the newest section stamps tie", default: 0] += 1
-                base = nil
-            }
+            let base = step.b % 2 == 0 && !ownHistory.isEmpty ? ownHistory[ownHistory.count - 1 - step.c % ownHistory.count] : nil
             replicas[r].clock.observe(copy.list.newestStamp, now: now(r))
             let stamp = replicas[r].clock.next(now: now(r))
             let before = replicas[r].list
