@@ -332,4 +332,25 @@ struct ContractSplitViewTests {
         #expect(tmux.screen(left).contains("Red garlic") && tmux.screen(right).contains("Red garlic"))
         #expect(cli("conflicts").stdout.contains("No conflicts await review."), "the right saw the left's name: no conflict")
     }
+
+    @Test("7: a rename prompt opened on the left, a rename on the right, the prompt saved: the right's name is a conflict to review")
+    func aPromptSavedOverAnotherPanesRename() throws {
+        let cli = CLI()
+        defer { cli.cleanUp() }
+        cli("add", "Garlic", "--section", "Produce")
+        let tmux = try Tmux(cli, width: 120, height: 20)
+        let left = tmux.firstPane
+        let right = tmux.splitRight()
+        #expect(tmux.waitFor("Garlic", pane: left) && tmux.waitFor("Garlic", pane: right))
+
+        tmux.keys("g", "j", "e", "C-u", pane: left)  // the prompt is open on "Garlic"
+        #expect(tmux.waitFor("Name:", pane: left))
+        rename(tmux, pane: right, to: "Garlic clove")
+        #expect(fileNames(cli, "Garlic clove"))
+        tmux.type("Big garlic", pane: left)
+        tmux.keys("Enter", "Enter", pane: left)
+        #expect(fileNames(cli, "Big garlic"))
+        let conflicts = cli("conflicts")
+        #expect(conflicts.stdout.contains(#"Big garlic · name: kept "Big garlic", lost "Garlic clove""#), "\(conflicts.stdout)")
+    }
 }
