@@ -158,7 +158,7 @@ extension EditorState {
             }
 
         case .moveToSection:
-            if let item { openPrompt(.moveTo(id: item.id), "Move \(item.name.displaySafe) to section:") }
+            if let item { openPrompt(.moveTo(id: item.id, seen: item.stamps[.section]), "Move \(item.name.displaySafe) to section:") }
 
         case .clearChecked:
             let checked = list.items.filter(\.checked).map(\.id)
@@ -296,6 +296,17 @@ extension EditorState {
     /// The stamps of the name and amount an edit prompt shows (see `Prompt.Kind.editName`).
     static func seen(_ item: Item) -> [ItemField: Stamp] {
         [.name: item.stamps[.name], .amount: item.stamps[.amount]]
+    }
+
+    /// `edit` (a move of item `id`) with the section stamp its prompt showed as seen.
+    static func seeing(_ edit: ListEdit, section saw: Stamp, of id: String) -> ListEdit {
+        switch edit {
+        case .update(let target, let changes, var seen) where target == id && changes[.section] != nil:
+            seen[.section] = saw
+            return .update(id: id, changes: changes, seen: seen)
+        case .batch(let edits): return .batch(edits.map { seeing($0, section: saw, of: id) })
+        default: return edit
+        }
     }
 
     private mutating func handlePrompt(_ prompt: Prompt, _ key: Key, list: ShoppingList, memo: RowsMemo?) -> EditorAction {
@@ -457,7 +468,7 @@ extension EditorState {
                 return reject(error.description)
             }
 
-        case .moveTo(let id):
+        case .moveTo(let id, let seen):
             do {
                 let typed = try TextRules.validated(text, as: .section)
                 if typed.isEmpty { return reject("Type a section name (Tab completes)") }
@@ -471,7 +482,8 @@ extension EditorState {
                     steps.append(ensure)
                     try working.apply(ensure, stamp: .zero)
                 }
-                steps.append(try working.placeEdit(id, inSection: section, at: nil))
+                let place = try working.placeEdit(id, inSection: section, at: nil)
+                steps.append(seen.map { Self.seeing(place, section: $0, of: id) } ?? place)
                 return .edit(.batch(steps), label: StepLabel.make("move", item, " to \(section)"), select: .item(id),
                              message: "Moved \(item.name.displaySafe) to \(section.displaySafe)")
             } catch let violation as TextRules.Violation {

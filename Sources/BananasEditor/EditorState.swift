@@ -31,7 +31,8 @@ public struct EditorState: Equatable, Sendable {
             /// writer put there meanwhile is recorded for review when the save overwrites it.
             case editName(id: String, original: String, seen: [ItemField: Stamp] = [:])
             case editAmount(id: String, originalName: String, name: String, originalAmount: String, seen: [ItemField: Stamp] = [:])
-            case moveTo(id: String)
+            /// `seen`: the stamp of the item's section when it opened (as `editName`'s).
+            case moveTo(id: String, seen: Stamp? = nil)
             case addSection(at: Int)
             case renameSection(String)
             case filter(previous: String)

@@ -41,4 +41,14 @@ import Testing
         #expect(session.list.item("A1")?.name == "Red bananas")
         #expect(session.list.conflictList().isEmpty)
     }
+
+    @Test func aSectionChangedWhileTheMovePromptWasOpenIsRecorded() throws {
+        var session = Session()
+        session.press(.char("g"), .char("j"), .char("m"))
+        try otherWriter(&session, "A1", [.section: .text("Dairy")])
+        session.type("Bakery")
+        session.press(.enter)
+        #expect(session.list.item("A1")?.section == "Bakery")
+        #expect(session.list.conflictList().map(\.lost) == [.text("Dairy")])
+    }
 }
