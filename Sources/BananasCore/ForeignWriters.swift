@@ -210,3 +210,64 @@ extension ShoppingList {
         .batch(conflicts.flatMap { $0.keys.map { .review($0, resolution: "dismissed") } })
     }
 }
+
+extension ShoppingList {
+    /// Of the states bananas last wrote here (`bases`, newest first), the one a stampless
+    /// whole-list save agrees with most: the one its writer most likely read. A phone whose
+    /// save wins a sync conflict read an older state than this device's newest; judged against
+    /// the newest, every row this device edited since, and the phone left alone, would look
+    /// edited back by the phone (issue 19, failure 6a), and every section added since removed.
+    /// Agreement is the number of equal field values (as a version-1 reader sees them) and
+    /// of section names both show, one more when they show them in the same order, less the
+    /// rows and sections the base shows that the save lacks. A tie goes to the older base: what
+    /// tells the two apart is out of the save's sight (stamps, or a row it lacks), and a delete
+    /// judged against the older one saw fewer stamps, so it hides no row over an edit it never
+    /// saw.
+    /// A state without a row the writer is known to have held (rule 4's evidence) came before
+    /// its earlier save, so not after the state this save came from: it is no candidate.
+    public static func likeliestBase(of file: ShoppingList, among bases: [ShoppingList]) -> ShoppingList? {
+        let held = Set(bases.flatMap { $0.rows.values.filter(\.heldByStampless).map(\.id) })
+        var best: (base: ShoppingList, score: Int)?
+        for (index, base) in bases.enumerated().reversed() where index == 0 || held.allSatisfy({ base.rows[$0] != nil }) {
+            let score = agreement(of: file, with: base)
+            if best == nil || score > best!.score { best = (base, score) }
+        }
+        return best?.base
+    }
+
+    static func agreement(of file: ShoppingList, with base: ShoppingList) -> Int {
+        var score = 0
+        for row in file.rows.values {
+            guard let known = base.item(row.id) else { continue }
+            let shown = file.shown(row)
+            for field in ItemField.allCases where shown[field] == known[field] {
+                score += 1
+            }
+        }
+        for id in base.rows.keys where file.rows[id] == nil && base.isVisible(id) { score -= 1 }
+        let named = Set(file.sections), listed = Set(base.sections)
+        for name in base.sections { score += named.contains(name) ? 1 : -1 }
+        if base.sections.filter(named.contains) == file.sections.filter(listed.contains) { score += 1 }  // their order
+        return score
+    }
+
+    /// A stampless save absorbed against the base its writer most likely read
+    /// (`likeliestBase`), then merged with the newest (`bases[0]`): what this device wrote
+    /// since that read is concurrent with the save, not undone by it.
+    public static func absorbing(stampless file: ShoppingList, bases: [ShoppingList], stamp: Stamp) -> ShoppingList {
+        guard let newest = bases.first else { return file }
+        guard var read = likeliestBase(of: file, among: bases), read != newest else {
+            return absorbing(file: file, base: newest, stamp: stamp)
+        }
+        // That the writer held a row (rule 4's evidence) is known of the writer, whichever
+        // state it read: any base's word for it counts.
+        for base in bases {
+            for (id, row) in base.rows where row.heldByStampless && read.rows[id]?.heldByStampless == false {
+                read.rows[id]!.heldByStampless = true
+            }
+        }
+        var result = absorbing(file: file, base: read, stamp: stamp)
+        result.merge(newest)
+        return result
+    }
+}

@@ -126,14 +126,14 @@ extension EditorState {
 
         case .editItem:
             if let item {
-                openPrompt(.editName(id: item.id, original: item.name), "Name:", text: item.name)
+                openPrompt(.editName(id: item.id, original: item.name, seen: Self.seen(item)), "Name:", text: item.name)
             } else if let row {
                 openPrompt(.renameSection(row.section), "Rename section:", text: row.section)
             }
 
         case .changeAmount:
             if let item {
-                openPrompt(.editAmount(id: item.id, originalName: item.name, name: item.name, originalAmount: item.amount),
+                openPrompt(.editAmount(id: item.id, originalName: item.name, name: item.name, originalAmount: item.amount, seen: Self.seen(item)),
                            "Amount for \(item.name.displaySafe):", text: item.amount)
             }
 
@@ -168,7 +168,7 @@ extension EditorState {
             }
 
         case .moveToSection:
-            if let item { openPrompt(.moveTo(id: item.id), "Move \(item.name.displaySafe) to section:") }
+            if let item { openPrompt(.moveTo(id: item.id, seen: item.stamps[.section]), "Move \(item.name.displaySafe) to section:") }
 
         case .clearChecked:
             let checked = list.items.filter(\.checked).map(\.id)
@@ -301,6 +301,22 @@ extension EditorState {
     }
 
     // MARK: - Prompts
+
+    /// The stamps of the name and amount an edit prompt shows (see `Prompt.Kind.editName`).
+    static func seen(_ item: Item) -> [ItemField: Stamp] {
+        [.name: item.stamps[.name], .amount: item.stamps[.amount]]
+    }
+
+    /// `edit` (a move of item `id`) with the section stamp its prompt showed as seen.
+    static func seeing(_ edit: ListEdit, section saw: Stamp, of id: String) -> ListEdit {
+        switch edit {
+        case .update(let target, let changes, var seen) where target == id && changes[.section] != nil:
+            seen[.section] = saw
+            return .update(id: id, changes: changes, seen: seen)
+        case .batch(let edits): return .batch(edits.map { seeing($0, section: saw, of: id) })
+        default: return edit
+        }
+    }
 
     private mutating func handlePrompt(_ prompt: Prompt, _ key: Key, list: ShoppingList, memo: RowsMemo?) -> EditorAction {
         var prompt = prompt
@@ -461,17 +477,20 @@ extension EditorState {
                 return reject(error.description)
             }
 
-        case .editName(let id, let original):
+        case .editName(let id, let original, let seen):
             do {
                 let name = try TextRules.validated(text, as: .name)
                 guard let item = list.item(id) else { return vanished() }
-                openPrompt(.editAmount(id: id, originalName: original, name: name, originalAmount: item.amount), "Amount:", text: item.amount)
+                // The amount as shown now is what the user sees next: its stamp is the one seen.
+                var seen = seen
+                seen[.amount] = item.stamps[.amount]
+                openPrompt(.editAmount(id: id, originalName: original, name: name, originalAmount: item.amount, seen: seen), "Amount:", text: item.amount)
                 return .none
             } catch {
                 return reject(error.description)
             }
 
-        case .editAmount(let id, let originalName, let name, let originalAmount):
+        case .editAmount(let id, let originalName, let name, let originalAmount, let seen):
             do {
                 let amount = try TextRules.validated(text, as: .amount)
                 mode = .normal
@@ -483,12 +502,13 @@ extension EditorState {
                 if amount != originalAmount { changes[.amount] = .text(amount) }
                 if changes.isEmpty { message = Message("No change"); return .none }
                 let shown = list.item(id).map { changes[.name] == nil ? $0.name : name } ?? name
-                return .edit(.update(id: id, changes: changes), label: StepLabel.make("edit", id: id, name: shown), select: .item(id), message: "Saved \(shown.displaySafe)")
+                return .edit(.update(id: id, changes: changes, seen: seen.filter { changes[$0.key] != nil }),
+                             label: StepLabel.make("edit", id: id, name: shown), select: .item(id), message: "Saved \(shown.displaySafe)")
             } catch {
                 return reject(error.description)
             }
 
-        case .moveTo(let id):
+        case .moveTo(let id, let seen):
             do {
                 let typed = try TextRules.validated(text, as: .section)
                 if typed.isEmpty { return reject("Type a section name (Tab completes)") }
@@ -502,7 +522,8 @@ extension EditorState {
                     steps.append(ensure)
                     try working.apply(ensure, stamp: .zero)
                 }
-                steps.append(try working.placeEdit(id, inSection: section, at: nil))
+                let place = try working.placeEdit(id, inSection: section, at: nil)
+                steps.append(seen.map { Self.seeing(place, section: $0, of: id) } ?? place)
                 return .edit(.batch(steps), label: StepLabel.make("move", item, " to \(section)"), select: .item(id),
                              message: "Moved \(item.name.displaySafe) to \(section.displaySafe)")
             } catch let violation as TextRules.Violation {

@@ -31,9 +31,12 @@ public struct EditorState: Equatable, Sendable {
             case addAmount(section: String, name: String, optional: Bool, remembered: Bool, adding: String)
             /// `original` is the name when the prompt opened: only what the user changed is
             /// sent, so a concurrent edit to the other field (or this one, untouched) stands.
-            case editName(id: String, original: String)
-            case editAmount(id: String, originalName: String, name: String, originalAmount: String)
-            case moveTo(id: String)
+            /// `seen`: the stamps of the name and amount shown when it opened, so a value another
+            /// writer put there meanwhile is recorded for review when the save overwrites it.
+            case editName(id: String, original: String, seen: [ItemField: Stamp] = [:])
+            case editAmount(id: String, originalName: String, name: String, originalAmount: String, seen: [ItemField: Stamp] = [:])
+            /// `seen`: the stamp of the item's section when it opened (as `editName`'s).
+            case moveTo(id: String, seen: Stamp? = nil)
             case addSection(at: Int)
             case renameSection(String)
             case filter(previous: String)

@@ -86,10 +86,15 @@ final class SyncEngine: @unchecked Sendable {
         if origin.verdict == .unsettled, let store = file.base {
             settle(&origin, glance: &baseGlance, store: store)
         }
-        var base: ShoppingList?
+        var base: BaseStore.Base?
         if origin.verdict == .needsBase {
-            // A foreign write: absorb it against the base as it was before the file was read.
-            base = unsaved?.list ?? baseGlance?.list()
+            // A foreign write: absorb it against the base as it was before the file was read
+            // (with the states written before it, for a stampless save of an older one).
+            if let unsaved {
+                base = BaseStore.Base(list: unsaved.list, writtenHashes: origin.writtenHashes ?? [unsaved.hash])
+            } else if let baseGlance, let list = baseGlance.list() {
+                base = BaseStore.Base(list: list, glance: baseGlance)
+            }
             if base == nil, unsaved == nil, baseGlance?.isStale == true, attempts > 1 {
                 return read(settling: settling, attempts: attempts - 1)  // saved meanwhile: look again
             }
@@ -130,17 +135,24 @@ final class SyncEngine: @unchecked Sendable {
 
     /// The file's list as `origin` says to take it; `base` is asked for only to absorb
     /// against it.
-    private func absorb(_ snapshot: ListFile.Snapshot, origin: WriteOrigin, base: () -> ShoppingList?) -> ShoppingList {
+    private func absorb(_ snapshot: ListFile.Snapshot, origin: WriteOrigin, base: () -> BaseStore.Base?) -> ShoppingList {
         let list: ShoppingList
         switch origin.verdict {
         case .seenBefore:
             return absorbed!.list
-        case .absent, .own, .foreignWithoutBase:
+        case .absent:
+            // A missing file is no state a writer changed: a sync engine that deletes the file
+            // and then renames the new one in made one replacement, to be compared with the
+            // file before it (compared with nothing, a Get Bananas delete came back).
+            return snapshot.list
+        case .own, .foreignWithoutBase:
             list = snapshot.list
         case .foreign(.lastRead):
-            list = snapshot.absorbed(against: absorbed!.list, clock: &clock, now: Clock.nowMillis())
+            list = snapshot.absorbed(against: absorbed!.list, older: base()?.older ?? [], clock: &clock, now: Clock.nowMillis())
         case .foreign(.base):
-            list = base().map { snapshot.absorbed(against: $0, clock: &clock, now: Clock.nowMillis()) } ?? snapshot.list
+            list = base().flatMap { known in
+                known.list.map { snapshot.absorbed(against: $0, older: known.older, clock: &clock, now: Clock.nowMillis()) }
+            } ?? snapshot.list
         case .unsettled, .needsBase:
             preconditionFailure("the origin of a file state is settled before it is absorbed")
         }
@@ -165,7 +177,7 @@ final class SyncEngine: @unchecked Sendable {
         let result = try file.update(
             lockTimeoutMillis: lockTimeoutMillis,
             absorb: { snapshot, base in
-                self.absorb(snapshot, origin: self.origin(underLock: snapshot, base: base), base: { base?.list })
+                self.absorb(snapshot, origin: self.origin(underLock: snapshot, base: base), base: { base })
             }
         ) { list, _ in
             list.merge(local)
@@ -218,7 +230,7 @@ final class SyncEngine: @unchecked Sendable {
             let result = try file.update(
                 lockTimeoutMillis: lockTimeoutMillis,
                 absorb: { snapshot, base in
-                    self.absorb(snapshot, origin: self.origin(underLock: snapshot, base: base), base: { base?.list })
+                    self.absorb(snapshot, origin: self.origin(underLock: snapshot, base: base), base: { base })
                 },
                 settled: { _ in
                     // The merged file is on disk (fsynced): only now may the copies go.

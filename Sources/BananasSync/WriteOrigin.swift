@@ -92,13 +92,20 @@ extension ListFile.Snapshot {
     /// `base` must have been read *before* the file: a base newer than the file (read without
     /// the lock) would make the rows added since look deleted. An older base is harmless: the
     /// file then holds stamps it has not seen.
-    func absorbed(against base: ShoppingList, clock: inout StampClock, now: Int64) -> ShoppingList {
+    /// A stampless whole-list save (the Get Bananas app) may have read an older state than
+    /// `base`: it is judged against the one of `older` (the states bananas wrote before) it
+    /// agrees with most.
+    func absorbed(against base: ShoppingList, older: [ShoppingList] = [], clock: inout StampClock, now: Int64) -> ShoppingList {
         // A file time far ahead of this clock (a file server's or a synced device's clock
         // running fast) is not used: the stamp is then just past what the edit replaced, the
         // same in every instance (where "now" would not be).
         let written = modifiedNanos.flatMap { $0 / 1_000_000 <= now + StampClock.maxForwardJump ? $0 : nil }
         let stamp = Stamp.foreignEdit(writtenAtNanos: written, after: max(list.newestStamp, base.newestStamp), content: contentHash)
         clock.observe(stamp, now: now)
+        if list.isStampless {
+            let bases = [base] + older.filter { $0 != base }
+            if bases.count > 1 { return ShoppingList.absorbing(stampless: list, bases: bases, stamp: stamp) }
+        }
         return ShoppingList.absorbing(file: list, base: base, stamp: stamp)
     }
 }

@@ -110,4 +110,28 @@ import Testing
         let absorbed = ShoppingList.absorbing(file: old, base: now, stamp: Stamp(millis: 8, counter: 0, replica: "x"))
         #expect(absorbed.items == now.items && absorbed.conflictList().isEmpty)
     }
+
+    /// Failure 6a: the phone read an older state, this device then added Tea and set Eggs'
+    /// amount; the phone's save (it checked Milk) wins a sync conflict. Judged against the
+    /// state it agrees with most (the one it read), it reverts nothing this device wrote since.
+    @Test func aPhoneSaveOfAnOlderStateRevertsNothingWrittenSince() throws {
+        func stamp(_ millis: Int64) -> Stamp { Stamp(millis: millis, counter: 0, replica: "me") }
+        var read = ShoppingList(rows: [Item(id: "M", name: "Milk"), Item(id: "E", name: "Eggs")])
+        try read.apply(.update(id: "M", changes: [.amount: .text("1")]), stamp: stamp(5))
+        var added = read
+        try added.apply(.insert(Item(id: "T", name: "Tea")), stamp: stamp(6))
+        var newest = added
+        try newest.apply(.update(id: "E", changes: [.amount: .text("12")]), stamp: stamp(7))
+        let phone = StamplessWriter.app(read) { $0[$0.firstIndex { $0.id == "M" }!].checked = true }
+        let foreign = Stamp(millis: 8, counter: 0, replica: "f1")
+
+        #expect(ShoppingList.likeliestBase(of: phone, among: [newest, added, read]) == read)
+        let list = ShoppingList.absorbing(stampless: phone, bases: [newest, added, read], stamp: foreign)
+        #expect(list.item("M")?.checked == true, "the phone's edit is taken")
+        #expect(list.item("E")?.amount == "12", "a row the phone never touched keeps this device's edit")
+        #expect(list.item("T") != nil, "an item added since stays")
+        #expect(list.conflictList().isEmpty)
+        let againstNewest = ShoppingList.absorbing(file: phone, base: newest, stamp: foreign)
+        #expect(againstNewest.item("E")?.amount == "", "against the newest state alone, the edit was reverted (the failure)")
+    }
 }

@@ -22,7 +22,8 @@ and as run here, with files and Syncthing:
 
   1. create on A, it appears on B;
   2. edit the same item on both while the link is down (B's folder paused), reconnect: both
-     edits' fields survive, and the conflict copy Syncthing made is merged away;
+     edits' fields survive, and the conflict copy Syncthing made is merged away; then the same
+     field on both, and an item added on A: the loser is a conflict listed on both devices;
   3. delete on A, it disappears on B;
   4. a new device C with an empty folder receives the whole list;
   5. B offline (its Syncthing stopped) then back again catches up (and its own offline edit
@@ -357,6 +358,39 @@ def main():
                 raise Failure("Syncthing made no conflict copy: the test did not test the merge")
             print(json.dumps({"note": "conflict copies merged", "copies": [os.path.basename(p) for p in merged]}), flush=True)
         step("edit the same item on both while the link is down, reconnect: both edits survive, the copy is merged away", concurrent_edit)
+
+        # 2b. The same field on both while the link is down, and an item added on A: the newer
+        # amount wins everywhere, the other is a conflict record that both devices list
+        # (`bananas conflicts`), and the item added meanwhile survives B's older version.
+        def same_field():
+            until("A and B in sync before the link goes down", lambda: a.syncthing.in_sync_with(b.syncthing) and b.syncthing.in_sync_with(a.syncthing))
+            b.syncthing.pause(True)
+            until("B's folder to pause", lambda: b.syncthing.api("GET", f"/rest/db/status?folder={FOLDER_ID}").get("state") in ("paused", None, ""), timeout=15)
+            a.session.send("set", "Milk", "amount", "1 L")
+            a.session.send("add", "Tea", "Pantry")
+            time.sleep(0.05)
+            b.session.send("set", "Milk", "amount", "5 L")
+            a.session.send("wait")
+            b.session.send("wait")
+            b.syncthing.pause(False)
+
+            def converged():
+                lists = same_everywhere(a, b)
+                return bool(lists) and not any(d.copies() for d in (a, b)) and all(
+                    "Tea" in items and items["Milk"]["amount"] == "5 L" for items in lists)
+            until("one amount and Tea on both devices, and no conflict copy left", converged)
+
+            def lists_lost(device):
+                result = subprocess.run([device.binary, "conflicts", "--json"], env=device.env, capture_output=True, timeout=30)
+                entries = json.loads(result.stdout) if result.returncode == 0 else []
+                return any(e.get("name") == "Milk" and e.get("field") == "amount" and e.get("lost") == "1 L" for e in entries)
+            for device in (a, b):
+                until(f"{device.name} to list the amount that lost in bananas conflicts", lambda device=device: lists_lost(device))
+            subprocess.run([a.binary, "conflicts", "dismiss", "--all"], env=a.env, capture_output=True, timeout=30, check=True)
+            until("the dismissal to reach B", lambda: not lists_lost(b))
+            a.session.send("remove", "Tea")  # the later steps expect the list as it was
+            until("Tea gone from B", lambda: "Tea" not in b.cli_items())
+        step("the same field on both while the link is down: the loser is a conflict on both devices, nothing added is lost", same_field)
 
         # 3. Delete on A; it disappears on B.
         def delete():

@@ -38,10 +38,19 @@ public struct BaseStore: Sendable {
     /// The state folder it lives in.
     public var folder: String { Sys.directoryName(path) }
 
+    /// The bases before this one, by hash (`older-bases/<hash>`): a stampless whole-list save
+    /// is absorbed against the one its writer most likely read (`ShoppingList.absorbing(
+    /// stampless:bases:stamp:)`). Hard links to the replaced base.json, kept for small lists
+    /// only (a phone's list; a copy of a huge one per write would cost more than it saves).
+    public let olderPath: String
+    static let olderKept = 4
+    static let olderMaxBytes = 4 << 20
+
     public init(folder: StateFolder) {
         path = folder.basePath
         hashesPath = folder.path + "/written-hashes"
         incomingPath = folder.path + "/incoming-hash"
+        olderPath = folder.path + "/older-bases"
     }
 
     /// Says, before a write's rename, which bytes are about to be the list file. The base and
@@ -88,6 +97,8 @@ public struct BaseStore: Sendable {
         /// Hashes (`Hash.content`) of the file contents bananas wrote, newest last.
         public var writtenHashes: [UInt64]
         private let source: Source
+        /// Where the bases written before come from (`older`).
+        private let olderSource: Glance?
 
         private enum Source: Sendable {
             case list(ShoppingList?)
@@ -97,12 +108,35 @@ public struct BaseStore: Sendable {
         public init(list: ShoppingList, writtenHashes: [UInt64]) {
             self.writtenHashes = writtenHashes
             source = .list(list)
+            olderSource = nil
+        }
+
+        /// The base `list` parsed from a glance, with the states written before it.
+        public init(list: ShoppingList, glance: Glance) {
+            self.init(writtenHashes: glance.writtenHashes, source: .list(list), olderSource: glance)
         }
 
         init(glance: Glance) {
             writtenHashes = glance.writtenHashes
             source = .glance(glance)
+            olderSource = glance
         }
+
+        /// This base with `list` for the state to compare with (one newer than the stored
+        /// base), keeping the states written before.
+        public func replacing(list: ShoppingList) -> Base {
+            Base(writtenHashes: writtenHashes, source: .list(list), olderSource: olderSource)
+        }
+
+        private init(writtenHashes: [UInt64], source: Source, olderSource: Glance?) {
+            self.writtenHashes = writtenHashes
+            self.source = source
+            self.olderSource = olderSource
+        }
+
+        /// The states bananas wrote here that are still remembered, newest first (the stored
+        /// base among them); parsed when asked for, which only a stampless save needs.
+        public var older: [ShoppingList] { olderSource?.olderLists() ?? [] }
 
         /// The base list; nil when there is none, or it is damaged (then the file is taken as
         /// it is, which loses nothing, it only cannot tell foreign deletes). Parsed only when
@@ -138,6 +172,18 @@ public struct BaseStore: Sendable {
             // an older one, either fit to merge against (see `WriteOrigin`, in BananasSync).
             if let newest = writtenHashes.last, let cached = store.cache.list(for: newest) { return cached }
             return store.read(accepting: writtenHashes)?.list
+        }
+
+        /// The remembered bases of `writtenHashes`, newest first: the base as at the glance,
+        /// then the ones it replaced whose bytes still hash to their name.
+        func olderLists() -> [ShoppingList] {
+            var lists = list().map { [$0] } ?? []
+            for hash in writtenHashes.reversed().dropFirst().prefix(BaseStore.olderKept) {
+                guard let bytes = FileSystem.contents(atPath: store.olderPath + "/" + hash.hex), Hash.content(bytes) == hash,
+                      let older = try? ListCodec.decode(bytes).list else { continue }
+                lists.append(older)
+            }
+            return lists
         }
 
         /// True when the base was replaced after this glance.
@@ -180,6 +226,7 @@ public struct BaseStore: Sendable {
         // a write read a mix of two lists (the same length, shifted by one line) that could
         // end in an older hash, and a base written in place let the nine-writer reliability
         // test lose a Get Bananas remove in about a third of its runs (docs/reliability.md).
+        keepOlder(replacing: hashes.dropLast().last)
         do {
             try AtomicWrite.replace(path, with: bytes, durable: false) { _ in true }
         } catch {
@@ -217,6 +264,19 @@ public struct BaseStore: Sendable {
             return nil
         }
         return .stateNotSaved(failure, folder: folder)
+    }
+
+    /// Keeps the base about to be replaced (written as `hash`) under `older-bases/` as a hard
+    /// link, and lets go of those older than the last `olderKept`.
+    private func keepOlder(replacing hash: UInt64?) {
+        guard let hash, let st = Sys.linkStatus(path), Sys.isRegular(st), Int(st.st_size) <= BaseStore.olderMaxBytes else { return }
+        Sys.makeDirectories(olderPath)
+        let name = hash.hex
+        _ = link(path, olderPath + "/" + name)
+        let entries = Sys.directoryEntries(olderPath)
+        guard entries.count > BaseStore.olderKept else { return }
+        let kept = Set(readHashes().suffix(BaseStore.olderKept).map(\.hex)).union([name])
+        for entry in entries where !kept.contains(entry) { unlink(olderPath + "/" + entry) }
     }
 
     private func readHashes() -> [UInt64] {
