@@ -34,6 +34,12 @@ struct ContractCLITests {
         return b
     }
 
+    /// A command that writes (a no-op uncheck): only writers merge conflict copies into the
+    /// file (read commands show them merged and leave them), as a running instance would.
+    func write(_ device: Device, _ name: String) {
+        #expect(device("uncheck", name).status == 0)
+    }
+
     func names(_ device: Device) throws -> Set<String> { Set(try device.items().map { $0["name"] as! String }) }
 
     func item(_ device: Device, _ name: String) throws -> [String: Any]? {
@@ -70,6 +76,8 @@ struct ContractCLITests {
 
         // And again, as a conflict copy beside the file.
         createTestFile(atPath: a.folder + "/" + Self.copyName, contents: stale)
+        #expect(try names(a) == ["Milk", "Eggs", "Tea", "Bread", "Jam"])
+        write(a, "Milk")
         #expect(try names(a) == ["Milk", "Eggs", "Tea", "Bread", "Jam"])
         #expect(a.entries == ["BananaList.json"], "the copy is merged away")
         let deleted = a("deleted")
@@ -148,6 +156,7 @@ struct ContractCLITests {
         // A's save wins the sync conflict on B; B's version is kept as a copy.
         settle(b, winner: a.fileBytes!)
         #expect(try item(b, "Milk")?["amount"] as? String == "2 L")
+        write(b, "Eggs")
         #expect(try names(b) == ["Milk", "Eggs"])
         deliver(b.fileBytes!, to: a)
         #expect(try item(a, "Milk")?["amount"] as? String == "2 L")
@@ -188,6 +197,7 @@ struct ContractCLITests {
         // B's save wins the sync conflict on A; A's version is kept as a copy.
         settle(a, winner: b.fileBytes!)
         try check(a)
+        write(a, "Apples")
         deliver(a.fileBytes!, to: b)
         try check(b)
     }
@@ -208,6 +218,7 @@ struct ContractCLITests {
         // B merges A's version (it arrives as a conflict copy); then B's file reaches A.
         createTestFile(atPath: b.folder + "/" + Self.copyName, contents: a.fileBytes!)
         #expect(try item(b, "Oat milk")?["amount"] as? String == "2 L")
+        write(b, "Oat milk")
         settle(a, winner: b.fileBytes!)
         #expect(try item(a, "Oat milk")?["amount"] as? String == "2 L")
         let listed = a("conflicts")
