@@ -160,7 +160,10 @@ extension ShoppingList {
             sources[folded, default: MemorySources()].add(entry, from: self)
         }
         let items = sources.values.map { $0.remembered(now: now) }
-        return Array(items.sorted(by: RememberedItem.moreUseful).prefix(ItemMemory.capacity))
+        // Sorting small keys, not the items: moving whole items was half the time at 10,000.
+        let order = items.indices.map { (score: items[$0].score, folded: items[$0].folded, index: $0) }
+            .sorted { $0.score != $1.score ? $0.score > $1.score : $0.folded < $1.folded }
+        return order.prefix(ItemMemory.capacity).map { items[$0.index] }
     }
 
     /// What is remembered of one name (case and spaces aside), or nil.
@@ -179,8 +182,8 @@ extension ShoppingList {
     func memorySource(_ row: Item, folded: String) -> MemorySources.Source? {
         guard !folded.isEmpty else { return nil }
         let forget = memory.forgetting(folded)
-        var source = MemorySources.Source(row: row, visible: isVisible(row.id))
         let deleted = tombstones[row.id]
+        var source = MemorySources.Source(row: row, visible: deleted.map { !$0.hides(row) } ?? true)
         if !source.visible, let deleted, row.checked, forget.isZero || deleted.stamp > forget {
             source.purchase = deleted.stamp
         }
