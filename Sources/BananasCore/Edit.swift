@@ -13,6 +13,10 @@ public indirect enum ListEdit: Hashable, Sendable {
     case revert(id: String, changes: [ItemField: FieldValue], expecting: [ItemField: Stamp])
     /// Deletes a visible item (a tombstone that remembers what it saw; the row is kept hidden).
     case delete(id: String)
+    /// Undo of a delete: brings the item back as it was deleted only if no field changed since
+    /// (`expecting` the stamps the delete saw; values this replica wrote since are its own);
+    /// otherwise throws `EditError.changedSince` (rule 7).
+    case undelete(Item, expecting: ItemStamps)
     /// Undo of an insert: deletes the item only if no field changed since (`expecting` its
     /// stamps); otherwise throws `EditError.changedSince`.
     case retract(id: String, expecting: ItemStamps)
@@ -113,7 +117,16 @@ extension ShoppingList {
             guard isVisible(id), let row = rows[id] else { throw EditError.noSuchItem(id) }
             let tombstone = Tombstone(stamp: Stamp.edit(stamp, replacing: row.stamps.newest), seen: row.stamps)
             tombstones[id] = tombstones[id].map { $0.merged(with: tombstone) } ?? tombstone
-            return .insert(shown(row))
+            return .undelete(shown(row), expecting: row.stamps)
+
+        case .undelete(let item, let expecting):
+            if isVisible(item.id) { throw EditError.itemExists(item.id) }
+            if let row = rows[item.id] {
+                for field in ItemField.allCases where !Self.wroteLast(row.stamps[field], expecting[field], stamp) {
+                    throw EditError.changedSince(id: item.id, field: field.rawValue)
+                }
+            }
+            return try apply(.insert(item), stamp: stamp, modifiedAt: modifiedAt)
 
         case .retract(let id, let expecting):
             guard let row = rows[id], isVisible(id) else { throw EditError.noSuchItem(id) }
