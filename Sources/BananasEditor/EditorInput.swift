@@ -397,6 +397,20 @@ extension EditorState {
             mode = .prompt(prompt)
             return .none
         }
+        /// An add whose name is on the list already: unchecked when it was checked, else shown.
+        func onList(_ outcome: AddOutcome, edit: ListEdit) -> EditorAction {
+            switch outcome {
+            case .unchecked(let existing):
+                return .edit(edit, label: StepLabel.make("uncheck", existing), select: .item(existing.id),
+                             message: "\(existing.name.displaySafe) was checked; unchecked it")
+            case .alreadyOnList(let existing):
+                selection = .item(existing.id)
+                message = Message("\(existing.name.displaySafe) is already on the list (in \(existing.section.displaySafe))")
+                return .none
+            case .added:
+                return .none
+            }
+        }
         switch prompt.kind {
         case .filter:
             filter = text.trimmingWhitespace()
@@ -429,15 +443,9 @@ extension EditorState {
                                label, text: item.amount)
                     if remembered { message = Message("in \(item.section.displaySafe) as last time; m moves it later") }
                     return .none
-                case .unchecked(let existing)?:
+                case let outcome?:
                     mode = .prompt(Prompt(kind: .addName(section: section), label: prompt.label, line: LineEditor()))
-                    return .edit(edit, label: StepLabel.make("uncheck", existing), select: .item(existing.id),
-                                 message: "\(existing.name.displaySafe) was checked; unchecked it")
-                case .alreadyOnList(let existing)?:
-                    mode = .prompt(Prompt(kind: .addName(section: section), label: prompt.label, line: LineEditor()))
-                    selection = .item(existing.id)
-                    message = Message("\(existing.name.displaySafe) is already on the list (in \(existing.section.displaySafe))")
-                    return .none
+                    return onList(outcome, edit: edit)
                 case nil:
                     return .none
                 }
@@ -463,13 +471,8 @@ extension EditorState {
                         : "Added \(item.name.displaySafe)\(details)"
                     return .edit(placedBelowCursor(edit, item, list: list), label: StepLabel.make("add", id: id, name: item.name),
                                  select: .item(id), message: said + " · next, or Enter to stop")
-                case .unchecked(let existing)?:  // added meanwhile by another writer, and checked
-                    return .edit(edit, label: StepLabel.make("uncheck", existing), select: .item(existing.id),
-                                 message: "\(existing.name.displaySafe) was checked; unchecked it")
-                case .alreadyOnList(let existing)?:
-                    selection = .item(existing.id)
-                    message = Message("\(existing.name.displaySafe) is already on the list (in \(existing.section.displaySafe))")
-                    return .none
+                case let outcome?:  // added meanwhile by another writer
+                    return onList(outcome, edit: edit)
                 case nil:
                     return .none
                 }
