@@ -28,8 +28,8 @@ struct StateFolderCLITests {
         var deadline = Date().addingTimeInterval(10)
         while try !a.names().contains("Yogurt"), Date() < deadline { usleep(20_000) }
 
-        // The next write here (the edit, or the write-back of what was absorbed) lands, but its
-        // base cannot be saved.
+        // The next write here (the edit, or the write-back of what was absorbed) is not made:
+        // its base cannot be written first.
         try a.send("add", "Bread")
         try a.waitForState("paused", reason: "state not saved: disk full")
         #expect((try a.status()["summary"] as? String)?.hasPrefix("paused: state not saved: disk full") == true)
@@ -54,6 +54,29 @@ struct StateFolderCLITests {
         try a.waitForState("synced")
         let final = try cli.items().map { $0["name"] as! String }
         #expect(Set(final) == ["Milk", "Bread", "Jam"] && final.count == 3, "the edit reached the file; Yogurt stayed deleted: \(final)")
+    }
+
+    @Test("a command on a full or read-only state folder writes nothing (exit 8), so no base older than the file is left for the next one")
+    func commandOnAFullStateFolder() throws {
+        guard let disk = SmallDisk() else { return }  // mounting a small disk needs root
+        let cli = CLI()
+        defer { cli.cleanUp() }
+        let state = ["XDG_STATE_HOME": disk.path]
+        #expect(cli.run(["add", "Milk"], environment: state).status == 0)
+        let before = cli.fileBytes
+        disk.fill()
+        var result = cli.run(["add", "Eggs"], environment: state)
+        #expect(result.status == 8, "\(result.stdout)\(result.stderr)")
+        #expect(result.stderr.contains("disk full") || result.stderr.contains("space"), "\(result.stderr)")
+        #expect(cli.fileBytes == before, "the edit is not in the list")
+        disk.free()
+        #expect(disk.setReadOnly(true))
+        result = cli.run(["add", "Eggs"], environment: state)
+        #expect(result.status == 8, "\(result.stdout)\(result.stderr)")
+        #expect(cli.fileBytes == before)
+        #expect(disk.setReadOnly(false))
+        #expect(cli.run(["add", "Eggs"], environment: state).status == 0)
+        #expect(try cli.items().map { $0["name"] as! String } == ["Milk", "Eggs"])
     }
 
     @Test("a command whose state folder cannot be made writes nothing and says why (exit 8); it works again once it can")

@@ -139,30 +139,67 @@ import BananasTestSupport
         #expect(folder.bytes() == nil, "the list was not written")
     }
 
-    @Test("a full state folder takes the announce but not the base: the write lands, its base waits in memory, and nothing more is written until it is saved")
-    func failedBaseSaveIsKept() throws {
+    @Test("a full or read-only state folder: the base is written before the list, so a command that cannot save it writes nothing, and the base on disk stays the file's")
+    func fullStateFolderWritesNothing() throws {
         guard let disk = SmallDisk() else { return }  // mounting a small disk needs root
         let folder = TempFolder()
         let file = ListFile(path: folder.listPath, stateDirectory: disk.path)
-        func add(_ name: String, _ order: Double) throws -> ListFile.UpdateResult<Void> {
+        func add(_ name: String, _ order: Double, to file: ListFile) throws -> ListFile.UpdateResult<Void> {
             try file.update { list, _ in
                 try list.apply(.insert(Item(id: ItemID.random(), name: name, section: "A", sortOrder: order)),
                                stamp: Stamp(millis: Clock.nowMillis(), counter: 0, replica: "test"))
             }
         }
-        _ = try add("Milk", 1)
-        disk.fill()
-        let result = try add("Eggs", 2)
-        #expect(result.wrote)
-        guard case .stateNotSaved(_, "disk full", _)? = result.baseSaveFailure else { Issue.record("\(String(describing: result.baseSaveFailure))"); return }
-        #expect(file.unsavedBase?.list.items.map(\.name) == ["Milk", "Eggs"])
+        _ = try add("Milk", 1, to: file)
         let written = folder.bytes()
-        #expect(throws: ListFileError.self) { try add("Tea", 3) }
-        #expect(folder.bytes() == written, "nothing written while the base cannot be saved")
+        func expectRefused(_ reason: String) {
+            // A new process each time (a CLI command): nothing in memory to fall back on.
+            let command = ListFile(path: folder.listPath, stateDirectory: disk.path)
+            do {
+                _ = try add("Eggs", 2, to: command)
+                Issue.record("written")
+            } catch let error as ListFileError {
+                guard case .stateNotSaved(_, let found, _) = error else { Issue.record("\(error)"); return }
+                #expect(found == reason && error.exitCode == ExitCodes.cannotWrite)
+            } catch {
+                Issue.record("\(error)")
+            }
+            #expect(folder.bytes() == written, "the list was not written")
+            #expect(command.unsavedBase == nil)
+            let base = command.base!.load()
+            #expect(base.writtenHashes.last == Hash.content(written!) && base.list?.items.map(\.name) == ["Milk"],
+                    "the base on disk is still the file's")
+            #expect(!Sys.directoryEntries(command.state!.path).contains { $0.contains(".tmp.") }, "no temp file left")
+        }
+        disk.fill()
+        expectRefused("disk full")
         disk.free()
-        _ = try add("Tea", 3)
-        #expect(file.unsavedBase == nil)
-        #expect(file.base?.load().list?.items.map(\.name) == ["Milk", "Eggs", "Tea"])
+        #expect(disk.setReadOnly(true))
+        expectRefused("read-only file system")
+        #expect(disk.setReadOnly(false))
+        _ = try add("Eggs", 2, to: ListFile(path: folder.listPath, stateDirectory: disk.path))
+        let base = try #require(file.base).load()
+        #expect(base.writtenHashes.last == Hash.content(folder.bytes()!) && base.list?.items.map(\.name) == ["Milk", "Eggs"])
+    }
+
+    @Test("a base whose rename fails after the list's is removed, not left older than the file; the write's own base waits in memory")
+    func failedBaseRenameInvalidatesTheOldBase() throws {
+        let folder = TempFolder()
+        let file = ListFile(path: folder.listPath, stateDirectory: folder.path + "/state")
+        try addItem("Milk", to: file)
+        let store = try #require(file.base)
+        #expect(store.load().list?.items.map(\.name) == ["Milk"])
+        var list = try file.load().list
+        try list.apply(.insert(Item(id: ItemID.random(), name: "Eggs", section: "A", sortOrder: 9)),
+                       stamp: Stamp(millis: Clock.nowMillis(), counter: 0, replica: "test"))
+        let bytes = ListCodec.encode(list)
+        let prepared = try store.prepare(list, written: bytes)
+        // The state folder loses the prepared file before its rename (it went away, or another
+        // program cleared it): the rename fails.
+        for name in Sys.directoryEntries(store.folder) where name.hasPrefix("base.json.tmp.") { unlink(store.folder + "/" + name) }
+        #expect(prepared.commit() != nil)
+        #expect(store.load().list == nil, "no base: a stampless write is taken as it is, never merged against an older base")
+        #expect(!Sys.directoryEntries(store.folder).contains { $0.contains(".tmp.") }, "no temp file left")
     }
 }
 
