@@ -79,6 +79,36 @@ struct StateFolderCLITests {
         #expect(try cli.items().map { $0["name"] as! String } == ["Milk", "Eggs"])
     }
 
+    @Test("a state folder its user may not write (its files still may be): the command writes nothing (exit 8), not its edit over an older base")
+    func commandOnAReadOnlyStateFolder() throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv"), getuid() == 0 else { return }
+        let cli = CLI()
+        defer { cli.cleanUp() }
+        try FileManager.default.createDirectory(atPath: cli.folder, withIntermediateDirectories: true)
+        chmod(cli.home, 0o777)
+        chmod(cli.folder, 0o777)
+        let state = cli.folder + ".nobody-state"
+        try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: state) }
+        chmod(state, 0o777)
+        let asNobody = ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+        #expect(cli.run(["add", "Milk"], prefix: asNobody, environment: ["XDG_STATE_HOME": state]).status == 0)
+        let files = state + "/bananas/files"
+        let folder = files + "/" + (try FileManager.default.contentsOfDirectory(atPath: files).first ?? "")
+        let base = try FileManager.default.contentsOfDirectory(atPath: folder).sorted()
+        #expect(base.contains("base.json") && base.contains("incoming-hash"), "\(base)")
+        // The folder read-only for its user: its files can be rewritten in place (the
+        // announce), but no new file made (the base's temp file).
+        chmod(folder, 0o555)
+        let before = cli.fileBytes
+        let result = cli.run(["add", "Eggs"], prefix: asNobody, environment: ["XDG_STATE_HOME": state])
+        #expect(result.status == 8 && result.stderr.contains("permission denied"), "\(result.status) \(result.stderr)")
+        #expect(cli.fileBytes == before, "the list was not written")
+        chmod(folder, 0o755)
+        #expect(cli.run(["add", "Eggs"], prefix: asNobody, environment: ["XDG_STATE_HOME": state]).status == 0)
+        #expect(try cli.items().map { $0["name"] as! String } == ["Milk", "Eggs"])
+    }
+
     @Test("a command whose state folder cannot be made writes nothing and says why (exit 8); it works again once it can")
     func commandRefuses() throws {
         let cli = CLI()
