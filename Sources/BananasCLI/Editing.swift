@@ -12,8 +12,9 @@ func mutate<Report>(
     let session = try openList(options.listFile, lockTimeoutMillis: options.lockTimeout, writing: true)
     let report = try session.commit(lockTimeoutMillis: options.lockTimeout, build)
     if let failure = session.stateFailure {
-        // The list holds the edit; only this machine's record of it is missing (the next
-        // stampless write is then merged against an older one).
+        // The list holds the edit, but its base could not be renamed into place after it (the
+        // state folder changed in between): the older base was removed, so the next stampless
+        // write is taken as it is.
         Output.note("note: the edit is in the list, but this machine's sync state could not be saved after it (\(failure.pausedReason))")
     }
     return report

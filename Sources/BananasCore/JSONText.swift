@@ -148,6 +148,16 @@ public struct JSONCursor {
     }
     /// Any value, from the current byte.
     public mutating func value() throws(JSONSyntaxError) -> JSONValue { try parser.parseValue() }
+    /// Any value, from the current byte, and when it is an object the values its repeated
+    /// keys shadowed (its own members, not deeper ones, in file order): the last one wins,
+    /// as in every JSON reader, and a writer that must drop nothing keeps the others.
+    public mutating func valueKeepingShadowed() throws(JSONSyntaxError) -> (value: JSONValue, shadowed: [(key: String, value: JSONValue)]) {
+        parser.shadowedDepth = parser.depth + 1
+        parser.shadowed = []
+        defer { parser.shadowedDepth = -1; parser.shadowed = [] }
+        let value = try parser.parseValue()
+        return (value, parser.shadowed)
+    }
     /// A string, from its opening quote.
     public mutating func string() throws(JSONSyntaxError) -> String { try parser.parseString() }
     /// A number's literal text, from its first byte.
@@ -171,6 +181,9 @@ private struct Parser {
     let bytes: [UInt8]
     var index = 0
     var depth = 0
+    /// The depth of the object whose shadowed members are kept (`valueKeepingShadowed`).
+    var shadowedDepth = -1
+    var shadowed: [(key: String, value: JSONValue)] = []
 
     init(bytes: [UInt8]) {
         self.bytes = bytes
@@ -251,7 +264,11 @@ private struct Parser {
             }
             index += 1
             skipWhitespace()
-            object[key] = try parseValue()  // a repeated key: the last one wins, as in most readers
+            // A repeated key: the last one wins, as in most readers.
+            let value = try parseValue()
+            if let earlier = object.updateValue(value, forKey: key), depth == shadowedDepth {
+                shadowed.append((key, earlier))
+            }
             skipWhitespace()
             guard index < bytes.count else { throw error("the file ends inside an object (truncated?)") }
             if bytes[index] == UInt8(ascii: ",") { index += 1; continue }

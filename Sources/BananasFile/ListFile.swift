@@ -25,10 +25,10 @@ public final class ListFile: Sendable {
     /// A write of this process whose base could not be saved (see `update`).
     private let pendingBase = Mutex<UnsavedBase?>(nil)
 
-    /// The base of a write that landed while the state folder could not take it (full,
-    /// read-only, gone). The base on disk is older than the file then, and nothing may rely
-    /// on it: this process absorbs against this one (`SyncEngine.read`), and writes nothing
-    /// more until it is saved (`update` saves it first).
+    /// The base of a write that landed while the state folder could not take it (its rename
+    /// failed after the list's). Nothing may rely on the base on disk then (it was removed
+    /// if the folder allowed): this process absorbs against this one (`SyncEngine.read`), and
+    /// writes nothing more until it is saved (`update` saves it first).
     public struct UnsavedBase: Sendable {
         public let list: ShoppingList
         let bytes: [UInt8]
@@ -208,10 +208,12 @@ public final class ListFile: Sendable {
         /// The list as it now is in the file.
         public var list: ShoppingList
         public var snapshot: Snapshot
-        /// Why the base could not be saved after this write (the state folder filled up
-        /// between the announce and the save): a `stateNotSaved` error; nil when it was, or
-        /// when nothing was written. The file holds the write; the base is kept in memory
-        /// (`unsavedBase`) and the next `update` saves it before anything else, or throws.
+        /// Why the base could not be put in place after this write (it was written before
+        /// the list, so only its rename can fail: the state folder went read-only or away in
+        /// between): a `stateNotSaved` error; nil when it was, or when nothing was written.
+        /// The file holds the write; the older base was removed (`BaseStore.PreparedSave`),
+        /// this one is kept in memory (`unsavedBase`) and the next `update` saves it before
+        /// anything else, or throws.
         /// The caller pauses with this reason, keeping its later edits queued.
         public var baseSaveFailure: ListFileError?
     }
@@ -276,14 +278,28 @@ public final class ListFile: Sendable {
         // flush (docs/performance.md).
         let hash = Hash.content(bytes)
         // A write whose base cannot follow is not made: a base older than the file would take
-        // a stampless writer's delete of a row this write added for a row it never saw.
-        if let base, let failure = base.announce(hash) { throw ListFileError.stateNotSaved(failure, folder: base.folder) }
-        try AtomicWrite.replace(path, with: bytes) { written in
-            assert((try? ListCodec.decode(written)) != nil, "the encoder wrote bytes the decoder refuses")
-            return true
+        // a stampless writer's delete of a row this write added for a row it never saw. So
+        // the base is written out first, and only renamed into place after the list.
+        var preparedBase: BaseStore.PreparedSave?
+        if let base {
+            if let failure = base.announce(hash) { throw ListFileError.stateNotSaved(failure, folder: base.folder) }
+            do {
+                preparedBase = try base.prepare(list, written: bytes, hash: hash)
+            } catch {
+                throw ListFileError.stateNotSaved(error, folder: base.folder)
+            }
+        }
+        do {
+            try AtomicWrite.replace(path, with: bytes) { written in
+                assert((try? ListCodec.decode(written)) != nil, "the encoder wrote bytes the decoder refuses")
+                return true
+            }
+        } catch {
+            preparedBase?.discard()
+            throw error
         }
         var baseSaveFailure: ListFileError?
-        if let base, let failure = base.save(list, written: bytes, hash: hash) {
+        if let base, let failure = preparedBase?.commit() {
             let error = ListFileError.stateNotSaved(failure, folder: base.folder)
             baseSaveFailure = error
             pendingBase.withLock { $0 = UnsavedBase(list: list, bytes: bytes, hash: hash, failure: error) }

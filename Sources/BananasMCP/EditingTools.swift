@@ -190,7 +190,7 @@ enum Batch {
         details.append("in " + (item.section.isEmpty ? "no section" : TextRules.escaped(item.section)))
         if item.checked { details.append("checked") }
         text += " (" + details.joined(separator: ", ") + ")"
-        return text + " id " + item.id
+        return text + " id " + TextRules.escaped(item.id)
     }
 
     static func candidateValue(_ item: Item) -> Value {
@@ -230,7 +230,7 @@ enum EditingTools {
         if let id { fields["id"] = .string(id) }
         if let note { fields["note"] = .string(note) }
         var line = "\(index + 1). \(TextRules.escaped(item)): \(status.replacingUnderscores)"
-        if let id { line += ", id \(id)" }
+        if let id { line += ", id \(TextRules.escaped(id))" }
         if let note { line += " — " + TextRules.escaped(note) }
         return Batch.Entry(edits: edits, fields: fields, line: line)
     }

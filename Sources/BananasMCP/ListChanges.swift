@@ -76,7 +76,7 @@ struct ListChanges {
 
         var lines: [String] = []
         func names(_ items: ArraySlice<Item>) -> String {
-            items.map { "\"\(TextRules.escaped($0.name))\" (\(TextRules.escaped($0.section)), id \($0.id))" }.joined(separator: ", ")
+            items.map { "\"\(TextRules.escaped($0.name))\" (\(TextRules.escaped($0.section)), id \(TextRules.escaped($0.id)))" }.joined(separator: ", ")
         }
         func more(_ count: Int) -> String { count > Self.shown ? " and \(count - Self.shown) more" : "" }
         if !added.isEmpty { lines.append("Added: " + names(added.prefix(Self.shown)) + more(added.count) + ".") }

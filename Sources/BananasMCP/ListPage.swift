@@ -210,7 +210,7 @@ struct ListPage {
         case .full, .summary:
             let amount = TextRules.escaped(item.amount)
             let line = (item.checked ? "[x] " : "[ ] ") + name + (amount.isEmpty ? "" : " · " + amount) + " (" + section + ")"
-                + (item.optional ? " optional" : "") + " id " + item.id
+                + (item.optional ? " optional" : "") + " id " + TextRules.escaped(item.id)
             let value: Value = .object([
                 "id": .string(item.id), "name": .string(item.name), "amount": .string(item.amount),
                 "section": .string(item.section), "checked": .bool(item.checked), "optional": .bool(item.optional),

@@ -349,6 +349,9 @@ final class SyncEngine: @unchecked Sendable {
             }
         }
         if let written = outcome.written { deliver(.state(written)) }
+        // A merge that could not save this machine's state wrote nothing: the copy waits
+        // beside the file, and the store pauses with the reason until a retry merges it.
+        if case .stateNotSaved? = outcome.failure { deliver(.failed(outcome.failure!)) }
         if outcome.unmerged != reportedUnmerged {
             reportedUnmerged = outcome.unmerged
             deliver(.copies(outcome.unmerged))

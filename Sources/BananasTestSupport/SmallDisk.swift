@@ -3,8 +3,8 @@ import Glibc
 #endif
 import Foundation
 
-/// For tests only: a small tmpfs mounted at a fresh folder, to fill up: a real full disk for
-/// the state folder. Nil where this process may not mount (not root, no CAP_SYS_ADMIN).
+/// For tests only: a small tmpfs mounted at a fresh folder, to fill up (a real full disk for
+/// the state folder) or to make read-only. Nil where this process may not mount (not root, no CAP_SYS_ADMIN).
 public final class SmallDisk: @unchecked Sendable {
     public let path: String
     private var filler: Int32 = -1
@@ -33,7 +33,15 @@ public final class SmallDisk: @unchecked Sendable {
         unlink(path + "/filler")
     }
 
+    /// Remounts the disk read-only (true) or writable again (false): a read-only state folder.
+    @discardableResult
+    public func setReadOnly(_ readOnly: Bool) -> Bool {
+        let flags = UInt(MS_REMOUNT) | (readOnly ? UInt(MS_RDONLY) : 0)
+        return Glibc.mount("tmpfs", path, "tmpfs", flags, nil) == 0
+    }
+
     deinit {
+        setReadOnly(false)
         free()
         umount2(path, Int32(MNT_DETACH))
         rmdir(path)

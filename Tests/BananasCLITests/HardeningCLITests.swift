@@ -85,6 +85,34 @@ struct HardeningCLITests {
         #expect(results[4].status == 8)
     }
 
+    @Test("hostile ids and a hostile folder name reach an agent escaped: bananas mcp's answers, the ambiguous-match error and the paused reason")
+    func hostileTextThroughMCP() throws {
+        let cli = CLI()
+        defer { cli.cleanUp() }
+        cli.writeFile(Self.fileWithHostileIDs())
+        let server = try MCPProcess(cli)
+        var answers = [try server.call("get_shopping_list"), try server.call("get_shopping_list", ["full": true])]
+        answers.append(try server.call("update_items", ["items": [["item": "Milk", "checked": true]]]))
+        answers.append(try server.call("update_items", ["items": [["item": "AB\u{1B}", "checked": true]]]))
+        #expect(server.finish() == 0)
+
+        let folder = cli.folder + "/\u{1B}]0;pwned\u{07}\u{200B}\u{202E}"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let list = folder + "/BananaList.json"
+        createTestFile(atPath: list, contents: Data(#"{"theme": "dark"}"#.utf8))  // not a list: paused, naming the path
+        let hostile = try MCPProcess(cli, environment: ["BANANAS_FILE": list])
+        answers.append(try hostile.call("get_shopping_list"))
+        answers.append(try hostile.call("add_items", ["items": [["name": "Bread"]]]))
+        _ = hostile.finish()
+        for answer in answers {
+            #expect(!Self.raw(answer.text), "\(answer.text.debugDescription)")
+            let structured = String(decoding: try JSONSerialization.data(withJSONObject: answer.structured), as: UTF8.self)
+            #expect(!structured.contains("\u{1B}]0;"), "no raw escape reaches the structured answer's strings either")
+        }
+        #expect(answers[2].text.contains("2"), "the ambiguous match is answered: \(answers[2].text)")
+        #expect(FileManager.default.contents(atPath: list) == Data(#"{"theme": "dark"}"#.utf8), "never written")
+    }
+
     @Test("invisible characters in any text argument are refused (exit 4); real emoji are kept")
     func invisibleArguments() throws {
         let cli = CLI()

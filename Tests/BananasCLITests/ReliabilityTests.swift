@@ -367,6 +367,8 @@ struct ReliabilityTests {
         if wait > 0 { usleep(UInt32(wait * 1_000_000)) }
         #expect(cli("add", "Final").status == 0)
         let leftAtEnd = cli.leftovers.map(\.name)
+        // A killed holder's lock is waited out (stale after 5 s): the waits belong with the losses.
+        let waits = LockWaits(log: cli.lockWaitLog)
 
         Reliability.report("crashes", [
             "kills": kills.values.reduce(0, +), "byKind": kills.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: " "),
@@ -374,6 +376,8 @@ struct ReliabilityTests {
             "failed": verdict.failed, "lost": verdict.lost.count, "missingAfterNextStart": missingAfterNextStart.count,
             "unparseable": unparseable, "stuck": stuck.count,
             "slowestRecoverySeconds": (slowestRecovery * 100).rounded() / 100, "items": items.count,
+            "lockAcquisitions": waits.acquisitions, "lockGaveUp": waits.gaveUp,
+            "lockWaitMedianMs": waits.medianMillis, "lockWaitP99Ms": waits.p99Millis, "worstLockWaitMs": waits.worstMillis,
             "log": keep ? path : "(not kept)",
         ])
         #expect(unparseable == 0)

@@ -28,8 +28,8 @@ struct StateFolderCLITests {
         var deadline = Date().addingTimeInterval(10)
         while try !a.names().contains("Yogurt"), Date() < deadline { usleep(20_000) }
 
-        // The next write here (the edit, or the write-back of what was absorbed) lands, but its
-        // base cannot be saved.
+        // The next write here (the edit, or the write-back of what was absorbed) is not made:
+        // its base cannot be written first.
         try a.send("add", "Bread")
         try a.waitForState("paused", reason: "state not saved: disk full")
         #expect((try a.status()["summary"] as? String)?.hasPrefix("paused: state not saved: disk full") == true)
@@ -54,6 +54,59 @@ struct StateFolderCLITests {
         try a.waitForState("synced")
         let final = try cli.items().map { $0["name"] as! String }
         #expect(Set(final) == ["Milk", "Bread", "Jam"] && final.count == 3, "the edit reached the file; Yogurt stayed deleted: \(final)")
+    }
+
+    @Test("a command on a full or read-only state folder writes nothing (exit 8), so no base older than the file is left for the next one")
+    func commandOnAFullStateFolder() throws {
+        guard let disk = SmallDisk() else { return }  // mounting a small disk needs root
+        let cli = CLI()
+        defer { cli.cleanUp() }
+        let state = ["XDG_STATE_HOME": disk.path]
+        #expect(cli.run(["add", "Milk"], environment: state).status == 0)
+        let before = cli.fileBytes
+        disk.fill()
+        var result = cli.run(["add", "Eggs"], environment: state)
+        #expect(result.status == 8, "\(result.stdout)\(result.stderr)")
+        #expect(result.stderr.contains("disk full") || result.stderr.contains("space"), "\(result.stderr)")
+        #expect(cli.fileBytes == before, "the edit is not in the list")
+        disk.free()
+        #expect(disk.setReadOnly(true))
+        result = cli.run(["add", "Eggs"], environment: state)
+        #expect(result.status == 8, "\(result.stdout)\(result.stderr)")
+        #expect(cli.fileBytes == before)
+        #expect(disk.setReadOnly(false))
+        #expect(cli.run(["add", "Eggs"], environment: state).status == 0)
+        #expect(try cli.items().map { $0["name"] as! String } == ["Milk", "Eggs"])
+    }
+
+    @Test("a state folder its user may not write (its files still may be): the command writes nothing (exit 8), not its edit over an older base")
+    func commandOnAReadOnlyStateFolder() throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv"), getuid() == 0 else { return }
+        let cli = CLI()
+        defer { cli.cleanUp() }
+        try FileManager.default.createDirectory(atPath: cli.folder, withIntermediateDirectories: true)
+        chmod(cli.home, 0o777)
+        chmod(cli.folder, 0o777)
+        let state = cli.folder + ".nobody-state"
+        try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: state) }
+        chmod(state, 0o777)
+        let asNobody = ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+        #expect(cli.run(["add", "Milk"], prefix: asNobody, environment: ["XDG_STATE_HOME": state]).status == 0)
+        let files = state + "/bananas/files"
+        let folder = files + "/" + (try FileManager.default.contentsOfDirectory(atPath: files).first ?? "")
+        let base = try FileManager.default.contentsOfDirectory(atPath: folder).sorted()
+        #expect(base.contains("base.json") && base.contains("incoming-hash"), "\(base)")
+        // The folder read-only for its user: its files can be rewritten in place (the
+        // announce), but no new file made (the base's temp file).
+        chmod(folder, 0o555)
+        let before = cli.fileBytes
+        let result = cli.run(["add", "Eggs"], prefix: asNobody, environment: ["XDG_STATE_HOME": state])
+        #expect(result.status == 8 && result.stderr.contains("permission denied"), "\(result.status) \(result.stderr)")
+        #expect(cli.fileBytes == before, "the list was not written")
+        chmod(folder, 0o755)
+        #expect(cli.run(["add", "Eggs"], prefix: asNobody, environment: ["XDG_STATE_HOME": state]).status == 0)
+        #expect(try cli.items().map { $0["name"] as! String } == ["Milk", "Eggs"])
     }
 
     @Test("a command whose state folder cannot be made writes nothing and says why (exit 8); it works again once it can")

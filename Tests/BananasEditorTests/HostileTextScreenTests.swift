@@ -1,5 +1,8 @@
 import BananasCore
 import BananasEditor
+import BananasFile
+import BananasSync
+import BananasTerminal
 import Foundation
 import Testing
 
@@ -37,6 +40,20 @@ struct HostileTextScreenTests {
             #expect(columns == size.width, "row \(y)")
         }
         #expect(grid.text.contains("Milk\\e]0;pwned\\u{7}") || size.width < 40)
+    }
+
+    @Test("a hostile folder name in the status bar and the paused reason: shown escaped, never raw", arguments: [44, 200])
+    func hostilePath(width: Int) {
+        let folder = "/tmp/\u{1B}]0;pwned\u{07}\u{200B}\u{202E}"
+        var status = syncedStatus()
+        status.pausedBy = .notAList(path: folder + "/BananaList.json")
+        var state = EditorState()
+        state.viewportHeight = Screen.viewportHeight(forHeight: 12, keyBar: Screen.keyBar(state, Self.list, height: 12))
+        state.settle(state.rows(for: Self.list))
+        let grid = Screen.render(Frame(state: state, list: Self.list, status: SyncView(status, now: now),
+                                       fileLabel: folder + "/BananaList.json", now: now), width: width, height: 12)
+        #expect(!grid.cells.contains { $0.text.unicodeScalars.contains(where: TextRules.isUnsafe) }, "\(grid.text.debugDescription)")
+        #expect(grid.text.contains("paused"), "\(grid.text)")
     }
 
     @Test("scrolling through every hostile row keeps the screen whole")

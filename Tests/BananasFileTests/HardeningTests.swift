@@ -139,45 +139,97 @@ import BananasTestSupport
         #expect(folder.bytes() == nil, "the list was not written")
     }
 
-    @Test("a full state folder takes the announce but not the base: the write lands, its base waits in memory, and nothing more is written until it is saved")
-    func failedBaseSaveIsKept() throws {
+    @Test("a full or read-only state folder: the base is written before the list, so a command that cannot save it writes nothing, and the base on disk stays the file's")
+    func fullStateFolderWritesNothing() throws {
         guard let disk = SmallDisk() else { return }  // mounting a small disk needs root
         let folder = TempFolder()
         let file = ListFile(path: folder.listPath, stateDirectory: disk.path)
-        func add(_ name: String, _ order: Double) throws -> ListFile.UpdateResult<Void> {
+        func add(_ name: String, _ order: Double, to file: ListFile) throws -> ListFile.UpdateResult<Void> {
             try file.update { list, _ in
                 try list.apply(.insert(Item(id: ItemID.random(), name: name, section: "A", sortOrder: order)),
                                stamp: Stamp(millis: Clock.nowMillis(), counter: 0, replica: "test"))
             }
         }
-        _ = try add("Milk", 1)
-        disk.fill()
-        let result = try add("Eggs", 2)
-        #expect(result.wrote)
-        guard case .stateNotSaved(_, "disk full", _)? = result.baseSaveFailure else { Issue.record("\(String(describing: result.baseSaveFailure))"); return }
-        #expect(file.unsavedBase?.list.items.map(\.name) == ["Milk", "Eggs"])
+        _ = try add("Milk", 1, to: file)
         let written = folder.bytes()
-        #expect(throws: ListFileError.self) { try add("Tea", 3) }
-        #expect(folder.bytes() == written, "nothing written while the base cannot be saved")
+        func expectRefused(_ reason: String) {
+            // A new process each time (a CLI command): nothing in memory to fall back on.
+            let command = ListFile(path: folder.listPath, stateDirectory: disk.path)
+            do {
+                _ = try add("Eggs", 2, to: command)
+                Issue.record("written")
+            } catch let error as ListFileError {
+                guard case .stateNotSaved(_, let found, _) = error else { Issue.record("\(error)"); return }
+                #expect(found == reason && error.exitCode == ExitCodes.cannotWrite)
+            } catch {
+                Issue.record("\(error)")
+            }
+            #expect(folder.bytes() == written, "the list was not written")
+            #expect(command.unsavedBase == nil)
+            let base = command.base!.load()
+            #expect(base.writtenHashes.last == Hash.content(written!) && base.list?.items.map(\.name) == ["Milk"],
+                    "the base on disk is still the file's")
+            #expect(!Sys.directoryEntries(command.state!.path).contains { $0.contains(".tmp.") }, "no temp file left")
+        }
+        disk.fill()
+        expectRefused("disk full")
         disk.free()
-        _ = try add("Tea", 3)
-        #expect(file.unsavedBase == nil)
-        #expect(file.base?.load().list?.items.map(\.name) == ["Milk", "Eggs", "Tea"])
+        #expect(disk.setReadOnly(true))
+        expectRefused("read-only file system")
+        #expect(disk.setReadOnly(false))
+        _ = try add("Eggs", 2, to: ListFile(path: folder.listPath, stateDirectory: disk.path))
+        let base = try #require(file.base).load()
+        #expect(base.writtenHashes.last == Hash.content(folder.bytes()!) && base.list?.items.map(\.name) == ["Milk", "Eggs"])
+    }
+
+    @Test("a base whose rename fails after the list's is removed, not left older than the file; the write's own base waits in memory")
+    func failedBaseRenameInvalidatesTheOldBase() throws {
+        let folder = TempFolder()
+        let file = ListFile(path: folder.listPath, stateDirectory: folder.path + "/state")
+        try addItem("Milk", to: file)
+        let store = try #require(file.base)
+        #expect(store.load().list?.items.map(\.name) == ["Milk"])
+        var list = try file.load().list
+        try list.apply(.insert(Item(id: ItemID.random(), name: "Eggs", section: "A", sortOrder: 9)),
+                       stamp: Stamp(millis: Clock.nowMillis(), counter: 0, replica: "test"))
+        let bytes = ListCodec.encode(list)
+        let prepared = try store.prepare(list, written: bytes)
+        // The state folder loses the prepared file before its rename (it went away, or another
+        // program cleared it): the rename fails.
+        for name in Sys.directoryEntries(store.folder) where name.hasPrefix("base.json.tmp.") { unlink(store.folder + "/" + name) }
+        #expect(prepared.commit() != nil)
+        #expect(store.load().list == nil, "no base: a stampless write is taken as it is, never merged against an older base")
+        #expect(!Sys.directoryEntries(store.folder).contains { $0.contains(".tmp.") }, "no temp file left")
     }
 }
 
 @Suite struct DecoderHardeningTests {
-    @Test("100,000 section names read in linear time, duplicates dropped in order")
+    @Test("section names read in linear time: ten times the names cost about ten times as long, not a hundred; duplicates dropped in order")
     func manySections() throws {
-        let names = (0..<200_000).map { "s\($0 % 100_000)" }
-        let text = #"{"sections": ["# + names.map { "\"\($0)\"" }.joined(separator: ",") + #"], "items": []}"#
-        let start = Date()
-        let decoded = try ListCodec.decode(Array(text.utf8))
-        let seconds = Date().timeIntervalSince(start)
+        func file(_ count: Int) -> [UInt8] {
+            let names = (0..<count).map { "\"s\($0 % (count / 2))\"" }
+            return Array((#"{"sections": ["# + names.joined(separator: ",") + #"], "items": []}"#).utf8)
+        }
+        let small = file(20_000), large = file(200_000)
+        let decoded = try ListCodec.decode(large)
         #expect(decoded.list.sections.count == 100_000)
         #expect(decoded.list.sections.prefix(3) == ["s0", "s1", "s2"])
-        // Quadratic took 17 s for 100,000 names (about 70 s for these); linear, well under 1 s.
-        #expect(seconds < 10, "\(seconds) s")
+        // No wall-clock bound (a loaded machine makes any slow): the two sizes compared in the
+        // same run, each the fastest of a few tries, so a pause in one try does not count.
+        // Quadratic reading took 17 s for 100,000 names: a ratio of about 100; linear reads
+        // give 10 to 25 (the larger list misses the caches more).
+        func fastest(_ bytes: [UInt8], tries: Int) throws -> Duration {
+            var best = Duration.seconds(1_000)
+            for _ in 0..<tries {
+                let start = ContinuousClock.now
+                _ = try ListCodec.decode(bytes)
+                best = min(best, ContinuousClock.now - start)
+            }
+            return best
+        }
+        let ratio = try fastest(large, tries: 3) / fastest(small, tries: 7)
+        print("sections: 200,000 names read \(ratio) times as long as 20,000")
+        #expect(ratio < 50, "\(ratio): reading sections is not linear")
     }
 
     @Test("schemaVersion 2.0 is 2; other fractions and forms are still refused")
@@ -274,20 +326,21 @@ import BananasTestSupport
             }
         }
         waiter.start()
-        let end = Date().addingTimeInterval(3)
-        var held = 0
-        while Date() < end {
-            // A hog: holds for 30 ms, lets go, and comes straight back.
-            let lock = try FileLock.acquire(path: lockPath, timeoutMillis: 5_000)
+        // A hog: holds for 30 ms, lets go, and comes straight back, a fixed number of times
+        // (not for a time: a loaded machine slows both sides alike). Waiting its turn, it
+        // lets the waiter in about once per hold; without the turn, it let go for
+        // microseconds and the waiter almost never got in.
+        let holds = 50
+        for _ in 0..<holds {
+            let lock = try FileLock.acquire(path: lockPath, timeoutMillis: 30_000)
             usleep(30_000)
             lock.release()
-            held += 1
         }
         shared.lock.withLock { shared.stop = true }
         usleep(50_000)
-        print("fairness: the hog took the lock \(held) times, the waiter \(shared.lock.withLock({ shared.got })) times in 3 s")
-        #expect(shared.lock.withLock({ shared.got }) >= 5)
-        #expect(held >= 5)
+        let got = shared.lock.withLock { shared.got }
+        print("fairness: the hog took the lock \(holds) times, the waiter \(got) times meanwhile")
+        #expect(got >= holds / 5)
     }
 
     @Test func theTurnIsAboutAsLongAsTheHold() {

@@ -123,6 +123,64 @@ import Testing
         #expect(!reread.problems.isEmpty)
     }
 
+    @Test("an unreadable row moves with the readable row before it; when that row is deleted it stays at its last place")
+    func movesWithItsNeighbour() throws {
+        let text = """
+            {"sections": ["A"], "items": [
+              {"id": "M", "name": "Milk", "section": "A", "sortOrder": 1},
+              7,
+              {"id": "E", "name": "Eggs", "section": "A", "sortOrder": 2},
+              "x",
+              {"id": "B", "name": "Bread", "section": "A", "sortOrder": 3}
+            ]}
+            """
+        var list = try Self.decode(text).list
+        try list.apply(.update(id: "M", changes: [.sortOrder: .order(4)]), stamp: Self.stamp)
+        let moved = ["R:Eggs", "?:\"x\"", "R:Bread", "R:Milk", "?:7"]
+        #expect(UnreadableCorpus.rows(of: ListCodec.encode(list)) == moved)
+        // The tree form (the journal's) places them alike, and a re-read keeps the place.
+        #expect(UnreadableCorpus.rows(of: JSONText.compact(ListCodec.encodeValue(list))) == moved)
+        let reread = try ListCodec.decode(ListCodec.encode(list)).list
+        #expect(UnreadableCorpus.rows(of: ListCodec.encode(reread)) == moved)
+        #expect(UnreadableCorpus.rows(of: ListCodec.encode(list.merged(with: reread))) == moved, "a merge with the re-read file too")
+        // Eggs deleted: "x" stays where Eggs was, before Bread.
+        try list.apply(.delete(id: "E"), stamp: Self.stamp.advanced())
+        #expect(UnreadableCorpus.rows(of: ListCodec.encode(list)) == ["?:\"x\"", "R:Bread", "R:Milk", "?:7"])
+    }
+
+    @Test("a key repeated inside a row or inside sync: the last is read, as JSON.parse reads it; the others are kept there under shadowedKeys, written back and reported")
+    func shadowedInRowsAndSync() throws {
+        let text = """
+            {"sections": ["A"], "items": [
+              {"id": "A1", "name": "Old", "amount": "1", "name": "New", "section": "A", "sortOrder": 1, "amount": "2"},
+              {"id": "B2", "name": "Milk", "name": "", "section": "A", "sortOrder": 2}
+            ], "sync": {"mystery": 1, "deleted": {}, "mystery": [2]}}
+            """
+        let decoded = try Self.decode(text)
+        #expect(decoded.list.items.map(\.name) == ["New"] && decoded.list.items[0].amount == "2", "the last value, as Get Bananas reads it")
+        #expect(decoded.problems.contains { $0.contains("items[0] had \"name\", \"amount\" twice") }, "\(decoded.problems)")
+        #expect(decoded.problems.contains { $0.hasPrefix("sync had \"mystery\" twice") }, "\(decoded.problems)")
+        #expect(try ListCodec.decode(Array(text.utf8), readingItemsDirectly: false) == decoded, "both readers")
+        let bytes = ListCodec.encode(decoded.list)
+        let written = try JSONSerialization.jsonObject(with: Data(bytes)) as! [String: Any]
+        let rows = written["items"] as! [Any]
+        let row = rows[0] as! [String: Any]
+        #expect(row["name"] as? String == "New" && row["amount"] as? String == "2")
+        let keptInRow = (row[ListCodec.shadowedKey] as? [[String: Any]]) ?? []
+        #expect(keptInRow.map { $0["key"] as! String } == ["name", "amount"])
+        #expect(keptInRow.map { $0["value"] as! String } == ["Old", "1"])
+        // The row whose last name is blank is unreadable: kept as it was, both names and all.
+        #expect(String(decoding: bytes, as: UTF8.self).contains(#"{"id": "B2", "name": "Milk", "name": "", "section": "A", "sortOrder": 2}"#))
+        let sync = written["sync"] as! [String: Any]
+        #expect(sync["mystery"] as? [Int] == [2])
+        let keptInSync = (sync[ListCodec.shadowedKey] as? [[String: Any]]) ?? []
+        #expect(keptInSync.count == 1 && keptInSync.first?["key"] as? String == "mystery" && keptInSync.first?["value"] as? Int == 1)
+        // Read and written again: the same bytes, still reported.
+        let reread = try ListCodec.decode(bytes)
+        #expect(ListCodec.encode(reread.list) == bytes)
+        #expect(reread.problems.contains { $0.contains("items[0] had") } && reread.problems.contains { $0.hasPrefix("sync had") })
+    }
+
     @Test("bananas writing through ListFile keeps the corpus rows: byte for byte, in place")
     func throughTheFile() throws {
         let folder = TempFolder()

@@ -34,8 +34,8 @@ struct StateFolderTests {
         box.write(Self.versionOne([(milk, "Milk"), (yogurt, "Yogurt")]))
         #expect(await eventually { store.list.named("Yogurt") != nil })
 
-        // The next write here (the edit, or the write-back of what was absorbed) lands, but its
-        // base cannot be saved.
+        // The next write here (the edit, or the write-back of what was absorbed) is not made:
+        // its base cannot be written first.
         try store.perform(.insert(item("Bread", order: 5000)), label: "add")
         #expect(await eventually { store.status.pausedBy != nil })
         guard case .stateNotSaved(_, let reason, _)? = store.status.pausedBy else {
@@ -54,8 +54,8 @@ struct StateFolderTests {
         #expect(store.list.named("Jam") != nil && store.status.pendingCount >= 1 && store.status.state == .paused)
 
         // Get Bananas removes Yogurt: a whole-list save of what it read, without the row. The
-        // base on disk predates the write it read (and the row it held); merged against that
-        // base, the remove would be no remove.
+        // base on disk predates the row; merged against that base, the remove would be no
+        // remove: the file as last read is what it is merged against.
         let read = try box.decoded().items.filter { $0.name != "Yogurt" }.map { (id: $0.id, name: $0.name) }
         box.write(Self.versionOne(read))
         #expect(await eventually { store.list.named("Yogurt") == nil }, "the remove is taken")
@@ -66,7 +66,7 @@ struct StateFolderTests {
         #expect(final.items.map(\.name) == ["Milk", "Bread", "Jam"], "the waiting edit reached the file; Yogurt stayed deleted")
     }
 
-    @Test("a conflict copy merged while the state folder is full: paused too, until the base is saved")
+    @Test("a conflict copy found while the state folder is full: not merged (nothing written), paused with the reason, merged once the base can be saved")
     func copyMergedOnAFullDisk() async throws {
         guard let disk = SmallDisk() else { return }  // mounting a small disk needs root
         let box = Sandbox()
@@ -80,17 +80,21 @@ struct StateFolderTests {
         try other.apply(.insert(item("Eggs", order: 5000)), stamp: Stamp(millis: Clock.nowMillis(), counter: 0, replica: "0123456789ab"))
         disk.fill()
         let folder = (box.listPath as NSString).deletingLastPathComponent
-        createTestFile(atPath: folder + "/BananaList.sync-conflict-20261121-101530-BBBBBBB.json", contents: Data(ListCodec.encode(other)))
-        #expect(await eventually(timeout: 10) { store.list.named("Eggs") != nil })
-        #expect(await eventually { store.status.pausedBy != nil })
+        let copy = folder + "/BananaList.sync-conflict-20261121-101530-BBBBBBB.json"
+        let before = box.bytes
+        createTestFile(atPath: copy, contents: Data(ListCodec.encode(other)))
+        #expect(await eventually(timeout: 10) { store.status.pausedBy != nil })
         guard case .stateNotSaved? = store.status.pausedBy else {
             Issue.record("not paused for the state: \(String(describing: store.status.pausedBy))")
             return
         }
+        #expect(box.bytes == before, "nothing written")
+        #expect(FileManager.default.fileExists(atPath: copy), "the copy waits")
         disk.free()
-        #expect(await eventually(timeout: 10) { store.status.pausedBy == nil })
+        #expect(await eventually(timeout: 10) { store.status.pausedBy == nil && store.list.named("Eggs") != nil })
         #expect(file.unsavedBase == nil)
         #expect(try box.decoded().named("Eggs") != nil)
+        #expect(await eventually(timeout: 10) { !FileManager.default.fileExists(atPath: copy) }, "merged, then retired")
     }
 
     @Test("a file where the state folder should be: nothing is written, the store pauses, the edit lands when the folder can be made")

@@ -105,6 +105,7 @@ public enum ListCodec {
         var syncExtra: [String: JSONValue] = [:]
         if let value = top["sync"] {
             guard case .object(let sync) = value else { throw .structure("sync is \(value.typeDescription), not an object") }
+            if sync[shadowedKey] != nil, let note = shadowedNote(sync, at: "sync") { problems.append(note) }
             for (key, entry) in sync where !syncKeys.contains(key) { syncExtra[key] = entry }
             sectionsStamp = sync["sectionsStamp"]?.stringValue.flatMap(Stamp.init(encoded:)) ?? .zero
             if case .array(let stored)? = sync["sections"] { entries = decodeSectionEntries(stored) }
@@ -182,21 +183,47 @@ public enum ListCodec {
     /// included) ignores, are kept under `shadowedKeys` (`{"key": …, "value": …}` in file
     /// order) rather than dropped at the next write, and reported at every read while there.
     static func keepShadowed(_ shadowed: [(key: String, value: JSONValue)], in extra: inout [String: JSONValue], problems: inout [String]) {
-        var kept: [JSONValue] = []
-        switch extra[shadowedKey] {
-        case nil: break
-        case .array(let records)?: kept = records
-        case let other?: kept = [.object(["key": .string(shadowedKey), "value": other])]
-        }
-        for (key, value) in shadowed { kept.append(.object(["key": .string(key), "value": value])) }
-        guard !kept.isEmpty else { return }
-        extra[shadowedKey] = .array(kept)
-        for (i, record) in kept.enumerated() {
+        guard let records = shadowedRecords(shadowed, existing: extra[shadowedKey]) else { return }
+        extra[shadowedKey] = .array(records)
+        for (i, record) in records.enumerated() {
             guard case .object(let fields) = record, case .string(let key)? = fields["key"] else { continue }
             var what = "a value"
             if case .array(let rows)? = fields["value"], key == "items" { what = "\(rows.count) rows" }
             problems.append("\(shadowedKey)[\(i)]: the file had \"\(key)\" twice; the last one is read, the other (\(what)) is kept here and not shown")
         }
+    }
+
+    /// The `shadowedKeys` records: those already there (`existing`), then `shadowed`'s;
+    /// nil when there are none.
+    static func shadowedRecords(_ shadowed: [(key: String, value: JSONValue)], existing: JSONValue?) -> [JSONValue]? {
+        var kept: [JSONValue] = []
+        switch existing {
+        case nil: break
+        case .array(let records)?: kept = records
+        case let other?: kept = [.object(["key": .string(shadowedKey), "value": other])]
+        }
+        for (key, value) in shadowed { kept.append(.object(["key": .string(key), "value": value])) }
+        return kept.isEmpty ? nil : kept
+    }
+
+    /// An object a repeated key was read from (a row, `sync`), with the values the key
+    /// shadowed kept in it under `shadowedKeys`, as at the top level: every JSON reader reads
+    /// the last one, and the others are written back instead of dropped (docs/file-format.md).
+    static func keepingShadowed(_ shadowed: [(key: String, value: JSONValue)], in value: JSONValue) -> JSONValue {
+        guard !shadowed.isEmpty, case .object(var object) = value,
+              let records = shadowedRecords(shadowed, existing: object[shadowedKey]) else { return value }
+        object[shadowedKey] = .array(records)
+        return .object(object)
+    }
+
+    /// A note for an object (a row, `sync`) that keeps values of keys it had twice.
+    static func shadowedNote(_ object: [String: JSONValue], at location: String) -> String? {
+        guard case .array(let records)? = object[shadowedKey] else { return nil }
+        let keys = records.compactMap { record -> String? in
+            guard case .object(let fields) = record, case .string(let key)? = fields["key"] else { return nil }
+            return "\"" + key + "\""
+        }
+        return "\(location) had \(keys.joined(separator: ", ")) twice; the last is read, the other is kept under \(location).\(shadowedKey) and not shown"
     }
 
     static func decodeRows(_ array: [RawRow], path: String, problems: inout [String], unreadable: inout [UnreadableRow]) -> [Item] {
@@ -248,6 +275,7 @@ public enum ListCodec {
                 keep(value, text: text)
                 continue
             }
+            if object[shadowedKey] != nil, let note = shadowedNote(object, at: location) { problems.append(note) }
             switch decodeItem(object) {
             case .failure(let reason):
                 problems.append("\(location) \(reason); kept in the file but not shown")
@@ -330,6 +358,9 @@ public enum ListCodec {
                 items = try readItems(&cursor, direct: direct, layout: &layout)
                 itemsText = start..<cursor.index
                 object[key] = .array([])
+            } else if key == "sync" {
+                let (read, shadowed) = try cursor.valueKeepingShadowed()
+                object[key] = keepingShadowed(shadowed, in: read)
             } else {
                 object[key] = try cursor.value()
                 if key == "items" { items = nil; itemsText = nil; layout.usable = false }
@@ -373,7 +404,8 @@ public enum ListCodec {
                 layout.row(item, start..<cursor.index)
             } else {
                 cursor.index = start
-                let value = try cursor.value()
+                let (read, shadowed) = try cursor.valueKeepingShadowed()
+                let value = keepingShadowed(shadowed, in: read)
                 rows.append(.value(value, text: String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<cursor.index]), as: UTF8.self)))
                 layout.usable = false
             }
@@ -643,7 +675,7 @@ public enum ListCodec {
     public static func encodeValue(_ list: ShoppingList) -> JSONValue {
         var top = topLevel(list)
         var rows: [JSONValue] = []
-        var unreadable = list.unreadableRows[...]
+        var unreadable = placedUnreadableRows(list)[...]
         func appendUnreadable(before position: UnreadableRow.Position?) {
             while let row = unreadable.first, position.map(row.goesBefore) ?? true {
                 // The row's bytes were JSON when read.
@@ -865,8 +897,24 @@ public enum ListCodec {
     }
 
     /// The `items` array, at the top level's first indent.
+    /// The unreadable rows in the order they are written, each placed after the readable row
+    /// it followed where that row is now: a row moves with its neighbour. One whose neighbour
+    /// is gone (deleted, hidden) stays at the neighbour's last place, between the same rows
+    /// that are left (docs/file-format.md, "Rows that cannot be read").
+    static func placedUnreadableRows(_ list: ShoppingList) -> [UnreadableRow] {
+        var rows = list.unreadableRows
+        var moved = false
+        for i in rows.indices {
+            guard let after = rows[i].after, let anchor = list.rows[after.id], anchor.sortOrder != after.sortOrder,
+                  list.isVisible(after.id) else { continue }
+            rows[i].after = UnreadableRow.Position(of: anchor)
+            moved = true
+        }
+        return moved ? rows.sorted(by: UnreadableRow.writeOrder) : rows
+    }
+
     static func appendItems(_ items: [Item], of list: ShoppingList, to out: inout [UInt8], layout: inout LayoutRecorder) {
-        let unreadable = list.unreadableRows
+        let unreadable = placedUnreadableRows(list)
         layout.ids.reserveCapacity(items.count)
         layout.orders.reserveCapacity(items.count)
         layout.ranges.reserveCapacity(items.count)

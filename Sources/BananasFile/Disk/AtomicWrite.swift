@@ -103,6 +103,37 @@ public enum AtomicWrite {
     static func replace<Calls: FileCalls>(
         _ path: String, with bytes: [UInt8], durable: Bool = true, calls: Calls, verify: ([UInt8]) -> Bool
     ) throws(ListFileError) {
+        let temp = try writeTemp(path, with: bytes, durable: durable, calls: calls, verify: verify)
+        try rename(temp, over: path, size: bytes.count, durable: durable, calls: calls)
+    }
+
+    /// A cache file's new bytes written to a temp file beside it, not yet renamed over it: the
+    /// part of a replace that needs space and permission done first, so the rename, which
+    /// needs neither, can follow another write (the base after the list: `BaseStore.prepare`).
+    struct Prepared: Sendable {
+        let path: String
+        let temp: String
+        let size: Int
+
+        /// Renames the temp file over the path; on failure the temp file is gone.
+        func commit() throws(ListFileError) {
+            try AtomicWrite.rename(temp, over: path, size: size, durable: false, calls: PosixFileCalls())
+        }
+
+        func discard() { unlink(temp) }
+    }
+
+    /// The first half of a non-durable `replace` (for caches): the temp file, written.
+    static func prepare(_ path: String, with bytes: [UInt8]) throws(ListFileError) -> Prepared {
+        let temp = try writeTemp(path, with: bytes, durable: false, calls: PosixFileCalls()) { _ in true }
+        return Prepared(path: path, temp: temp, size: bytes.count)
+    }
+
+    /// Writes `bytes` to a new temp file beside `path` (and for `durable`, fsyncs and checks
+    /// it); its path. Nothing is left behind when it throws.
+    private static func writeTemp<Calls: FileCalls>(
+        _ path: String, with bytes: [UInt8], durable: Bool, calls: Calls, verify: ([UInt8]) -> Bool
+    ) throws(ListFileError) -> String {
         var mode: mode_t = 0o600
         if let st = calls.linkStatus(path) {
             if Sys.isSymlink(st) { throw .symlinkRefused(path: path) }
@@ -116,9 +147,8 @@ public enum AtomicWrite {
         let temp = path + tempMarker + String(Sys.processID()) + "." + String(UInt32.random(in: 0...UInt32.max), radix: 16)
         let fd = calls.createExclusive(temp, mode: mode)
         guard fd >= 0 else { throw Sys.failure(errno, path: path, action: "write") }
-        var closed = false
         func fail(_ code: Int32, _ action: String) -> ListFileError {
-            if !closed { calls.close(fd); closed = true }
+            calls.close(fd)
             calls.unlink(temp)
             return Sys.failure(code, path: path, action: action)
         }
@@ -130,13 +160,19 @@ public enum AtomicWrite {
             guard matches, verify(bytes) else { throw fail(EIO, "verify the new contents of") }
         }
         calls.close(fd)
-        closed = true
+        return temp
+    }
+
+    /// The second half: renames the written temp file over `path`; on failure removes it.
+    private static func rename<Calls: FileCalls>(
+        _ temp: String, over path: String, size: Int, durable: Bool, calls: Calls
+    ) throws(ListFileError) {
         // ext4 (auto_da_alloc) writes a file's data out at once when it is renamed over
         // another: for a cache that cost as much as an fsync (8 ms for 6.5 MB). Renamed onto
         // no file, it is written back later like any other; readers meanwhile see no file for
         // a moment, which for a cache means only a recomputation. A small file costs nothing
         // either way, and is renamed over the old one, so readers always find one.
-        if !durable, bytes.count >= AtomicWrite.removedFirstFrom { calls.unlink(path) }
+        if !durable, size >= AtomicWrite.removedFirstFrom { calls.unlink(path) }
         // Last look before the rename: the lock beside the file must still be ours and the
         // file the one we read under it (we may have been frozen past the stale window).
         let checked = Sys.monotonicNanos()
@@ -144,7 +180,11 @@ public enum AtomicWrite {
             calls.unlink(temp)
             throw refusal
         }
-        guard calls.rename(temp, path) else { throw fail(errno, "replace") }
+        guard calls.rename(temp, path) else {
+            let code = errno
+            calls.unlink(temp)
+            throw Sys.failure(code, path: path, action: "replace")
+        }
         lastCheckToRenameNanos.store(Sys.monotonicNanos() - checked, ordering: .relaxed)
         FileLock.replaced(path)
         if durable { calls.syncDirectory(of: path) }

@@ -205,42 +205,87 @@ public struct BaseStore: Sendable {
         return Glance(writtenHashes: hashes, signature: signature, store: self)
     }
 
-    /// Replaces the base after bananas wrote `list` as `bytes`. `list` is kept in memory as
-    /// the parsed base; nil (a row patch, which decoded only part of it) keeps none.
-    /// Call after `announce` (which made the folder and cleared dead writers' temp files).
+    /// Replaces the base after bananas wrote `list` as `bytes`: `prepare` and `commit` at once.
     ///
     /// Returns why the base or its written hashes could not be saved (the state folder is on
-    /// a full disk, read-only, or gone), nil when both were. The list itself is safe then,
-    /// but the base is not this write: nothing may rely on it (a reader would take this
-    /// write for a foreign one, and absorb a stampless writer against an older base).
+    /// a full disk, read-only, or gone), nil when both were.
     @discardableResult
     public func save(_ list: ShoppingList?, written bytes: [UInt8], hash: UInt64? = nil) -> ListFileError? {
+        do {
+            return try prepare(list, written: bytes, hash: hash).commit()
+        } catch {
+            return error
+        }
+    }
+
+    /// Writes the base of a write about to be made (and its written hashes) to temp files in
+    /// the state folder, before the list is written: what needs space and permission is done
+    /// while a refusal still leaves everything as it was (`ListFile.update` then writes
+    /// nothing). `commit` after the list's rename only renames them into place.
+    /// `list` is kept in memory as the parsed base; nil (a row patch, which decoded only part
+    /// of it) keeps none. Call after `announce` (which made the folder and cleared dead
+    /// writers' temp files), with the list's lock held.
+    public func prepare(_ list: ShoppingList?, written bytes: [UInt8], hash: UInt64? = nil) throws(ListFileError) -> PreparedSave {
         let hash = hash ?? Hash.content(bytes)
         var hashes = glance().writtenHashes
+        let replaced = hashes.last
         hashes.append(hash)
-        let kept = hashes.suffix(BaseStore.hashesKept)
-        // Not fsynced: a base lost to a power cut only means the next stampless write is taken
-        // as it is (nothing lost), and a flush is faster without more fsyncs. The base first,
-        // then its hash: a reader that sees the hash sees this base or a newer one.
-        // Both through a rename, never in place: a reader that met the hashes halfway through
-        // a write read a mix of two lists (the same length, shifted by one line) that could
-        // end in an older hash, and a base written in place let the nine-writer reliability
-        // test lose a Get Bananas remove in about a third of its runs (docs/reliability.md).
-        keepOlder(replacing: hashes.dropLast().last)
+        let text = hashes.suffix(BaseStore.hashesKept).map(\.hex).joined(separator: "\n") + "\n"
+        let base = try AtomicWrite.prepare(path, with: bytes)
         do {
-            try AtomicWrite.replace(path, with: bytes, durable: false) { _ in true }
+            let hashesFile = try AtomicWrite.prepare(hashesPath, with: Array(text.utf8))
+            return PreparedSave(store: self, list: list, hash: hash, replaced: replaced, base: base, hashes: hashesFile)
         } catch {
-            cache.clear()
-            return error
+            base.discard()
+            throw error
         }
-        if let list { cache.store(list, hash: hash) } else { cache.clear() }
-        let text = kept.map(\.hex).joined(separator: "\n") + "\n"
-        do {
-            try AtomicWrite.replace(hashesPath, with: Array(text.utf8), durable: false) { _ in true }
-        } catch {
-            return error
+    }
+
+    /// A base written beside the state folder's files, waiting for the list's rename.
+    public struct PreparedSave: Sendable {
+        let store: BaseStore
+        let list: ShoppingList?
+        let hash: UInt64
+        let replaced: UInt64?
+        let base: AtomicWrite.Prepared
+        let hashes: AtomicWrite.Prepared
+
+        /// Renames the base and then its hashes into place (the base first: a reader that
+        /// sees the hash sees this base or a newer one). Both through a rename, never in
+        /// place: a reader that met the hashes halfway through a write read a mix of two
+        /// lists that could end in an older hash (docs/reliability.md). Not fsynced: a base
+        /// lost to a power cut only means the next stampless write is taken as it is.
+        ///
+        /// Returns why it failed, nil when both landed. On failure the base file is removed
+        /// (when the folder still lets it): a base older than the list must not be trusted by
+        /// any process, and without one a stampless write is taken as it is, which loses nothing.
+        @discardableResult
+        public func commit() -> ListFileError? {
+            store.keepOlder(replacing: replaced)
+            do {
+                try base.commit()
+            } catch {
+                hashes.discard()
+                store.cache.clear()
+                unlink(store.path)
+                return error
+            }
+            if let list { store.cache.store(list, hash: hash) } else { store.cache.clear() }
+            do {
+                try hashes.commit()
+            } catch {
+                store.cache.clear()
+                unlink(store.path)
+                return error
+            }
+            return nil
         }
-        return nil
+
+        /// Removes the temp files: the write they were for was not made.
+        public func discard() {
+            base.discard()
+            hashes.discard()
+        }
     }
 
     /// Why the state folder could not take a base now (a file where a folder should be, a
@@ -268,7 +313,7 @@ public struct BaseStore: Sendable {
 
     /// Keeps the base about to be replaced (written as `hash`) under `older-bases/` as a hard
     /// link, and lets go of those older than the last `olderKept`.
-    private func keepOlder(replacing hash: UInt64?) {
+    fileprivate func keepOlder(replacing hash: UInt64?) {
         guard let hash, let st = Sys.linkStatus(path), Sys.isRegular(st), Int(st.st_size) <= BaseStore.olderMaxBytes else { return }
         Sys.makeDirectories(olderPath)
         let name = hash.hex
