@@ -89,7 +89,10 @@ let package = Package(
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
-        .testTarget(name: "BananasFileTests", dependencies: ["BananasFile", "BananasTestSupport"]),
+        .testTarget(
+            name: "BananasFileTests",
+            dependencies: ["BananasFile", "BananasTestSupport", .product(name: "PropertyBased", package: "swift-property-based")]
+        ),
         .testTarget(name: "BananasSyncTests", dependencies: ["BananasSync", "BananasFile", "BananasTestSupport"]),
         .testTarget(
             name: "BananasEditorTests",
