@@ -40,7 +40,7 @@ struct ContractCLITests {
         #expect(await device("uncheck", name).status == 0)
     }
 
-    func names(_ device: Device) async throws -> Set<String> { await Set(try device.items().map { $0["name"] as! String }) }
+    func names(_ device: Device) async throws -> Set<String> { Set(try await device.items().map { $0["name"] as! String }) }
 
     func item(_ device: Device, _ name: String) async throws -> [String: Any]? {
         try await device.items().first { $0["name"] as? String == name }
@@ -125,7 +125,8 @@ struct ContractCLITests {
         defer { b.cleanUp() }
         let changed = await b.run(["edit", "Milk", "--amount", "2"], environment: behind)
         #expect(changed.status == 0, "\(changed.stderr)")
-        let list = try await JSONSerialization.jsonObject(with: Data(b.run(["list", "--json"], environment: behind).stdout.utf8)) as! [String: Any]
+        let listed = await b.run(["list", "--json"], environment: behind)
+        let list = try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as! [String: Any]
         #expect((list["items"] as! [[String: Any]]).first?["amount"] as? String == "2", "the edit took effect")
         let skew = try #require(try await statusJSON(b, clockOffset: -2 * 3_600_000)["clockSkew"] as? [String: Any],
                                 "the slow device sees stamps ahead of its clock")
@@ -185,7 +186,8 @@ struct ContractCLITests {
         #expect(await b("sections", "rename", "Dairy", "Dairy & eggs").status == 0)
 
         func sections(_ device: Device) async throws -> [String] {
-            let object = try await JSONSerialization.jsonObject(with: Data(device("sections", "--json").stdout.utf8)) as! [String: Any]
+            let listed = await device("sections", "--json")
+            let object = try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as! [String: Any]
             return (object["sections"] as! [[String: Any]]).map { $0["name"] as! String }
         }
         func check(_ device: Device) async throws {
