@@ -32,6 +32,8 @@ let package = Package(
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.0"),
         .package(url: "https://github.com/modelcontextprotocol/swift-sdk", from: "0.12.1"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        // Test targets only: spawning processes with both pipes drained concurrently.
+        .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.0"),
     ],
     targets: [
         .target(name: "BananasCore"),
@@ -89,7 +91,10 @@ let package = Package(
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
-        .testTarget(name: "BananasFileTests", dependencies: ["BananasFile", "BananasTestSupport"]),
+        .testTarget(
+            name: "BananasFileTests",
+            dependencies: ["BananasFile", "BananasTestSupport", .product(name: "PropertyBased", package: "swift-property-based")]
+        ),
         .testTarget(name: "BananasSyncTests", dependencies: ["BananasSync", "BananasFile", "BananasTestSupport"]),
         .testTarget(
             name: "BananasEditorTests",
@@ -121,7 +126,8 @@ let package = Package(
             name: "BananasCLITests",
             dependencies: ["bananas", "bananas-mcp", "bananas-test", "BananasCLI", "BananasFile", "BananasTestSupport", "CTestProcess",
                            .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                           .product(name: "PropertyBased", package: "swift-property-based")]
+                           .product(name: "PropertyBased", package: "swift-property-based"),
+                           .product(name: "Subprocess", package: "swift-subprocess")]
         ),
     ]
 )

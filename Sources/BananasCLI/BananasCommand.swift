@@ -118,6 +118,7 @@ public func describe(_ error: Error) -> (String, Int32) {
     case let error as SectionError:
         if case .noSuchSection = error { (error.description, ExitCodes.notFound) } else { (error.description, ExitCodes.invalidInput) }
     case let error as CLIError: (error.message, error.code)
+    case EditError.notRemembered(let name): ("\(Output.safe(name)) is not remembered", ExitCodes.notFound)
     default: (String(describing: error), ExitCodes.failure)
     }
 }

@@ -115,9 +115,6 @@ struct ForgetCommand: ParsableCommand {
         try perform {
             let forgotten: Int = try mutate(options) { list in
                 if all { return (.forget(nil), list.rememberedItems(now: Clock.nowMillis()).count) }
-                for name in names where list.remembered(named: name, now: 0) == nil {
-                    throw CLIError(message: "\(Output.safe(name)) is not remembered", code: ExitCodes.notFound)
-                }
                 return (.batch(names.map { .forget($0) }), names.count)
             }
             if all {

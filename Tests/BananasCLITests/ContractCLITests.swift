@@ -36,51 +36,51 @@ struct ContractCLITests {
 
     /// A command that writes (a no-op uncheck): only writers merge conflict copies into the
     /// file (read commands show them merged and leave them), as a running instance would.
-    func write(_ device: Device, _ name: String) {
-        #expect(device("uncheck", name).status == 0)
+    func write(_ device: Device, _ name: String) async {
+        #expect(await device("uncheck", name).status == 0)
     }
 
-    func names(_ device: Device) throws -> Set<String> { Set(try device.items().map { $0["name"] as! String }) }
+    func names(_ device: Device) async throws -> Set<String> { Set(try await device.items().map { $0["name"] as! String }) }
 
-    func item(_ device: Device, _ name: String) throws -> [String: Any]? {
-        try device.items().first { $0["name"] as? String == name }
+    func item(_ device: Device, _ name: String) async throws -> [String: Any]? {
+        try await device.items().first { $0["name"] as? String == name }
     }
 
     func clock(_ offsetMillis: Int64) -> [String: String] { ["BANANAS_TEST_CLOCK_OFFSET_MS": String(offsetMillis)] }
 
-    func statusJSON(_ device: Device, clockOffset: Int64 = 0) throws -> [String: Any] {
-        let result = device.run(["status", "--json"], environment: clock(clockOffset))
+    func statusJSON(_ device: Device, clockOffset: Int64 = 0) async throws -> [String: Any] {
+        let result = await device.run(["status", "--json"], environment: clock(clockOffset))
         return try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
     }
 
     // MARK: 1. A stale copy deletes nothing
 
     @Test("1: a stale save delivered again, over the file or as a conflict copy, deletes no item added since")
-    func staleCopyDeletesNothing() throws {
+    func staleCopyDeletesNothing() async throws {
         let a = Device()
         defer { a.cleanUp() }
-        #expect(a("add", "Milk").status == 0)
+        #expect(await a("add", "Milk").status == 0)
         let c = pair(a)
         defer { c.cleanUp() }
-        #expect(c("add", "Eggs").status == 0)
+        #expect(await c("add", "Eggs").status == 0)
         let stale = c.fileBytes!
         deliver(stale, to: a)
-        #expect(a("add", "Tea", "Bread").status == 0)
+        #expect(await a("add", "Tea", "Bread").status == 0)
 
         // The sync engine delivers C's old save again.
         deliver(stale, to: a)
-        #expect(try names(a) == ["Milk", "Eggs", "Tea", "Bread"])
-        #expect(a("add", "Jam").status == 0)
-        #expect(try names(a) == ["Milk", "Eggs", "Tea", "Bread", "Jam"])
-        #expect(a("deleted").stdout.contains("Tea") == false, "nothing was deleted")
+        #expect(try await names(a) == ["Milk", "Eggs", "Tea", "Bread"])
+        #expect(await a("add", "Jam").status == 0)
+        #expect(try await names(a) == ["Milk", "Eggs", "Tea", "Bread", "Jam"])
+        #expect(await a("deleted").stdout.contains("Tea") == false, "nothing was deleted")
 
         // And again, as a conflict copy beside the file.
         createTestFile(atPath: a.folder + "/" + Self.copyName, contents: stale)
-        #expect(try names(a) == ["Milk", "Eggs", "Tea", "Bread", "Jam"])
-        write(a, "Milk")
-        #expect(try names(a) == ["Milk", "Eggs", "Tea", "Bread", "Jam"])
+        #expect(try await names(a) == ["Milk", "Eggs", "Tea", "Bread", "Jam"])
+        await write(a, "Milk")
+        #expect(try await names(a) == ["Milk", "Eggs", "Tea", "Bread", "Jam"])
         #expect(a.entries == ["BananaList.json"], "the copy is merged away")
-        let deleted = a("deleted")
+        let deleted = await a("deleted")
         #expect(!deleted.stdout.contains("Tea") && !deleted.stdout.contains("Jam"), "\(deleted.stdout)")
     }
 
@@ -88,149 +88,151 @@ struct ContractCLITests {
 
     @Test("2: a field stamped by a clock 2 hours or 100 years ahead is changed by the CLI here; status names the skew",
           arguments: [Int64(2 * 3_600_000), Int64(100) * 365 * 86_400_000])
-    func aFastClockFreezesNothing(ahead: Int64) throws {
+    func aFastClockFreezesNothing(ahead: Int64) async throws {
         let a = Device()
         defer { a.cleanUp() }
-        #expect(a("add", "Milk", "--amount", "1").status == 0)
+        #expect(await a("add", "Milk", "--amount", "1").status == 0)
         let b = pair(a)
         defer { b.cleanUp() }
-        #expect(b.run(["edit", "Milk", "--amount", "2"], environment: clock(ahead)).status == 0)
+        #expect(await b.run(["edit", "Milk", "--amount", "2"], environment: clock(ahead)).status == 0)
         deliver(b.fileBytes!, to: a)
-        #expect(try item(a, "Milk")?["amount"] as? String == "2")
+        #expect(try await item(a, "Milk")?["amount"] as? String == "2")
 
-        let changed = a("edit", "Milk", "--amount", "3")
+        let changed = await a("edit", "Milk", "--amount", "3")
         #expect(changed.status == 0, "\(changed.stderr)")
-        #expect(try item(a, "Milk")?["amount"] as? String == "3", "the edit took effect")
-        #expect(a("check", "Milk").status == 0)
-        #expect(try item(a, "Milk")?["checked"] as? Bool == true)
-        let text = a("status").stdout
+        #expect(try await item(a, "Milk")?["amount"] as? String == "3", "the edit took effect")
+        #expect(await a("check", "Milk").status == 0)
+        #expect(try await item(a, "Milk")?["checked"] as? Bool == true)
+        let text = await a("status").stdout
         #expect(text.contains("clock skew: a stamp in the list is"), "\(text)")
-        let skew = try #require(try statusJSON(a)["clockSkew"] as? [String: Any])
+        let skew = try #require(try await statusJSON(a)["clockSkew"] as? [String: Any])
         let seconds = try #require(skew["aheadSeconds"] as? Double)
         #expect(abs(seconds - Double(ahead / 1000)) < 120, "\(seconds)")
         #expect(skew["replica"] as? String != nil)
 
         // Back on the fast device, the later edit stands too.
         deliver(a.fileBytes!, to: b)
-        #expect(try item(b, "Milk")?["amount"] as? String == "3")
+        #expect(try await item(b, "Milk")?["amount"] as? String == "3")
     }
 
     @Test("2: a device whose clock is 2 hours behind changes what a device with the right time wrote, and says so in status")
-    func aSlowClockFreezesNothing() throws {
+    func aSlowClockFreezesNothing() async throws {
         let behind = clock(-2 * 3_600_000)
         let a = Device()
         defer { a.cleanUp() }
-        #expect(a("add", "Milk", "--amount", "1").status == 0)
+        #expect(await a("add", "Milk", "--amount", "1").status == 0)
         let b = pair(a)
         defer { b.cleanUp() }
-        let changed = b.run(["edit", "Milk", "--amount", "2"], environment: behind)
+        let changed = await b.run(["edit", "Milk", "--amount", "2"], environment: behind)
         #expect(changed.status == 0, "\(changed.stderr)")
-        let list = try JSONSerialization.jsonObject(with: Data(b.run(["list", "--json"], environment: behind).stdout.utf8)) as! [String: Any]
+        let listed = await b.run(["list", "--json"], environment: behind)
+        let list = try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as! [String: Any]
         #expect((list["items"] as! [[String: Any]]).first?["amount"] as? String == "2", "the edit took effect")
-        let skew = try #require(try statusJSON(b, clockOffset: -2 * 3_600_000)["clockSkew"] as? [String: Any],
+        let skew = try #require(try await statusJSON(b, clockOffset: -2 * 3_600_000)["clockSkew"] as? [String: Any],
                                 "the slow device sees stamps ahead of its clock")
         #expect((skew["aheadSeconds"] as? Double ?? 0) > 7_000)
 
         deliver(b.fileBytes!, to: a)
-        #expect(try item(a, "Milk")?["amount"] as? String == "2", "the slow device's edit reaches the others")
-        #expect(a("edit", "Milk", "--amount", "3").status == 0)
+        #expect(try await item(a, "Milk")?["amount"] as? String == "2", "the slow device's edit reaches the others")
+        #expect(await a("edit", "Milk", "--amount", "3").status == 0)
         deliver(a.fileBytes!, to: b)
-        #expect(b.run(["edit", "Milk", "--amount", "4"], environment: behind).status == 0)
+        #expect(await b.run(["edit", "Milk", "--amount", "4"], environment: behind).status == 0)
         deliver(b.fileBytes!, to: a)
-        #expect(try item(a, "Milk")?["amount"] as? String == "4")
+        #expect(try await item(a, "Milk")?["amount"] as? String == "4")
     }
 
     // MARK: 3. Edit vs delete is causal
 
     @Test("3: an offline edit the deleter never saw keeps the row, though the delete came later by the clock")
-    func offlineEditBeatsALaterDelete() throws {
+    func offlineEditBeatsALaterDelete() async throws {
         let a = Device()
         defer { a.cleanUp() }
-        #expect(a("add", "Milk", "Eggs").status == 0)
+        #expect(await a("add", "Milk", "Eggs").status == 0)
         let b = pair(a)
         defer { b.cleanUp() }
-        #expect(b("edit", "Milk", "--amount", "2 L").status == 0)  // offline
+        #expect(await b("edit", "Milk", "--amount", "2 L").status == 0)  // offline
         usleep(20_000)
-        #expect(a("remove", "Milk").status == 0)  // later by the wall clock
+        #expect(await a("remove", "Milk").status == 0)  // later by the wall clock
 
         // A's save wins the sync conflict on B; B's version is kept as a copy.
         settle(b, winner: a.fileBytes!)
-        #expect(try item(b, "Milk")?["amount"] as? String == "2 L")
-        write(b, "Eggs")
-        #expect(try names(b) == ["Milk", "Eggs"])
+        #expect(try await item(b, "Milk")?["amount"] as? String == "2 L")
+        await write(b, "Eggs")
+        #expect(try await names(b) == ["Milk", "Eggs"])
         deliver(b.fileBytes!, to: a)
-        #expect(try item(a, "Milk")?["amount"] as? String == "2 L")
-        #expect(!a("deleted").stdout.contains("Milk"))
+        #expect(try await item(a, "Milk")?["amount"] as? String == "2 L")
+        #expect(await !a("deleted").stdout.contains("Milk"))
 
         // A delete that saw the edit deletes.
-        #expect(a("remove", "Milk").status == 0)
+        #expect(await a("remove", "Milk").status == 0)
         deliver(a.fileBytes!, to: b)
-        #expect(try names(b) == ["Eggs"])
+        #expect(try await names(b) == ["Eggs"])
     }
 
     // MARK: 4. Sections merge per section
 
     @Test("4: sections changed on two devices apart: a new section, a move and a rename all survive; the rename brings back no deleted item")
-    func sectionsMergePerSection() throws {
+    func sectionsMergePerSection() async throws {
         let a = Device()
         defer { a.cleanUp() }
-        #expect(a("add", "Apples", "--section", "Produce").status == 0)
-        #expect(a("add", "Milk", "Cheese", "--section", "Dairy").status == 0)
-        #expect(a("add", "Bread", "--section", "Bakery").status == 0)
+        #expect(await a("add", "Apples", "--section", "Produce").status == 0)
+        #expect(await a("add", "Milk", "Cheese", "--section", "Dairy").status == 0)
+        #expect(await a("add", "Bread", "--section", "Bakery").status == 0)
         let b = pair(a)
         defer { b.cleanUp() }
-        #expect(a("sections", "add", "Frozen").status == 0)
-        #expect(a("sections", "move", "Bakery", "--to", "1").status == 0)
-        #expect(a("remove", "Cheese").status == 0)
-        #expect(b("sections", "rename", "Dairy", "Dairy & eggs").status == 0)
+        #expect(await a("sections", "add", "Frozen").status == 0)
+        #expect(await a("sections", "move", "Bakery", "--to", "1").status == 0)
+        #expect(await a("remove", "Cheese").status == 0)
+        #expect(await b("sections", "rename", "Dairy", "Dairy & eggs").status == 0)
 
-        func sections(_ device: Device) throws -> [String] {
-            let object = try JSONSerialization.jsonObject(with: Data(device("sections", "--json").stdout.utf8)) as! [String: Any]
+        func sections(_ device: Device) async throws -> [String] {
+            let listed = await device("sections", "--json")
+            let object = try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as! [String: Any]
             return (object["sections"] as! [[String: Any]]).map { $0["name"] as! String }
         }
-        func check(_ device: Device) throws {
-            #expect(try sections(device) == ["Bakery", "Produce", "Dairy & eggs", "Frozen"])
-            #expect(try names(device) == ["Apples", "Milk", "Bread"], "Cheese stays deleted")
-            #expect(try item(device, "Milk")?["section"] as? String == "Dairy & eggs")
-            #expect(device("conflicts").stdout.contains("No conflicts await review."))
+        func check(_ device: Device) async throws {
+            #expect(try await sections(device) == ["Bakery", "Produce", "Dairy & eggs", "Frozen"])
+            #expect(try await names(device) == ["Apples", "Milk", "Bread"], "Cheese stays deleted")
+            #expect(try await item(device, "Milk")?["section"] as? String == "Dairy & eggs")
+            #expect(await device("conflicts").stdout.contains("No conflicts await review."))
         }
         // B's save wins the sync conflict on A; A's version is kept as a copy.
         settle(a, winner: b.fileBytes!)
-        try check(a)
-        write(a, "Apples")
+        try await check(a)
+        await write(a, "Apples")
         deliver(a.fileBytes!, to: b)
-        try check(b)
+        try await check(b)
     }
 
     // MARK: 5. Every lost value is reviewable on every device
 
     @Test("5: the device whose value lost sees it in bananas conflicts, though the other device merged it")
-    func theLosingDeviceSeesTheConflict() throws {
+    func theLosingDeviceSeesTheConflict() async throws {
         let a = Device()
         defer { a.cleanUp() }
-        #expect(a("add", "Oat milk").status == 0)
+        #expect(await a("add", "Oat milk").status == 0)
         let b = pair(a)
         defer { b.cleanUp() }
-        #expect(a("edit", "Oat milk", "--amount", "1 L").status == 0)
+        #expect(await a("edit", "Oat milk", "--amount", "1 L").status == 0)
         usleep(20_000)
-        #expect(b("edit", "Oat milk", "--amount", "2 L").status == 0)
+        #expect(await b("edit", "Oat milk", "--amount", "2 L").status == 0)
 
         // B merges A's version (it arrives as a conflict copy); then B's file reaches A.
         createTestFile(atPath: b.folder + "/" + Self.copyName, contents: a.fileBytes!)
-        #expect(try item(b, "Oat milk")?["amount"] as? String == "2 L")
-        write(b, "Oat milk")
+        #expect(try await item(b, "Oat milk")?["amount"] as? String == "2 L")
+        await write(b, "Oat milk")
         settle(a, winner: b.fileBytes!)
-        #expect(try item(a, "Oat milk")?["amount"] as? String == "2 L")
-        let listed = a("conflicts")
+        #expect(try await item(a, "Oat milk")?["amount"] as? String == "2 L")
+        let listed = await a("conflicts")
         #expect(listed.stdout.contains(#"Oat milk · amount: kept "2 L", lost "1 L""#), "\(listed.stdout)")
-        #expect(a("status").stdout.contains("state: conflict"))
-        #expect(b("conflicts").stdout.contains(#"lost "1 L""#))
+        #expect(await a("status").stdout.contains("state: conflict"))
+        #expect(await b("conflicts").stdout.contains(#"lost "1 L""#))
 
         // Restored on A, it is settled on B too.
-        #expect(a("conflicts", "restore", String(listed.stdout.prefix(8))).status == 0)
+        #expect(await a("conflicts", "restore", String(listed.stdout.prefix(8))).status == 0)
         deliver(a.fileBytes!, to: b)
-        #expect(try item(b, "Oat milk")?["amount"] as? String == "1 L")
-        #expect(b("conflicts").stdout.contains("No conflicts await review."))
+        #expect(try await item(b, "Oat milk")?["amount"] as? String == "1 L")
+        #expect(await b("conflicts").stdout.contains("No conflicts await review."))
     }
 
     // MARK: 6. Get Bananas and bananas
@@ -246,35 +248,35 @@ struct ContractCLITests {
     }
 
     @Test("6a: a phone's save that wins a sync conflict loses no item added here offline and reverts no edit to a row it never touched")
-    func aPhoneSaveWinningASyncConflict() throws {
+    func aPhoneSaveWinningASyncConflict() async throws {
         let a = Device()
         defer { a.cleanUp() }
-        #expect(a("add", "Milk", "Eggs", "--section", "Shop").status == 0)
+        #expect(await a("add", "Milk", "Eggs", "--section", "Shop").status == 0)
         // The phone saves what it read (it now holds both rows), bananas takes it in.
         deliver(try phoneSave(of: a.fileBytes!) { _ in }, to: a)
-        #expect(a("add", "Bread", "--section", "Shop").status == 0)
+        #expect(await a("add", "Bread", "--section", "Shop").status == 0)
         let phoneRead = a.fileBytes!
         // Offline here: a new item and an edit of a row the phone will not touch.
-        #expect(a("add", "Tea", "--section", "Shop").status == 0)
-        #expect(a("edit", "Eggs", "--amount", "12").status == 0)
+        #expect(await a("add", "Tea", "--section", "Shop").status == 0)
+        #expect(await a("edit", "Eggs", "--amount", "12").status == 0)
         // The phone checks Milk and its save wins the sync conflict (this device's save is gone).
         let phone = try phoneSave(of: phoneRead) { items in
             items[items.firstIndex { $0["name"] as? String == "Milk" }!]["checked"] = true
         }
         deliver(phone, to: a)
 
-        #expect(try names(a) == ["Milk", "Eggs", "Bread", "Tea"], "the item added offline stays")
-        #expect(try item(a, "Milk")?["checked"] as? Bool == true, "the phone's edit is taken")
-        #expect(try item(a, "Eggs")?["amount"] as? String == "12", "the phone never touched Eggs")
+        #expect(try await names(a) == ["Milk", "Eggs", "Bread", "Tea"], "the item added offline stays")
+        #expect(try await item(a, "Milk")?["checked"] as? Bool == true, "the phone's edit is taken")
+        #expect(try await item(a, "Eggs")?["amount"] as? String == "12", "the phone never touched Eggs")
     }
 
     @Test("6c: a sync engine replacing the file by delete-then-rename under a running instance brings back nothing the phone deleted")
-    func deleteThenRenameUnderARunningInstance() throws {
+    func deleteThenRenameUnderARunningInstance() async throws {
         let a = Device()
         defer { a.cleanUp() }
-        #expect(a("add", "Milk", "Eggs", "--section", "Shop").status == 0)
+        #expect(await a("add", "Milk", "Eggs", "--section", "Shop").status == 0)
         deliver(try phoneSave(of: a.fileBytes!) { _ in }, to: a)  // the phone holds both rows
-        #expect(a("add", "Bread", "--section", "Shop").status == 0)
+        #expect(await a("add", "Bread", "--section", "Shop").status == 0)
         let session = try SessionProcess(a)
         defer { session.stop() }
         #expect(try session.names() == ["Milk", "Eggs", "Bread"])
@@ -290,7 +292,7 @@ struct ContractCLITests {
         _ = try session.wait(for: "the phone's delete") { _ in (try? session.names()) == ["Milk", "Bread"] }
         try session.send("add", "Tea")
         try session.waitForState("synced")
-        #expect(try names(a) == ["Milk", "Bread", "Tea"], "Eggs stays deleted")
+        #expect(try await names(a) == ["Milk", "Bread", "Tea"], "Eggs stays deleted")
         usleep(300_000)
         #expect(try session.names() == ["Milk", "Bread", "Tea"])
         try session.quit()
@@ -300,14 +302,14 @@ struct ContractCLITests {
 /// Failure 7: two editors side by side (split view) on one list.
 @Suite("The merge contract in split view (editor in tmux)", .serialized, .enabled(if: Tmux.isAvailable, "tmux is not installed"))
 struct ContractSplitViewTests {
-    func name(_ cli: CLI) -> String? { (try? cli.items())?.first?["name"] as? String }
+    func name(_ cli: CLI) async -> String? { (try? await cli.items())?.first?["name"] as? String }
 
     /// Waits (up to 5 s) for the file's only item to be named `expected`.
-    func fileNames(_ cli: CLI, _ expected: String) -> Bool {
+    func fileNames(_ cli: CLI, _ expected: String) async -> Bool {
         let deadline = Date().addingTimeInterval(5)
         repeat {
-            if name(cli) == expected { return true }
-            Thread.sleep(forTimeInterval: 0.05)
+            if await name(cli) == expected { return true }
+            try? await Task.sleep(for: .seconds(0.05))
         } while Date() < deadline
         return false
     }
@@ -320,35 +322,35 @@ struct ContractSplitViewTests {
     }
 
     @Test("7: rename on the left, rename on the right, undo on the left: refused with a message, the right's name kept")
-    func undoNeverOverwritesTheOtherPane() throws {
+    func undoNeverOverwritesTheOtherPane() async throws {
         let cli = CLI()
         defer { cli.cleanUp() }
-        cli("add", "Garlic", "--section", "Produce")
+        await cli("add", "Garlic", "--section", "Produce")
         let tmux = try Tmux(cli, width: 120, height: 20)
         let left = tmux.firstPane
         let right = tmux.splitRight()
         #expect(tmux.waitFor("Garlic", pane: left) && tmux.waitFor("Garlic", pane: right))
 
         rename(tmux, pane: left, to: "Garlic bulb")
-        #expect(fileNames(cli, "Garlic bulb"))
+        #expect(await fileNames(cli, "Garlic bulb"))
         #expect(tmux.waitFor("Garlic bulb", pane: right))
         rename(tmux, pane: right, to: "Red garlic")
-        #expect(fileNames(cli, "Red garlic"))
+        #expect(await fileNames(cli, "Red garlic"))
         #expect(tmux.waitFor("Red garlic", pane: left))
 
         tmux.keys("u", pane: left)
         #expect(tmux.waitFor("cannot undo", pane: left), "\(tmux.screen(left))")
-        Thread.sleep(forTimeInterval: 0.5)
-        #expect(name(cli) == "Red garlic", "nothing lost")
+        try? await Task.sleep(for: .seconds(0.5))
+        #expect(await name(cli) == "Red garlic", "nothing lost")
         #expect(tmux.screen(left).contains("Red garlic") && tmux.screen(right).contains("Red garlic"))
-        #expect(cli("conflicts").stdout.contains("No conflicts await review."), "the right saw the left's name: no conflict")
+        #expect(await cli("conflicts").stdout.contains("No conflicts await review."), "the right saw the left's name: no conflict")
     }
 
     @Test("7: a rename prompt opened on the left, a rename on the right, the prompt saved: the right's name is a conflict to review")
-    func aPromptSavedOverAnotherPanesRename() throws {
+    func aPromptSavedOverAnotherPanesRename() async throws {
         let cli = CLI()
         defer { cli.cleanUp() }
-        cli("add", "Garlic", "--section", "Produce")
+        await cli("add", "Garlic", "--section", "Produce")
         let tmux = try Tmux(cli, width: 120, height: 20)
         let left = tmux.firstPane
         let right = tmux.splitRight()
@@ -357,11 +359,11 @@ struct ContractSplitViewTests {
         tmux.keys("g", "j", "e", "C-u", pane: left)  // the prompt is open on "Garlic"
         #expect(tmux.waitFor("Name:", pane: left))
         rename(tmux, pane: right, to: "Garlic clove")
-        #expect(fileNames(cli, "Garlic clove"))
+        #expect(await fileNames(cli, "Garlic clove"))
         tmux.type("Big garlic", pane: left)
         tmux.keys("Enter", "Enter", pane: left)
-        #expect(fileNames(cli, "Big garlic"))
-        let conflicts = cli("conflicts")
+        #expect(await fileNames(cli, "Big garlic"))
+        let conflicts = await cli("conflicts")
         #expect(conflicts.stdout.contains(#"Big garlic · name: kept "Big garlic", lost "Garlic clove""#), "\(conflicts.stdout)")
     }
 }

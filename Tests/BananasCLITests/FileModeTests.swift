@@ -15,10 +15,10 @@ struct FileModeTests {
     static let openUmask = ["/bin/sh", "-c", "umask 000; exec \"$0\" \"$@\""]
 
     @Test("with umask 000: a new list is 0600, and everything in the state folder is private")
-    func newFilesArePrivate() throws {
+    func newFilesArePrivate() async throws {
         let cli = CLI()
         defer { cli.cleanUp() }
-        #expect(cli.run(["add", "Milk"], prefix: Self.openUmask).status == 0)
+        #expect(await cli.run(["add", "Milk"], prefix: Self.openUmask).status == 0)
         #expect(Self.mode(cli.listPath) == 0o600)
         // A long-running instance journals; two concurrent edits leave a conflict logged.
         let a = try SessionProcess(cli, prefix: Self.openUmask)
@@ -50,14 +50,14 @@ struct FileModeTests {
     }
 
     @Test("an existing list keeps its mode through every rewrite", arguments: [0o600, 0o640, 0o644, 0o664, 0o666] as [mode_t])
-    func existingModeIsKept(_ mode: mode_t) throws {
+    func existingModeIsKept(_ mode: mode_t) async throws {
         let cli = CLI()
         defer { cli.cleanUp() }
-        cli("add", "Milk")
+        await cli("add", "Milk")
         chmod(cli.listPath, mode)
-        #expect(cli.run(["add", "Eggs"], prefix: ["/bin/sh", "-c", "umask 077; exec \"$0\" \"$@\""]).status == 0)
-        #expect(cli("check", "Milk").status == 0)
+        #expect(await cli.run(["add", "Eggs"], prefix: ["/bin/sh", "-c", "umask 077; exec \"$0\" \"$@\""]).status == 0)
+        #expect(await cli("check", "Milk").status == 0)
         #expect(Self.mode(cli.listPath) == mode, "\(String(Self.mode(cli.listPath), radix: 8))")
-        #expect(try cli.items().count == 2)
+        #expect(try await cli.items().count == 2)
     }
 }

@@ -12,11 +12,11 @@ import Testing
         try JSONSerialization.data(withJSONObject: object).write(to: URL(fileURLWithPath: cli.listPath))
     }
 
-    @Test func theGetBananasAppRewritesTheFileInVersionOneShape() throws {
+    @Test func theGetBananasAppRewritesTheFileInVersionOneShape() async throws {
         let cli = CLI()
         defer { cli.cleanUp() }
-        cli("add", "Milk", "Eggs", "Bread", "--section", "Shop")
-        cli("remove", "Bread")
+        await cli("add", "Milk", "Eggs", "Bread", "--section", "Shop")
+        await cli("remove", "Bread")
         // The app: decodes only version-1 keys and writes back; bananas takes that in (the app
         // now holds every row). Then it checks Milk, deletes Eggs, adds Tea, writes back.
         let first = try json(cli)
@@ -24,7 +24,7 @@ import Testing
             ["id", "name", "amount", "section", "optional", "checked"].reduce(into: [String: Any]()) { $0[$1] = item[$1] }
         }
         try write(["sections": first["sections"]!, "items": held], cli)
-        #expect(cli("add", "Jam", "--section", "Shop").status == 0)
+        #expect(await cli("add", "Jam", "--section", "Shop").status == 0)
         let file = try json(cli)
         var items = (file["items"] as! [[String: Any]]).map { item in
             ["id", "name", "amount", "section", "optional", "checked"].reduce(into: [String: Any]()) { $0[$1] = item[$1] }
@@ -34,34 +34,34 @@ import Testing
         items.append(["id": UUID().uuidString, "name": "Tea", "amount": "", "section": "Shop", "optional": false, "checked": false])
         try write(["sections": file["sections"]!, "items": items], cli)
 
-        #expect(cli("add", "Butter", "--section", "Shop").status == 0)
-        let after = try cli.items()
+        #expect(await cli("add", "Butter", "--section", "Shop").status == 0)
+        let after = try await cli.items()
         #expect(Set(after.map { $0["name"] as! String }) == ["Milk", "Tea", "Jam", "Butter"], "Eggs stays deleted, Bread too")
         #expect(after.first { $0["name"] as? String == "Milk" }?["checked"] as? Bool == true)
         let sync = try json(cli)["sync"] as! [String: Any]
         #expect((sync["deleted"] as! [String: Any]).count == 2, "both deletes are tombstones again")
     }
 
-    @Test func aRowTheAppNeverSavedIsNotDeletedByItsAbsence() throws {
+    @Test func aRowTheAppNeverSavedIsNotDeletedByItsAbsence() async throws {
         // Added here after the phone's last save: the phone's next save lacks it because it
         // never had it (a sync conflict it won, say), not because someone deleted it.
         let cli = CLI()
         defer { cli.cleanUp() }
-        cli("add", "Milk", "--section", "Shop")
+        await cli("add", "Milk", "--section", "Shop")
         let old = try json(cli)
         let phone = (old["items"] as! [[String: Any]]).map { item in
             ["id", "name", "amount", "section", "optional", "checked"].reduce(into: [String: Any]()) { $0[$1] = item[$1] }
         }
-        cli("add", "Eggs", "--section", "Shop")
+        await cli("add", "Eggs", "--section", "Shop")
         try write(["sections": old["sections"]!, "items": phone], cli)
-        #expect(cli("add", "Tea", "--section", "Shop").status == 0)
-        #expect(Set(try cli.items().map { $0["name"] as! String }) == ["Milk", "Eggs", "Tea"])
+        #expect(await cli("add", "Tea", "--section", "Shop").status == 0)
+        #expect(Set(try await cli.items().map { $0["name"] as! String }) == ["Milk", "Eggs", "Tea"])
     }
 
-    @Test func theNodeServerFiltersRowsOutAndEditsInPlace() throws {
+    @Test func theNodeServerFiltersRowsOutAndEditsInPlace() async throws {
         let cli = CLI()
         defer { cli.cleanUp() }
-        cli("add", "Milk", "Eggs")
+        await cli("add", "Milk", "Eggs")
         // The Node server: JSON.parse, change, JSON.stringify: every key kept, no stamps touched.
         var file = try json(cli)
         var items = file["items"] as! [[String: Any]]
@@ -70,8 +70,8 @@ import Testing
         file["items"] = items
         try write(file, cli)
 
-        cli("add", "Jam")
-        let after = try cli.items()
+        await cli("add", "Jam")
+        let after = try await cli.items()
         #expect(after.map { $0["name"] as! String }.sorted() == ["Jam", "Milk"])
         #expect(after.first { $0["name"] as? String == "Milk" }?["amount"] as? String == "2 L")
     }

@@ -39,7 +39,7 @@ struct HardeningCLITests {
     }
 
     @Test("hostile ids and invisible names: every command that prints them prints them escaped")
-    func hostileIDsEverywhere() {
+    func hostileIDsEverywhere() async {
         let cli = CLI()
         defer { cli.cleanUp() }
         cli.writeFile(Self.fileWithHostileIDs())
@@ -47,7 +47,7 @@ struct HardeningCLITests {
         for arguments in [["list"], ["list", "--ids"], ["list", "--json"], ["status"], ["status", "--json"],
                           ["check", "Milk"], ["check", "milk"], ["remove", "Milk"], ["edit", "Milk", "--amount", "2"],
                           ["check", "AB\u{1B}"], ["check", "Nope\u{200B}"], ["sections"]] {
-            results.append((arguments, cli.run(arguments)))
+            results.append((arguments, await cli.run(arguments)))
         }
         for (arguments, result) in results {
             #expect(!Self.raw(result.stdout), "\(arguments) stdout: \(result.stdout.debugDescription)")
@@ -62,7 +62,7 @@ struct HardeningCLITests {
     }
 
     @Test("a hostile folder name: errors and status print the path escaped")
-    func hostilePath() throws {
+    func hostilePath() async throws {
         let cli = CLI()
         defer { cli.cleanUp() }
         let folder = cli.folder + "/\u{1B}]0;pwned\u{07}\u{200B}\u{202E}"
@@ -71,10 +71,10 @@ struct HardeningCLITests {
         createTestFile(atPath: list, contents: Data(#"{"theme": "dark"}"#.utf8))  // not a list: an error naming the path
         var results: [CLI.Result] = []
         for arguments in [["list"], ["status"], ["add", "Milk"], ["list", "--json"]] {
-            results.append(cli.run(["--file", list] + arguments))
+            results.append(await cli.run(["--file", list] + arguments))
         }
-        results.append(cli.run(["--file", folder + "/missing/BananaList.json", "list"]))
-        results.append(cli.run(["list"], environment: ["BANANAS_FILE": folder + "/missing/BananaList.json"]))
+        results.append(await cli.run(["--file", folder + "/missing/BananaList.json", "list"]))
+        results.append(await cli.run(["list"], environment: ["BANANAS_FILE": folder + "/missing/BananaList.json"]))
         for result in results {
             #expect(!Self.raw(result.stdout) && !Self.raw(result.stderr), "\(result.stdout.debugDescription) \(result.stderr.debugDescription)")
         }
@@ -114,64 +114,64 @@ struct HardeningCLITests {
     }
 
     @Test("invisible characters in any text argument are refused (exit 4); real emoji are kept")
-    func invisibleArguments() throws {
+    func invisibleArguments() async throws {
         let cli = CLI()
         defer { cli.cleanUp() }
-        cli("add", "Milk", "--section", "Dairy")
+        await cli("add", "Milk", "--section", "Dairy")
         let before = cli.fileBytes
         for arguments in [["add", "Eggs\u{200B}"], ["add", "\u{3164}"], ["add", "\u{2800}"], ["add", "Tea\u{E0041}\u{E0042}"],
                           ["add", "Eggs", "--amount", "\u{FEFF}2"], ["add", "Eggs", "--section", "D\u{061C}"],
                           ["edit", "Milk", "--name", "Mi\u{2060}lk"], ["sections", "add", "\u{200D}"],
                           ["sections", "rename", "Dairy", "Da\u{00AD}iry"]] {
-            let result = cli.run(arguments)
+            let result = await cli.run(arguments)
             #expect(result.status == 4, "\(arguments.map(\.debugDescription)): \(result.status) \(result.stderr)")
             #expect(result.stderr.contains("invisible character"), "\(result.stderr)")
             #expect(!Self.raw(result.stderr))
         }
         #expect(cli.fileBytes == before, "nothing written")
-        #expect(cli("add", "👩‍💻 cable", "🏴󠁧󠁢󠁳󠁣󠁴󠁿 shortbread").status == 0)
-        #expect(try cli.items().compactMap { $0["name"] as? String }.contains("🏴󠁧󠁢󠁳󠁣󠁴󠁿 shortbread"))
+        #expect(await cli("add", "👩‍💻 cable", "🏴󠁧󠁢󠁳󠁣󠁴󠁿 shortbread").status == 0)
+        #expect(try await cli.items().compactMap { $0["name"] as? String }.contains("🏴󠁧󠁢󠁳󠁣󠁴󠁿 shortbread"))
     }
 
     @Test("rows bananas cannot read survive `bananas add` and `check` byte for byte, in place, duplicates included")
-    func unreadableRowsKeptInPlace() throws {
+    func unreadableRowsKeptInPlace() async throws {
         let cli = CLI()
         defer { cli.cleanUp() }
         cli.writeFile(UnreadableCorpus.file)
         let before = UnreadableCorpus.rows(of: UnreadableCorpus.file)
-        let listed = cli("list")
+        let listed = await cli("list")
         #expect(listed.status == 0 && listed.stderr.contains("kept in the file but not shown"), "\(listed.stderr)")
-        #expect(cli("add", "Yogurt").status == 0)
+        #expect(await cli("add", "Yogurt").status == 0)
         #expect(UnreadableCorpus.rows(of: [UInt8](cli.fileBytes!)) == before + ["R:Yogurt"],
                 "\(String(decoding: cli.fileBytes!, as: UTF8.self))")
-        #expect(cli("remove", "Eggs").status == 0)
-        #expect(cli("check", "Bread").status == 0)
+        #expect(await cli("remove", "Eggs").status == 0)
+        #expect(await cli("check", "Bread").status == 0)
         #expect(UnreadableCorpus.rows(of: [UInt8](cli.fileBytes!)) == before.filter { $0 != "R:Eggs" } + ["R:Yogurt"])
     }
 
     @Test("a repeated items key: bananas reads the last, keeps the other under shadowedKeys and says so")
-    func shadowedItemsKept() throws {
+    func shadowedItemsKept() async throws {
         let cli = CLI()
         defer { cli.cleanUp() }
         cli.writeFile(#"{"items": [{"id": "a", "name": "Old"}], "items": [{"id": "b", "name": "New"}]}"#)
-        let listed = cli("list")
+        let listed = await cli("list")
         #expect(listed.stdout.contains("New") && !listed.stdout.contains("Old"))
         #expect(listed.stderr.contains("\"items\" twice"), "\(listed.stderr)")
-        #expect(cli("add", "Tea").status == 0)
+        #expect(await cli("add", "Tea").status == 0)
         let object = try #require(try JSONSerialization.jsonObject(with: cli.fileBytes!) as? [String: Any])
         let kept = try #require(object["shadowedKeys"] as? [[String: Any]])
         #expect(((kept.first?["value"] as? [[String: Any]])?.first?["name"] as? String) == "Old")
-        #expect(cli("status").stdout.contains("\"items\" twice"))
+        #expect(await cli("status").stdout.contains("\"items\" twice"))
     }
 
     @Test("100,000 unreadable rows: a few notes and a count, not 100,000 lines")
-    func notesAreSummarised() {
+    func notesAreSummarised() async {
         let cli = CLI()
         defer { cli.cleanUp() }
         let rows = Array(repeating: #"{"name": 5}"#, count: 100_000).joined(separator: ",")
         cli.writeFile(#"{"sections": [], "items": [{"name": "Milk"}, \#(rows)]}"#)
         for arguments in [["list"], ["status"]] {
-            let result = cli.run(arguments)
+            let result = await cli.run(arguments)
             let output = arguments == ["list"] ? result.stderr : result.stdout
             let notes = output.split(separator: "\n").filter { $0.hasPrefix("note:") }
             #expect(notes.count == 11, "\(arguments): \(notes.count) note lines")
@@ -180,39 +180,40 @@ struct HardeningCLITests {
     }
 
     @Test("a read-only list file (0444): refused with exit 8 and its reason, never replaced")
-    func readOnlyFile() {
+    func readOnlyFile() async {
         let cli = CLI()
         defer { cli.cleanUp() }
-        cli("add", "Milk")
+        await cli("add", "Milk")
         chmod(cli.listPath, 0o444)
         let before = cli.fileBytes
-        let add = cli("add", "Eggs")
+        let add = await cli("add", "Eggs")
         #expect(add.status == 8 && add.stderr.contains("read-only"), "\(add.stderr)")
         #expect(cli.fileBytes == before)
-        #expect(cli("status").stdout.contains("Milk") || cli("list").stdout.contains("Milk"))
+        let status = await cli("status").stdout, list = await cli("list").stdout
+        #expect(status.contains("Milk") || list.contains("Milk"))
     }
 
     @Test("an I/O error reading the list exits 5, as the help says")
-    func readErrorExitsFive() {
+    func readErrorExitsFive() async {
         let cli = CLI()
         defer { cli.cleanUp() }
-        let result = cli.run(["--file", "/proc/self/mem", "list"])  // reading it at offset 0 fails with EIO
+        let result = await cli.run(["--file", "/proc/self/mem", "list"])  // reading it at offset 0 fails with EIO
         #expect(result.status == 5, "\(result.status) \(result.stderr)")
         #expect(result.stderr.contains("Input/output error"), "\(result.stderr)")
     }
 
     @Test("schemaVersion 2.0 is read as 2 and edited")
-    func schemaVersionTwoPointZero() throws {
+    func schemaVersionTwoPointZero() async throws {
         let cli = CLI()
         defer { cli.cleanUp() }
         cli.writeFile(#"{"schemaVersion": 2.0, "sections": [], "items": [{"id": "A", "name": "Milk"}]}"#)
-        #expect(cli("list").stdout.contains("Milk"))
-        #expect(cli("add", "Eggs").status == 0)
-        #expect(try cli.items().count == 2)
+        #expect(await cli("list").stdout.contains("Milk"))
+        #expect(await cli("add", "Eggs").status == 0)
+        #expect(try await cli.items().count == 2)
     }
 
     @Test("bananas session validates through the same rules: no NaN or infinite order, no blank or invisible name")
-    func sessionValidates() throws {
+    func sessionValidates() async throws {
         let cli = CLI()
         defer { cli.cleanUp() }
         let session = try SessionProcess(cli)
@@ -226,11 +227,11 @@ struct HardeningCLITests {
         }
         _ = try session.send("wait")
         #expect(try session.names() == ["Milk"])
-        #expect(try cli.items().first?["name"] as? String == "Milk", "the file stays readable")
+        #expect(try await cli.items().first?["name"] as? String == "Milk", "the file stays readable")
     }
 
     @Test("user theme files with hostile names and descriptions: bananas themes prints them escaped")
-    func hostileThemes() throws {
+    func hostileThemes() async throws {
         let cli = CLI()
         defer { cli.cleanUp() }
         let themes = cli.home + "/config/bananas/themes"
@@ -239,7 +240,7 @@ struct HardeningCLITests {
             .write(toFile: themes + "/evil.yaml", atomically: true, encoding: .utf8)
         try "name: \"x\\e[31m\"\nroles:\n  amount: { fg: nosuchcolour }\n"
             .write(toFile: themes + "/x\u{1B}[31m.yaml", atomically: true, encoding: .utf8)
-        let result = cli.run(["themes", "--plain"], environment: ["XDG_CONFIG_HOME": cli.home + "/config"])
+        let result = await cli.run(["themes", "--plain"], environment: ["XDG_CONFIG_HOME": cli.home + "/config"])
         #expect(result.stdout.contains("evil"), "\(result.stdout)")
         #expect(!Self.raw(result.stdout) && !Self.raw(result.stderr), "\(result.stdout.debugDescription)")
     }

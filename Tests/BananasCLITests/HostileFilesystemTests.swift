@@ -10,25 +10,12 @@ final class TmpfsMount {
 
     init?(at path: String, kilobytes: Int) {
         self.path = path
-        guard getuid() == 0, TmpfsMount.run(["/bin/mount", "-t", "tmpfs", "-o", "size=\(kilobytes)k,mode=0755", "tmpfs", path]) else {
-            return nil
-        }
-    }
-
-    static func run(_ arguments: [String]) -> Bool {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: arguments[0])
-        process.arguments = Array(arguments.dropFirst())
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return false }
-        process.waitUntilExit()
-        return process.terminationStatus == 0
+        guard getuid() == 0, mount("tmpfs", path, "tmpfs", 0, "size=\(kilobytes)k,mode=0755") == 0 else { return nil }
     }
 
     @discardableResult
     func remount(readOnly: Bool) -> Bool {
-        TmpfsMount.run(["/bin/mount", "-o", "remount," + (readOnly ? "ro" : "rw"), path])
+        mount("tmpfs", path, "tmpfs", UInt(MS_REMOUNT) | (readOnly ? UInt(MS_RDONLY) : 0), nil) == 0
     }
 
     /// Fills the disk with a file `name`; its size.
@@ -50,7 +37,7 @@ final class TmpfsMount {
     /// Unmounts (before the test's folder is removed).
     func unmount() {
         remount(readOnly: false)
-        _ = TmpfsMount.run(["/bin/umount", "-l", path])
+        umount2(path, Int32(MNT_DETACH))
     }
 }
 
@@ -61,22 +48,23 @@ final class TmpfsMount {
 /// SyncProcessTests.pausedByPermission.)
 @Suite("Hostile file system")
 struct HostileFilesystemTests {
-    static func names(_ cli: CLI) throws -> Set<String> { Set(try cli.items().map { $0["name"] as! String }) }
+    static func names(_ cli: CLI) async throws -> Set<String> { Set(try await cli.items().map { $0["name"] as! String }) }
 
     @Test("a lock path that is a symlink: never followed or removed, the state says why, and it recovers once it is gone")
-    func symlinkedLock() throws {
+    func symlinkedLock() async throws {
         let cli = CLI()
         defer { cli.cleanUp() }
-        cli("add", "Milk")
+        await cli("add", "Milk")
         let victim = cli.home + "-victim"
         createTestFile(atPath: victim, contents: Data("precious".utf8))
         defer { try? FileManager.default.removeItem(atPath: victim) }
         symlink(victim, cli.listPath + ".lock")
         let before = cli.fileBytes
 
-        let add = cli.run(["add", "Eggs", "--lock-timeout", "300"])
+        let add = await cli.run(["add", "Eggs", "--lock-timeout", "300"])
         #expect(add.status == 7 && add.stderr.contains("cannot be used: it is a symbolic link"), "\(add.stderr)")
-        #expect(cli("status").stdout.contains("lock unusable: it is a symbolic link"), "\(cli("status").stdout)")
+        let status = await cli("status").stdout
+        #expect(status.contains("lock unusable: it is a symbolic link"), "\(status)")
         let session = try SessionProcess(cli)
         try session.send("add", "Bread")
         try session.waitForState("paused", reason: "lock unusable")
@@ -85,16 +73,16 @@ struct HostileFilesystemTests {
 
         unlink(cli.listPath + ".lock")
         try session.waitForState("synced", timeout: 15)
-        #expect(try Self.names(cli) == ["Milk", "Bread"])
+        #expect(try await Self.names(cli) == ["Milk", "Bread"])
         try session.quit()
         #expect(FileManager.default.contents(atPath: victim) == Data("precious".utf8))
     }
 
     @Test("a symlink planted at a temp file's name is neither followed, written through, nor removed")
-    func symlinkedTemp() throws {
+    func symlinkedTemp() async throws {
         let cli = CLI()
         defer { cli.cleanUp() }
-        cli("add", "Milk")
+        await cli("add", "Milk")
         let victim = cli.home + "-victim"
         createTestFile(atPath: victim, contents: Data("precious".utf8))
         defer { try? FileManager.default.removeItem(atPath: victim) }
@@ -103,14 +91,14 @@ struct HostileFilesystemTests {
         symlink(victim, planted)
         var old = [timespec(tv_sec: time(nil) - 60, tv_nsec: 0), timespec(tv_sec: time(nil) - 60, tv_nsec: 0)]
         utimensat(AT_FDCWD, planted, &old, AT_SYMLINK_NOFOLLOW)
-        for n in 0..<5 { #expect(cli("add", "Item \(n)").status == 0) }
+        for n in 0..<5 { #expect(await cli("add", "Item \(n)").status == 0) }
         #expect(FileManager.default.contents(atPath: victim) == Data("precious".utf8))
         #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: planted)) == victim, "another user's link is left alone")
-        #expect(try Self.names(cli).count == 6)
+        #expect(try await Self.names(cli).count == 6)
     }
 
     @Test("a full disk: the CLI says so and changes nothing; an instance pauses, keeps the edit, and writes it once there is room")
-    func fullDisk() throws {
+    func fullDisk() async throws {
         let cli = CLI()
         defer { cli.cleanUp() }
         guard let disk = TmpfsMount(at: cli.folder, kilobytes: 64) else {
@@ -118,11 +106,11 @@ struct HostileFilesystemTests {
             return
         }
         defer { disk.unmount() }
-        cli("add", "Milk")
+        await cli("add", "Milk")
         let session = try SessionProcess(cli)
         let filled = disk.fill()
         let before = cli.fileBytes
-        let add = cli("add", "Eggs")
+        let add = await cli("add", "Eggs")
         #expect(add.status == 8 && add.stderr.contains("the disk is full"), "\(add.stderr)")
         #expect(cli.fileBytes == before)
         #expect(cli.entries == ["BananaList.json", "filler"], "no temp file or lock is left")
@@ -133,13 +121,13 @@ struct HostileFilesystemTests {
         #expect(cli.entries == ["BananaList.json", "filler"])
         unlink(cli.folder + "/filler")
         try session.waitForState("synced", timeout: 15)
-        #expect(try Self.names(cli) == ["Milk", "Bread"])
+        #expect(try await Self.names(cli) == ["Milk", "Bread"])
         try session.quit()
         print("full disk: \(filled) bytes of filler on a 64 KiB tmpfs")
     }
 
     @Test("a read-only mount: the CLI says so; an instance pauses, and writes the edit once it is writable again")
-    func readOnlyMount() throws {
+    func readOnlyMount() async throws {
         let cli = CLI()
         defer { cli.cleanUp() }
         guard let disk = TmpfsMount(at: cli.folder, kilobytes: 256) else {
@@ -147,31 +135,31 @@ struct HostileFilesystemTests {
             return
         }
         defer { disk.unmount() }
-        cli("add", "Milk")
+        await cli("add", "Milk")
         let session = try SessionProcess(cli)
         #expect(disk.remount(readOnly: true))
         let before = cli.fileBytes
-        let add = cli("add", "Eggs")
+        let add = await cli("add", "Eggs")
         #expect(add.status == 8 && add.stderr.contains("read-only"), "\(add.stderr)")
-        #expect(cli("list").stdout.contains("Milk"), "reading still works")
+        #expect(await cli("list").stdout.contains("Milk"), "reading still works")
         try session.send("add", "Bread")
         try session.waitForState("paused", reason: "read-only file system")
         #expect(cli.fileBytes == before)
         #expect(disk.remount(readOnly: false))
         try session.waitForState("synced", timeout: 15)
-        #expect(try Self.names(cli) == ["Milk", "Bread"])
+        #expect(try await Self.names(cli) == ["Milk", "Bread"])
         try session.quit()
         #expect(cli.entries == ["BananaList.json"])
     }
 
     @Test("the folder removed under the MCP server and the CLI: edits are kept, said to wait, and written when it is back")
-    func folderRemovedUnderMCP() throws {
+    func folderRemovedUnderMCP() async throws {
         let cli = CLI()
         defer { cli.cleanUp() }
-        cli("add", "Milk")
+        await cli("add", "Milk")
         let server = try MCPProcess(cli)
         try cli.removeFolder()
-        let add = cli("add", "Eggs")
+        let add = await cli("add", "Eggs")
         #expect(add.status == 8 && add.stderr.contains("does not exist"), "\(add.stderr)")
         var answer: [String: Any] = [:]
         let deadline = Date().addingTimeInterval(10)
@@ -187,7 +175,7 @@ struct HostileFilesystemTests {
         let back = Date().addingTimeInterval(15)
         var names: Set<String> = []
         while Date() < back {
-            names = (try? Self.names(cli)) ?? []
+            names = await (try? Self.names(cli)) ?? []
             if names == queued { break }
             usleep(100_000)
         }

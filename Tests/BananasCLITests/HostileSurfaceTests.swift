@@ -73,7 +73,7 @@ struct HostileFile: CustomTestStringConvertible, Sendable {
 @Suite("Hostile files: every surface")
 struct HostileSurfaceTests {
     @Test("the CLI: list, add and status say why, exit non-zero, and write nothing", arguments: HostileFile.unreadable)
-    func cli(_ file: HostileFile) throws {
+    func cli(_ file: HostileFile) async throws {
         let cli = CLI()
         defer { cli.cleanUp() }
         file.make(cli)
@@ -81,12 +81,12 @@ struct HostileSurfaceTests {
         let entries = cli.entries
         let start = Date()
         for arguments in [["list"], ["add", "Eggs"], ["check", "Milk"], ["list", "--json"]] {
-            let result = cli.run(arguments)
+            let result = await cli.run(arguments)
             #expect(result.status == 5 || result.status == 8, "\(arguments): \(result.status) \(result.stderr)")
             #expect(result.stderr.hasPrefix("bananas: ") && result.stderr.contains(file.message), "\(arguments): \(result.stderr)")
             #expect(result.stdout.isEmpty, "\(arguments)")
         }
-        let status = cli("status")
+        let status = await cli("status")
         #expect(status.status != 0 && status.stdout.contains("state: paused") && status.stdout.contains("paused: \(file.reason)"), "\(status.stdout)")
         #expect(Date().timeIntervalSince(start) < 20, "no command waited on the file")
         #expect(HostileFile.fingerprint(cli) == before)
@@ -94,7 +94,7 @@ struct HostileSurfaceTests {
     }
 
     @Test("a running instance: paused with the reason, edits queue, the file is untouched; it resumes once the file is fixed", arguments: HostileFile.unreadable)
-    func session(_ file: HostileFile) throws {
+    func session(_ file: HostileFile) async throws {
         let cli = CLI()
         defer { cli.cleanUp() }
         file.make(cli)
@@ -122,13 +122,13 @@ struct HostileSurfaceTests {
         cli.writeFile(#"{"sections": [], "items": [{"id": "1", "name": "Milk"}]}"#)
         _ = unlink(lock)
         try session.waitForState("synced")
-        let names = Set(try cli.items().map { $0["name"] as! String })
+        let names = Set(try await cli.items().map { $0["name"] as! String })
         #expect(names == ["Milk", "Eggs"], "\(names); \(session.received.suffix(8))")
         try session.quit()
     }
 
     @Test("the MCP server: tools answer isError with the reason; reads say paused; nothing is written", arguments: HostileFile.unreadable)
-    func mcp(_ file: HostileFile) throws {
+    func mcp(_ file: HostileFile) async throws {
         let cli = CLI()
         defer { cli.cleanUp() }
         file.make(cli)
@@ -147,7 +147,7 @@ struct HostileSurfaceTests {
     }
 
     @Test("the editor: the status bar says paused and why; an edit is kept but not written", .enabled(if: Tmux.isAvailable), arguments: HostileFile.unreadable)
-    func editor(_ file: HostileFile) throws {
+    func editor(_ file: HostileFile) async throws {
         let cli = CLI()
         defer { cli.cleanUp() }
         file.make(cli)
@@ -167,17 +167,17 @@ struct HostileSurfaceTests {
     }
 
     @Test("readable oddities (duplicate ids, wrong-typed rows, overflowing numbers): shown, reported, every row kept")
-    func readableOddities() throws {
+    func readableOddities() async throws {
         for name in ["duplicate-id.json", "wrong-typed-rows.json", "number-overflow.json"] {
             let cli = CLI()
             defer { cli.cleanUp() }
             let bytes = HostileFile.committed(name)
             createTestFile(atPath: cli.listPath, contents: Data(bytes))
-            let shown = Set(try cli.items().map { $0["name"] as! String })
+            let shown = Set(try await cli.items().map { $0["name"] as! String })
             #expect(!shown.isEmpty, "\(name)")
-            #expect(cli("status").stdout.contains("note: "), "\(name): the problems are reported")
-            #expect(cli("add", "Jam").status == 0, "\(name)")
-            #expect(Set(try cli.items().map { $0["name"] as! String }) == shown.union(["Jam"]), "\(name)")
+            #expect(await cli("status").stdout.contains("note: "), "\(name): the problems are reported")
+            #expect(await cli("add", "Jam").status == 0, "\(name)")
+            #expect(Set(try await cli.items().map { $0["name"] as! String }) == shown.union(["Jam"]), "\(name)")
             let after = String(decoding: cli.fileBytes ?? Data(), as: UTF8.self)
             if name == "wrong-typed-rows.json" {
                 #expect(after.contains("just a string") && after.contains("\"yes\"") && after.contains("42"), "rows not understood are kept")
@@ -187,13 +187,13 @@ struct HostileSurfaceTests {
     }
 
     @Test("a newer schema: every surface shows it and none writes it")
-    func newerSchema() throws {
+    func newerSchema() async throws {
         let cli = CLI()
         defer { cli.cleanUp() }
         let bytes = HostileFile.committed("newer-schema.json")
         createTestFile(atPath: cli.listPath, contents: Data(bytes))
-        #expect(cli("list").stdout.contains("Milk"))
-        #expect(cli("add", "Eggs").status == 6)
+        #expect(await cli("list").stdout.contains("Milk"))
+        #expect(await cli("add", "Eggs").status == 6)
         let session = try SessionProcess(cli)
         try session.waitForState("paused", reason: "newer schema (99)")
         try session.send("add", "Eggs")

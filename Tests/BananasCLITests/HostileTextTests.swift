@@ -38,7 +38,7 @@ struct HostileTextTests {
     }
 
     @Test("stored hostile text: list, status, sections, conflicts and errors print it escaped")
-    func cliOutput() {
+    func cliOutput() async {
         let cli = CLI()
         defer { cli.cleanUp() }
         cli.writeFile(Self.hostileFile())
@@ -46,7 +46,7 @@ struct HostileTextTests {
         for arguments in [["list"], ["list", "--json"], ["status"], ["sections"], ["sections", "list"], ["conflicts"],
                           ["list", "--section", "Dairy\u{1B}[41m"], ["check", "Milk\u{1B}]0;x\u{07}"], ["check", "M"],
                           ["check", "\u{1B}]0;pwned\u{07}"], ["remove", "Mi\u{202E}"], ["edit", "L"]] {
-            outputs.append((arguments, cli.run(arguments)))
+            outputs.append((arguments, await cli.run(arguments)))
         }
         for (arguments, result) in outputs {
             #expect(!Self.rawUnsafe(result.stdout), "\(arguments) stdout: \(result.stdout.prefix(400).debugDescription)")
@@ -59,10 +59,10 @@ struct HostileTextTests {
     }
 
     @Test("10,000 characters or control characters in any argument: refused with the limit, nothing written")
-    func cliLimits() {
+    func cliLimits() async {
         let cli = CLI()
         defer { cli.cleanUp() }
-        cli("add", "Milk", "--section", "Dairy")
+        await cli("add", "Milk", "--section", "Dairy")
         let before = cli.fileBytes
         let long = String(repeating: "x", count: 10_000)
         let cases: [[String]] = [
@@ -73,7 +73,7 @@ struct HostileTextTests {
             ["edit", "Milk", "--name", "M\u{2066}"], ["sections", "add", "S\u{1}"], ["sections", "rename", "Dairy", "D\u{2028}x"],
         ]
         for arguments in cases {
-            let result = cli.run(arguments)
+            let result = await cli.run(arguments)
             #expect(result.status == 4, "\(arguments.map { $0.prefix(20) }): \(result.status) \(result.stderr.prefix(200))")
             #expect(result.stderr.count < 1_000, "the message does not echo 10,000 characters back")
             #expect(!Self.rawUnsafe(result.stderr), "\(result.stderr.debugDescription)")
@@ -82,7 +82,7 @@ struct HostileTextTests {
     }
 
     @Test("the editor over hostile names: title, bell and screen are not taken over", .enabled(if: Tmux.isAvailable))
-    func editorTerminal() throws {
+    func editorTerminal() async throws {
         let cli = CLI()
         defer { cli.cleanUp() }
         cli.writeFile(Self.hostileFile())

@@ -23,27 +23,15 @@ struct MCPClientConfigTests {
 
     /// Starts `command args` with `environment` as a client does, initializes, and returns the
     /// tools listed and the list file the server says it serves.
-    static func run(_ command: String, _ args: [String], environment: [String: String]) throws -> (tools: [String], log: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: command)
-        process.arguments = args
-        process.environment = environment
-        let input = Pipe(), output = Pipe(), errors = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
+    static func run(_ command: String, _ args: [String], environment: [String: String]) async throws -> (tools: [String], log: String) {
         let lines = [
             #"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"config","version":"1"}}}"#,
             #"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
             #"{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{}}"#,
         ]
-        input.fileHandleForWriting.write(Data((lines.joined(separator: "\n") + "\n").utf8))
-        try input.fileHandleForWriting.close()
-        let out = output.fileHandleForReading.readDataToEndOfFile()
-        let log = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        let messages = String(decoding: out, as: UTF8.self).split(separator: "\n").compactMap {
+        let result = try await runProgram([command] + args, environment: environment, input: lines.joined(separator: "\n") + "\n")
+        let log = result.stderr
+        let messages = result.stdout.split(separator: "\n").compactMap {
             try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
         }
         let listed = messages.first { $0["id"] as? Int == 2 }?["result"] as? [String: Any]
@@ -52,7 +40,7 @@ struct MCPClientConfigTests {
     }
 
     @Test("each documented config names bananas by an absolute path with `mcp`, and runs the server")
-    func documentedConfigsRun() throws {
+    func documentedConfigsRun() async throws {
         let configs = try Self.documentedConfigs()
         #expect(configs.count == 4, "Claude Desktop, Claude Code, Cursor, VS Code")
         for (text, server) in configs {
@@ -66,32 +54,24 @@ struct MCPClientConfigTests {
             var environment = cli.environment(["BANANAS_LOG_LEVEL": "info"])
             for (key, value) in server["env"] as? [String: String] ?? [:] { environment[key] = value }
             environment["PATH"] = "/usr/bin:/bin"  // as a GUI app starts it: no ~/.local/bin
-            let (tools, log) = try Self.run(CLI.binary, server["args"] as? [String] ?? [], environment: environment)
+            let (tools, log) = try await Self.run(CLI.binary, server["args"] as? [String] ?? [], environment: environment)
             #expect(tools.count == 9 && tools.first == "get_shopping_list", "\(text) \(log)")
             #expect(log.contains("serving \(cli.listPath) over stdio"), "\(log)")
         }
     }
 
     @Test("the .mcpb packed for this platform: one platform, both binaries, icon, file picker; its mcp_config runs")
-    func bundleRuns() throws {
+    func bundleRuns() async throws {
         let cli = CLI()
         defer { cli.cleanUp() }
         let bundle = cli.folder + "/bananas.mcpb"
         let binaries = URL(fileURLWithPath: CLI.binary).deletingLastPathComponent().path
-        let pack = Process()
-        pack.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        pack.arguments = ["python3", Self.root.appendingPathComponent("scripts/mcpb").path, "--binaries", binaries, "--out", bundle,
-                          "--repository", "https://example.invalid/bananas.git"]
-        pack.standardOutput = FileHandle.nullDevice
-        try pack.run()
-        pack.waitUntilExit()
-        #expect(pack.terminationStatus == 0)
+        let pack = try await runProgram(["/usr/bin/env", "python3", Self.root.appendingPathComponent("scripts/mcpb").path, "--binaries", binaries,
+                                         "--out", bundle, "--repository", "https://example.invalid/bananas.git"])
+        #expect(pack.status == 0, "\(pack.stderr)")
         let unpacked = cli.folder + "/unpacked"
-        let unzip = Process()
-        unzip.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        unzip.arguments = ["python3", "-c", "import sys, zipfile, os\nz = zipfile.ZipFile(sys.argv[1])\nfor i in z.infolist():\n    p = z.extract(i, sys.argv[2])\n    os.chmod(p, (i.external_attr >> 16) & 0o777 or 0o644)", bundle, unpacked]
-        try unzip.run()
-        unzip.waitUntilExit()
+        let unzip = try await runProgram(["/usr/bin/env", "python3", "-c", "import sys, zipfile, os\nz = zipfile.ZipFile(sys.argv[1])\nfor i in z.infolist():\n    p = z.extract(i, sys.argv[2])\n    os.chmod(p, (i.external_attr >> 16) & 0o777 or 0o644)", bundle, unpacked])
+        #expect(unzip.status == 0, "\(unzip.stderr)")
         let manifest = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: unpacked + "/manifest.json"))) as? [String: Any])
         #expect((manifest["compatibility"] as? [String: Any])?["platforms"] as? [String] == ["linux"], "one platform per bundle")
         #expect((manifest["repository"] as? [String: Any])?["url"] as? String == "https://example.invalid/bananas.git")
@@ -114,7 +94,7 @@ struct MCPClientConfigTests {
         environment["BANANAS_FILE"] = nil
         for (key, value) in config["env"] as? [String: String] ?? [:] { environment[key] = substitute(value) }
         let command = substitute(try #require(config["command"] as? String))
-        let (tools, log) = try Self.run(command, (config["args"] as? [String] ?? []).map(substitute), environment: environment)
+        let (tools, log) = try await Self.run(command, (config["args"] as? [String] ?? []).map(substitute), environment: environment)
         #expect(tools.count == 9, "\(log)")
         #expect(log.contains("serving \(chosen) over stdio"), "the list chosen in the picker: \(log)")
     }

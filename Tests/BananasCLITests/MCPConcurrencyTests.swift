@@ -1,31 +1,25 @@
 import Foundation
 import Testing
+import Synchronization
 
 /// What every writer was told succeeded, gathered across threads.
-final class Acknowledged: @unchecked Sendable {
-    private let lock = NSLock()
-    private var added: [String] = []
-    private var checked: [String] = []
-    private var failures: [String] = []
+final class Acknowledged: Sendable {
+    private let state = Mutex<(added: [String], checked: [String], failures: [String])>(([], [], []))
 
-    func add(_ name: String) { lock.lock(); added.append(name); lock.unlock() }
-    func check(_ name: String) { lock.lock(); checked.append(name); lock.unlock() }
-    func fail(_ what: String) { lock.lock(); failures.append(what); lock.unlock() }
+    func add(_ name: String) { state.withLock { $0.added.append(name) } }
+    func check(_ name: String) { state.withLock { $0.checked.append(name) } }
+    func fail(_ what: String) { state.withLock { $0.failures.append(what) } }
 
-    var snapshot: (added: [String], checked: [String], failures: [String]) {
-        lock.lock()
-        defer { lock.unlock() }
-        return (added, checked, failures)
-    }
+    var snapshot: (added: [String], checked: [String], failures: [String]) { state.withLock { $0 } }
 }
 
 @Suite("MCP server: concurrent writers (real processes)")
 struct MCPConcurrencyTests {
     @Test("two MCP servers, CLI add/check loops and a long-running session write at once: every acknowledged add and check is in the file")
-    func concurrentWriters() throws {
+    func concurrentWriters() async throws {
         let cli = CLI()
         defer { cli.cleanUp() }
-        _ = cli("add", "Seed")
+        _ = await cli("add", "Seed")
         let serverA = try MCPProcess(cli), serverB = try MCPProcess(cli)
         let session = try SessionProcess(cli)
         let acked = Acknowledged()
@@ -60,15 +54,15 @@ struct MCPConcurrencyTests {
             }
         }
         // A script on the CLI: one process per command, each writing under the lock.
-        DispatchQueue.global().async(group: group) {
+        let script = Task {
             var round = 0, done = 0
             while going(done) {
                 let name = "C\(round)"
-                let result = cli("add", name)
+                let result = await cli("add", name)
                 if result.status == 0 { acked.add(name); done += 1 } else { acked.fail("cli add \(name): \(result.stderr)") }
                 if round > 0 && round % 3 == 0 {
                     let previous = "C\(round - 1)"
-                    let result = cli("check", previous)
+                    let result = await cli("check", previous)
                     if result.status == 0 { acked.check(previous) } else { acked.fail("cli check \(previous): \(result.stderr)") }
                 }
                 round += 1
@@ -93,6 +87,7 @@ struct MCPConcurrencyTests {
             }
         }
         #expect(group.wait(timeout: .now() + 150) == .success)
+        await script.value
 
         // Everyone stops; what is pending is written on the way out.
         _ = try session.send("wait")
@@ -101,7 +96,7 @@ struct MCPConcurrencyTests {
 
         let (added, checked, failures) = acked.snapshot
         #expect(failures.isEmpty, "\(failures.prefix(5))")
-        let items = try cli.items()
+        let items = try await cli.items()
         var count: [String: Int] = [:]
         for item in items { count[item["name"] as! String, default: 0] += 1 }
         let checkedOnDisk = Set(items.filter { $0["checked"] as? Bool == true }.map { $0["name"] as! String })

@@ -6,15 +6,15 @@ import Testing
 @Suite("MCP server: paused lists (real processes)")
 struct MCPPausedTests {
     @Test("lock held by another process: edits are saved and said to wait, the file is untouched, then written")
-    func lockHeld() throws {
+    func lockHeld() async throws {
         let cli = CLI()
         defer { cli.cleanUp() }
-        _ = cli("add", "Milk")
+        _ = await cli("add", "Milk")
         let before = cli.fileBytes
         let server = try MCPProcess(cli)
         let holder = try LockHolder(cli)
         defer { holder.release() }
-        let pid = holder.process.processIdentifier
+        let pid = holder.pid
 
         let added = try server.call("add_items", ["items": [["name": "Eggs"]]])
         #expect(added.statuses == ["added"] && !added.isError)
@@ -35,19 +35,19 @@ struct MCPPausedTests {
         let deadline = Date().addingTimeInterval(10)
         var names: Set<String> = []
         while Date() < deadline {
-            names = Set(try cli.items().map { $0["name"] as! String })
+            names = Set(try await cli.items().map { $0["name"] as! String })
             if names.contains("Eggs") { break }
             usleep(50_000)
         }
         #expect(names == ["Milk", "Eggs"])
-        #expect(try cli.items().first { $0["name"] as? String == "Milk" }?["checked"] as? Bool == true)
+        #expect(try await cli.items().first { $0["name"] as? String == "Milk" }?["checked"] as? Bool == true)
         let after = try server.call("add_items", ["items": [["name": "Bread"]]])
         #expect(after.structured["written"] as? Bool == true && after.structured["paused"] == nil)
         #expect(server.finish() == 0)
     }
 
     @Test("newer schema and a file broken by hand: mutating tools refuse, name the reason, and change nothing")
-    func contentProblems() throws {
+    func contentProblems() async throws {
         let cli = CLI()
         defer { cli.cleanUp() }
         let newer = #"{"schemaVersion": 99, "sections": ["A"], "items": [{"id": "1", "name": "Milk", "section": "A"}], "future": true}"#

@@ -11,24 +11,12 @@ struct MCPProtocolTests {
 
     /// Runs `bananas mcp`, writes `input` as is, closes stdin, and returns the messages it
     /// answered and its exit status.
-    static func exchange(_ cli: CLI, _ input: String) throws -> (messages: [[String: Any]], status: Int32) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: CLI.binary)
-        process.arguments = ["mcp"]
-        process.environment = cli.environment()
-        let stdin = Pipe(), stdout = Pipe()
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        stdin.fileHandleForWriting.write(Data(input.utf8))
-        try stdin.fileHandleForWriting.close()
-        let out = stdout.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let messages = String(decoding: out, as: UTF8.self).split(separator: "\n").map {
+    static func exchange(_ cli: CLI, _ input: String) async throws -> (messages: [[String: Any]], status: Int32) {
+        let result = try await runProgram([CLI.binary, "mcp"], environment: cli.environment(), input: input)
+        let messages = result.stdout.split(separator: "\n").map {
             (try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) ?? ["unparsed": String($0)]
         }
-        return (messages, process.terminationStatus)
+        return (messages, result.status)
     }
 
     static func answer(_ messages: [[String: Any]], id: AnyHashable) -> [String: Any]? {
@@ -36,24 +24,24 @@ struct MCPProtocolTests {
     }
 
     @Test("a tools/call before initialize is refused and changes nothing; after it, it works")
-    func callBeforeInitialize() throws {
+    func callBeforeInitialize() async throws {
         let cli = CLI()
         defer { cli.cleanUp() }
         let early = #"{"jsonrpc":"2.0","id":"early","method":"tools/call","params":{"name":"add_items","arguments":{"items":[{"name":"Sneaky"}]}}}"#
         let late = #"{"jsonrpc":"2.0","id":"late","method":"tools/call","params":{"name":"add_items","arguments":{"items":[{"name":"Proper"}]}}}"#
-        let (messages, status) = try Self.exchange(cli, [early, Self.initialize, #"{"jsonrpc":"2.0","method":"notifications/initialized"}"#, late].joined(separator: "\n") + "\n")
+        let (messages, status) = try await Self.exchange(cli, [early, Self.initialize, #"{"jsonrpc":"2.0","method":"notifications/initialized"}"#, late].joined(separator: "\n") + "\n")
         #expect(status == 0)
         let refused = try #require(Self.answer(messages, id: "early")?["error"] as? [String: Any], "\(messages)")
         #expect(refused["code"] as? Int == -32600 && (refused["message"] as? String)?.contains("send initialize first") == true)
         #expect(Self.answer(messages, id: "late")?["result"] != nil, "\(messages)")
-        #expect(try cli.items().map { $0["name"] as? String } == ["Proper"])
+        #expect(try await cli.items().map { $0["name"] as? String } == ["Proper"])
     }
 
     @Test("a line that does not parse is answered with id null; the server goes on")
-    func parseError() throws {
+    func parseError() async throws {
         let cli = CLI()
         defer { cli.cleanUp() }
-        let (messages, status) = try Self.exchange(cli, Self.initialize + "\n{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\n" + #"{"jsonrpc":"2.0","id":8,"method":"tools/list"}"# + "\n")
+        let (messages, status) = try await Self.exchange(cli, Self.initialize + "\n{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\n" + #"{"jsonrpc":"2.0","id":8,"method":"tools/list"}"# + "\n")
         #expect(status == 0)
         let parse = try #require(messages.first { $0["error"] != nil }, "\(messages)")
         #expect(parse["id"] is NSNull, "\(parse)")
@@ -62,18 +50,18 @@ struct MCPProtocolTests {
     }
 
     @Test("the last line is answered even without a trailing newline")
-    func lastLineWithoutNewline() throws {
+    func lastLineWithoutNewline() async throws {
         let cli = CLI()
         defer { cli.cleanUp() }
         let call = #"{"jsonrpc":"2.0","id":"last","method":"tools/call","params":{"name":"add_items","arguments":{"items":[{"name":"Unterminated"}]}}}"#
-        let (messages, status) = try Self.exchange(cli, Self.initialize + "\n" + call)
+        let (messages, status) = try await Self.exchange(cli, Self.initialize + "\n" + call)
         #expect(status == 0)
         #expect(Self.answer(messages, id: "last")?["result"] != nil, "\(messages)")
-        #expect(try cli.items().map { $0["name"] as? String } == ["Unterminated"])
+        #expect(try await cli.items().map { $0["name"] as? String } == ["Unterminated"])
     }
 
     @Test("SIGTERM is the end of input: the call running is answered, the list written, exit 0")
-    func sigterm() throws {
+    func sigterm() async throws {
         let cli = CLI()
         defer { cli.cleanUp() }
         let server = try MCPProcess(cli)
@@ -83,11 +71,11 @@ struct MCPProtocolTests {
         while server.process.isRunning && Date() < deadline { usleep(5_000) }
         #expect(!server.process.isRunning)
         #expect(server.process.terminationReason == .exit && server.process.terminationStatus == 0, "\(server.stderr)")
-        #expect(try cli.items().map { $0["name"] as? String } == ["Before the signal"])
+        #expect(try await cli.items().map { $0["name"] as? String } == ["Before the signal"])
     }
 
     @Test("2026-07-28 without a handshake: server/discover, resultType, the version in _meta, an unknown version refused")
-    func statelessRevision() throws {
+    func statelessRevision() async throws {
         let cli = CLI()
         defer { cli.cleanUp() }
         let lines = [
@@ -97,7 +85,7 @@ struct MCPProtocolTests {
             #"{"jsonrpc":"2.0","id":"r","method":"resources/read","params":{"uri":"bananas://list","#.appending(Self.modernMeta).appending("}}"),
             #"{"jsonrpc":"2.0","id":"v","method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2099-01-01"}}}"#,
         ]
-        let (messages, status) = try Self.exchange(cli, lines.joined(separator: "\n") + "\n")
+        let (messages, status) = try await Self.exchange(cli, lines.joined(separator: "\n") + "\n")
         #expect(status == 0)
         let discover = try #require(Self.answer(messages, id: "d")?["result"] as? [String: Any], "\(messages)")
         #expect((discover["supportedVersions"] as? [String])?.first == "2026-07-28")
@@ -110,14 +98,14 @@ struct MCPProtocolTests {
             #expect(result?["resultType"] as? String == "complete", "\(id): \(messages)")
         }
         #expect((Self.answer(messages, id: "t")?["result"] as? [String: Any])?["ttlMs"] as? Int == 0)
-        #expect(try cli.items().map { $0["name"] as? String } == ["Stateless"], "a stateless tools/call needs no initialize")
+        #expect(try await cli.items().map { $0["name"] as? String } == ["Stateless"], "a stateless tools/call needs no initialize")
         let unsupported = try #require(Self.answer(messages, id: "v")?["error"] as? [String: Any], "\(messages)")
         #expect(unsupported["code"] as? Int == -32022)
         #expect((unsupported["data"] as? [String: Any])?["supported"] as? [String] == ["2026-07-28"])
     }
 
     @Test("subscriptions/listen: acknowledged, then every change by another writer, with the stream's id")
-    func listen() throws {
+    func listen() async throws {
         let cli = CLI()
         defer { cli.cleanUp() }
         let server = try MCPProcess(cli)  // (a handshake first does not stop a listen)
@@ -131,7 +119,7 @@ struct MCPProtocolTests {
         #expect((ack["notifications"] as? [String: Any])?["resourceSubscriptions"] as? [String] == ["bananas://list"])
         #expect((ack["notifications"] as? [String: Any])?["toolsListChanged"] == nil, "only what is honored")
         #expect((ack["_meta"] as? [String: Any])?["io.modelcontextprotocol/subscriptionId"] as? String == "listen-1")
-        _ = cli("add", "Bread")
+        _ = await cli("add", "Bread")
         while notice("notifications/resources/updated") == nil && Date() < deadline { usleep(5_000) }
         let updated = try #require(notice("notifications/resources/updated"))
         #expect(updated["uri"] as? String == "bananas://list")
@@ -142,22 +130,13 @@ struct MCPProtocolTests {
     }
 
     @Test("the official Python client pinned to 2025-11-25 and to 2026-07-28 pages 10,000 items within its context, is refused on every stale revision, cannot store invisible text", arguments: ["2025-11-25", "2026-07-28"])
-    func pythonClientAtEachRevision(_ revision: String) throws {
+    func pythonClientAtEachRevision(_ revision: String) async throws {
         let cli = CLI()
         defer { cli.cleanUp() }
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("MCPClient/agent_revisions.py").path
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script, revision]
-        process.environment = cli.environment(["BANANAS_BIN": CLI.binary])
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = out
-        try process.run()
-        let output = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0 && output.hasSuffix("OK\n"),
-                "needs the Python mcp package (scripts/test installs it): \(output.suffix(2000))")
+        let result = try await runProgram(["/usr/bin/env", "python3", script, revision], environment: cli.environment(["BANANAS_BIN": CLI.binary]))
+        #expect(result.status == 0 && result.stdout.hasSuffix("OK\n"),
+                "needs the Python mcp package (scripts/test installs it): \(result.stderr.suffix(1000)) \(result.stdout.suffix(1000))")
     }
 }

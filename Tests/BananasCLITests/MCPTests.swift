@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 
 /// `bananas mcp` spoken to over stdio, JSON-RPC line by line, as an MCP client does. Every
@@ -6,12 +7,14 @@ import Testing
 final class MCPProcess: @unchecked Sendable {
     let process = Process()
     private let input = Pipe(), output = Pipe(), errors = Pipe()
-    private let lock = NSLock()
-    private var buffer = Data()
-    private var lines: [Data] = []
-    private var messages: [[String: Any]] = []
-    private var errorText = Data()
-    private var nextID = 1
+    private struct Received {
+        var buffer = Data()
+        var lines: [Data] = []
+        var messages = JSONObjects()
+        var errorText = Data()
+        var nextID = 1
+    }
+    private let state = Mutex(Received())
     private var outputReader: PipeReader?
     private var errorReader: PipeReader?
 
@@ -23,22 +26,18 @@ final class MCPProcess: @unchecked Sendable {
         process.standardOutput = output
         process.standardError = errors
         outputReader = PipeReader(output.fileHandleForReading) { [weak self] data in
-            guard let self else { return }
-            lock.lock()
-            buffer.append(data)
-            while let newline = buffer.firstIndex(of: 0x0A) {
-                let line = Data(buffer[buffer.startIndex..<newline])
-                buffer.removeSubrange(buffer.startIndex...newline)
-                lines.append(line)
-                if let object = try? JSONSerialization.jsonObject(with: line) as? [String: Any] { messages.append(object) }
+            self?.state.withLock { state in
+                state.buffer.append(data)
+                while let newline = state.buffer.firstIndex(of: 0x0A) {
+                    let line = Data(state.buffer[state.buffer.startIndex..<newline])
+                    state.buffer.removeSubrange(state.buffer.startIndex...newline)
+                    state.lines.append(line)
+                    if let object = try? JSONSerialization.jsonObject(with: line) as? [String: Any] { state.messages.all.append(object) }
+                }
             }
-            lock.unlock()
         }
         errorReader = PipeReader(errors.fileHandleForReading) { [weak self] data in
-            guard let self else { return }
-            lock.lock()
-            errorText.append(data)
-            lock.unlock()
+            self?.state.withLock { $0.errorText.append(data) }
         }
         try process.run()
         _ = try request("initialize", ["protocolVersion": "2025-06-18", "capabilities": [:], "clientInfo": ["name": "bananas-tests", "version": "1"]])
@@ -50,24 +49,12 @@ final class MCPProcess: @unchecked Sendable {
     }
 
     /// Every line written to stdout so far (a partial last line is not one).
-    var stdoutLines: [Data] {
-        lock.lock()
-        defer { lock.unlock() }
-        return lines
-    }
+    var stdoutLines: [Data] { state.withLock { $0.lines } }
 
-    var stderr: String {
-        lock.lock()
-        defer { lock.unlock() }
-        return String(decoding: errorText, as: UTF8.self)
-    }
+    var stderr: String { state.withLock { String(decoding: $0.errorText, as: UTF8.self) } }
 
     /// Every message received so far (responses and notifications).
-    var received: [[String: Any]] {
-        lock.lock()
-        defer { lock.unlock() }
-        return messages
-    }
+    var received: [[String: Any]] { state.withLock { $0.messages }.all }
 
     private func send(_ object: [String: Any]) {
         var data = try! JSONSerialization.data(withJSONObject: object)
@@ -82,16 +69,14 @@ final class MCPProcess: @unchecked Sendable {
 
     /// Sends a request and waits (bounded) for its response's `result`.
     func request(_ method: String, _ params: [String: Any] = [:], timeout: Double = 10) throws -> [String: Any] {
-        lock.lock()
-        let id = nextID
-        nextID += 1
-        lock.unlock()
+        let id = state.withLock { state in
+            defer { state.nextID += 1 }
+            return state.nextID
+        }
         send(["jsonrpc": "2.0", "id": id, "method": method, "params": params])
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
-            lock.lock()
-            let found = messages.first { ($0["id"] as? Int) == id }
-            lock.unlock()
+            let found = received.first { ($0["id"] as? Int) == id }
             if let found {
                 guard let result = found["result"] as? [String: Any] else { throw CLIError(found.description) }
                 return result
@@ -131,12 +116,12 @@ extension Dictionary where Key == String, Value == Any {
 @Suite("MCP server: the real binary over stdio")
 struct MCPTests {
     @Test("an agent reads the list with get_shopping_list, filters it, and sees CLI edits live")
-    func getShoppingList() throws {
+    func getShoppingList() async throws {
         let cli = CLI()
         defer { cli.cleanUp() }
-        _ = cli("add", "Oat milk", "--section", "Dairy", "--amount", "2 L")
-        _ = cli("add", "Bananas", "--section", "Produce")
-        _ = cli("check", "Bananas")
+        _ = await cli("add", "Oat milk", "--section", "Dairy", "--amount", "2 L")
+        _ = await cli("add", "Bananas", "--section", "Produce")
+        _ = await cli("check", "Bananas")
         let server = try MCPProcess(cli)
 
         let tools = try server.request("tools/list")["tools"] as! [[String: Any]]
@@ -156,7 +141,7 @@ struct MCPTests {
         let unchecked = try server.call("get_shopping_list", ["unchecked_only": true])
         #expect(((unchecked["structuredContent"] as! [String: Any])["items"] as! [[String: Any]]).count == 1)
 
-        _ = cli("add", "Bread")
+        _ = await cli("add", "Bread")
         let deadline = Date().addingTimeInterval(5)
         var names: [String] = []
         while Date() < deadline {
@@ -177,10 +162,10 @@ struct MCPTests {
     }
 
     @Test("an agent adds, changes and removes items in batches; each entry answered on its own")
-    func editingTools() throws {
+    func editingTools() async throws {
         let cli = CLI()
         defer { cli.cleanUp() }
-        _ = cli("add", "Milk", "--section", "Dairy")
+        _ = await cli("add", "Milk", "--section", "Dairy")
         let server = try MCPProcess(cli)
 
         let added = try server.call("add_items", ["items": [
@@ -191,7 +176,7 @@ struct MCPTests {
         ]])
         #expect(statuses(added) == ["added", "already_on_list", "added", "error"])
         #expect(added["isError"] as? Bool == false, "a batch that partly worked is no error")
-        let items = try cli.items()
+        let items = try await cli.items()
         #expect(Set(items.map { $0["name"] as! String }) == ["Milk", "Bananas", "Bread"])
         #expect(items.first { $0["name"] as? String == "Bananas" }?["section"] as? String == "Produce")
 
@@ -202,21 +187,21 @@ struct MCPTests {
         #expect(statuses(updated) == ["updated", "error"])
         let unknown = (structured(updated)["results"] as! [[String: Any]])[1]["error"] as! String
         #expect(unknown.contains("Milk"), "close matches are offered: \(unknown)")
-        #expect(try cli.items().first { $0["name"] as? String == "Milk" }?["amount"] as? String == "2 L")
+        #expect(try await cli.items().first { $0["name"] as? String == "Milk" }?["amount"] as? String == "2 L")
 
         // A stale revision: nothing happens, the agent is told to re-read.
         let read = structured(try server.call("get_shopping_list"))
-        _ = cli("add", "Eggs")
+        _ = await cli("add", "Eggs")
         usleep(300_000)
         let stale = try server.call("remove_items", ["items": [["item": "Bread"]], "expected_revision": read["revision"] as! String])
         #expect(stale["isError"] as? Bool == true)
-        #expect(try cli.items().contains { $0["name"] as? String == "Bread" })
+        #expect(try await cli.items().contains { $0["name"] as? String == "Bread" })
         let fresh = structured(try server.call("get_shopping_list"))["revision"] as! String
         #expect(statuses(try server.call("remove_items", ["items": [["item": "Bread"]], "expected_revision": fresh])) == ["removed"])
 
         let cleared = try server.call("clear_checked")
         #expect(statuses(cleared) == ["removed"])
-        #expect(Set(try cli.items().map { $0["name"] as! String }) == ["Bananas", "Eggs"])
+        #expect(Set(try await cli.items().map { $0["name"] as! String }) == ["Bananas", "Eggs"])
 
         let allFailed = try server.call("remove_items", ["items": [["item": "Caviar"]]])
         #expect(allFailed["isError"] as? Bool == true)
@@ -232,11 +217,11 @@ struct MCPTests {
         #expect(try refusal("add_items", ["items": [["name": String(repeating: "x", count: 501)]]]).contains("at most 500 characters"))
         #expect(try refusal("add_items", ["items": []]).contains("needs at least 1"))
         #expect(try refusal("remove_items", [:]).contains("items is required"))
-        #expect(Set(try cli.items().map { $0["name"] as! String }) == ["Bananas", "Eggs"])
+        #expect(Set(try await cli.items().map { $0["name"] as! String }) == ["Bananas", "Eggs"])
     }
 
     @Test("stdout carries JSON-RPC only; the log goes to stderr at BANANAS_LOG_LEVEL; closing stdin ends the server cleanly")
-    func stdioDiscipline() throws {
+    func stdioDiscipline() async throws {
         let cli = CLI()
         defer { cli.cleanUp() }
         let server = try MCPProcess(cli, environment: ["BANANAS_LOG_LEVEL": "debug"])
@@ -247,7 +232,7 @@ struct MCPTests {
         #expect(try server.call("update_items", ["items": [["item": "Mlk", "checked": true]]]).isError)
         #expect(try server.call("add_items", ["items": "Milk"]).isError)
         _ = try server.request("resources/read", ["uri": "bananas://list"])
-        _ = cli("add", "Bread")  // a notification goes out too
+        _ = await cli("add", "Bread")  // a notification goes out too
         usleep(300_000)
         #expect(server.finish() == 0, "the server exits 0 when the client closes stdin")
 
@@ -278,18 +263,9 @@ struct MCPTests {
     }
 
     @Test("a client that sends its calls and closes stdin at once still gets every answer, and the edits are written")
-    func answersAfterEndOfInput() throws {
+    func answersAfterEndOfInput() async throws {
         let cli = CLI()
         defer { cli.cleanUp() }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: CLI.binary)
-        process.arguments = ["mcp"]
-        process.environment = cli.environment()
-        let input = Pipe(), output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
         let messages = [
             #"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"pipe","version":"1"}}}"#,
             #"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
@@ -297,12 +273,9 @@ struct MCPTests {
             // Calls run side by side (as the SDK runs requests): this one does not need the add.
             #"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"add_sections","arguments":{"sections":[{"name":"Piped","position":1.0}]}}}"#,
         ]
-        input.fileHandleForWriting.write(Data((messages.joined(separator: "\n") + "\n").utf8))
-        try input.fileHandleForWriting.close()
-        let stdout = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
-        let answers = String(decoding: stdout, as: UTF8.self).split(separator: "\n").compactMap {
+        let run = try await runProgram([CLI.binary, "mcp"], environment: cli.environment(), input: messages.joined(separator: "\n") + "\n")
+        #expect(run.status == 0)
+        let answers = run.stdout.split(separator: "\n").compactMap {
             try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
         }
         let added = answers.first { $0["id"] as? String == "add" }?["result"] as? [String: Any]
@@ -311,15 +284,15 @@ struct MCPTests {
         // A whole number written as 2.0 is taken as the SDK takes it: an integer.
         let moved = answers.first { $0["id"] as? Int == 3 }?["result"] as? [String: Any]
         #expect(moved?["isError"] as? Bool == false, "\(answers)")
-        #expect(try cli.items().map { $0["name"] as? String } == ["Piped tea"])
-        #expect(cli("sections").stdout.contains("Piped"))
+        #expect(try await cli.items().map { $0["name"] as? String } == ["Piped tea"])
+        #expect(await cli("sections").stdout.contains("Piped"))
     }
 
     @Test("`bananas mcp` execs `bananas-mcp` from its own folder: same process, arguments passed through")
-    func execsTheSibling() throws {
+    func execsTheSibling() async throws {
         let cli = CLI()
         defer { cli.cleanUp() }
-        _ = cli("add", "Milk")
+        _ = await cli("add", "Milk")
         let server = try MCPProcess(cli)
         let exe = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(server.process.processIdentifier)/exe")
         #expect(exe == URL(fileURLWithPath: CLI.binary).deletingLastPathComponent().appendingPathComponent("bananas-mcp").path,
@@ -329,73 +302,37 @@ struct MCPTests {
 
         // A leading --file (through BANANAS_FILE) and the server's own arguments reach it.
         let other = cli.folder + "/Other.json"
-        let help = cli.run(["mcp", "--help"])
+        let help = await cli.run(["mcp", "--help"])
         #expect(help.status == 0 && help.stdout.contains("USAGE: bananas mcp [--file <path>]"), "\(help)")
-        let bad = cli.run(["mcp", "--no-such-option"])
+        let bad = await cli.run(["mcp", "--no-such-option"])
         #expect(bad.status == 64 && bad.stderr.contains("--no-such-option"), "\(bad)")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: CLI.binary)
-        process.arguments = ["--file", other, "mcp"]
-        process.environment = cli.environment(["BANANAS_LOG_LEVEL": "info"])
-        let input = Pipe(), errors = Pipe()
-        process.standardInput = input
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = errors
-        try process.run()
-        try input.fileHandleForWriting.close()
-        let log = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0 && log.contains("serving \(other) over stdio"), "\(log)")
+        let served = await cli.run(["--file", other, "mcp"], environment: ["BANANAS_LOG_LEVEL": "info"])
+        #expect(served.status == 0 && served.stderr.contains("serving \(other) over stdio"), "\(served.stderr)")
     }
 
     @Test("without `bananas-mcp` beside it, `bananas mcp` says so and exits 1; other commands work")
-    func missingSibling() throws {
+    func missingSibling() async throws {
         let cli = CLI()
         defer { cli.cleanUp() }
         let alone = cli.folder + "/alone"
         try FileManager.default.createDirectory(atPath: alone, withIntermediateDirectories: true)
         let copy = alone + "/bananas"
         if link(CLI.binary, copy) != 0 { try FileManager.default.copyItem(atPath: CLI.binary, toPath: copy) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: copy)
-        process.arguments = ["mcp"]
-        process.environment = cli.environment()
-        let errors = Pipe()
-        process.standardInput = Pipe()
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = errors
-        try process.run()
-        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 1, "\(message)")
-        #expect(message == "bananas: the MCP server binary bananas-mcp is missing: it must be installed next to bananas (\(alone)/bananas-mcp); see the README, \"Install for daily use\"\n")
-        let process2 = Process()
-        process2.executableURL = URL(fileURLWithPath: copy)
-        process2.arguments = ["add", "Milk", "--file", cli.listPath]
-        process2.environment = cli.environment()
-        try process2.run()
-        process2.waitUntilExit()
-        #expect(process2.terminationStatus == 0)
+        let refused = try await runProgram([copy, "mcp"], environment: cli.environment())
+        #expect(refused.status == 1, "\(refused.stderr)")
+        #expect(refused.stderr == "bananas: the MCP server binary bananas-mcp is missing: it must be installed next to bananas (\(alone)/bananas-mcp); see the README, \"Install for daily use\"\n")
+        #expect(try await runProgram([copy, "add", "Milk", "--file", cli.listPath], environment: cli.environment()).status == 0)
     }
 
     @Test("the official Python MCP client runs an agent's session (it checks structuredContent against outputSchema)")
-    func pythonClient() throws {
+    func pythonClient() async throws {
         let cli = CLI()
         defer { cli.cleanUp() }
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("MCPClient/agent_session.py").path
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script]
-        process.environment = cli.environment(["BANANAS_BIN": CLI.binary])
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = out
-        try process.run()
-        let output = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0 && output.hasSuffix("OK\n") && output.contains("update notified"),
-                "needs the Python mcp package (scripts/test installs it): \(output.suffix(1500))")
-        #expect(try cli.items().map { $0["name"] as! String } == ["Bananas", "Bread"])
+        let run = try await runProgram(["/usr/bin/env", "python3", script], environment: cli.environment(["BANANAS_BIN": CLI.binary]))
+        #expect(run.status == 0 && run.stdout.hasSuffix("OK\n") && run.stdout.contains("update notified"),
+                "needs the Python mcp package (scripts/test installs it): \(run.stderr.suffix(800)) \(run.stdout.suffix(800))")
+        #expect(try await cli.items().map { $0["name"] as! String } == ["Bananas", "Bread"])
     }
 }

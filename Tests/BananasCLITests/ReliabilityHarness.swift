@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 
 // The reliability harness (docs/reliability.md): an operation log every writer records into,
@@ -107,8 +108,7 @@ final class OperationLog: @unchecked Sendable {
         var writesUnderLock: Bool { writer.hasPrefix("cli") || writer.hasPrefix("node") }
     }
 
-    private let lock = NSLock()
-    private var operations: [Operation] = []
+    private let operations = Mutex<[Operation]>([])
     private let handle: FileHandle?
     let path: String
 
@@ -128,6 +128,22 @@ final class OperationLog: @unchecked Sendable {
         var outcome = Outcome.unknown
         var detail = ""
         do { (outcome, detail) = try body() } catch { detail = "\(error)" }
+        return logged(writer, kind, item, value: value, start: start, outcome: outcome, detail: detail)
+    }
+
+    /// `record` for a writer that awaits (a process run through Subprocess).
+    @discardableResult
+    func recordAwaiting(_ writer: String, _ kind: Kind, _ item: String, value: String? = nil,
+                _ body: () async throws -> (Outcome, String)) async -> Outcome {
+        let start = Date()
+        var outcome = Outcome.unknown
+        var detail = ""
+        do { (outcome, detail) = try await body() } catch { detail = "\(error)" }
+        return logged(writer, kind, item, value: value, start: start, outcome: outcome, detail: detail)
+    }
+
+    private func logged(_ writer: String, _ kind: Kind, _ item: String, value: String?, start: Date,
+                        outcome: Outcome, detail: String) -> Outcome {
         let operation = Operation(writer: writer, kind: kind, item: item, value: value, start: start, end: Date(),
                                   outcome: outcome, detail: detail)
         var object: [String: Any] = ["writer": writer, "op": kind.rawValue, "item": item, "outcome": outcome.rawValue,
@@ -136,18 +152,14 @@ final class OperationLog: @unchecked Sendable {
         if !detail.isEmpty { object["detail"] = String(detail.prefix(300)) }
         var line = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
         line.append(0x0A)
-        lock.lock()
-        operations.append(operation)
-        handle?.write(line)
-        lock.unlock()
+        operations.withLock {
+            $0.append(operation)
+            handle?.write(line)
+        }
         return outcome
     }
 
-    var all: [Operation] {
-        lock.lock()
-        defer { lock.unlock() }
-        return operations
-    }
+    var all: [Operation] { operations.withLock { $0 } }
 }
 
 /// Holds the file against the log. An acknowledged operation is reflected when:
@@ -245,9 +257,7 @@ struct Verdict {
 final class NodeWriter: @unchecked Sendable {
     let process = Process()
     private let input = Pipe(), output = Pipe()
-    private let lock = NSLock()
-    private var buffer = Data()
-    private var answers: [[String: Any]] = []
+    private let received = Mutex<(buffer: Data, answers: JSONObjects)>((Data(), JSONObjects()))
     private var reader: PipeReader?
 
     init(_ cli: CLI) throws {
@@ -258,15 +268,14 @@ final class NodeWriter: @unchecked Sendable {
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
         reader = PipeReader(output.fileHandleForReading) { [weak self] data in
-            guard let self else { return }
-            lock.lock()
-            buffer.append(data)
-            while let newline = buffer.firstIndex(of: 0x0A) {
-                let line = buffer[buffer.startIndex..<newline]
-                buffer.removeSubrange(buffer.startIndex...newline)
-                if let object = try? JSONSerialization.jsonObject(with: line) as? [String: Any] { answers.append(object) }
+            self?.received.withLock { received in
+                received.buffer.append(data)
+                while let newline = received.buffer.firstIndex(of: 0x0A) {
+                    let line = received.buffer[received.buffer.startIndex..<newline]
+                    received.buffer.removeSubrange(received.buffer.startIndex...newline)
+                    if let object = try? JSONSerialization.jsonObject(with: line) as? [String: Any] { received.answers.all.append(object) }
+                }
             }
-            lock.unlock()
         }
         try process.run()
         _ = try next(after: 0, timeout: 10)  // {"event":"ready"}
@@ -277,9 +286,8 @@ final class NodeWriter: @unchecked Sendable {
     private func next(after count: Int, timeout: Double) throws -> [String: Any] {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
-            lock.lock()
+            let answers = received.withLock { $0.answers }.all
             let answer = answers.count > count ? answers[count] : nil
-            lock.unlock()
             if let answer { return answer }
             usleep(2_000)
         }
@@ -288,9 +296,7 @@ final class NodeWriter: @unchecked Sendable {
 
     /// Sends one command and waits for its answer (answers come in order).
     func send(_ command: [String: Any], timeout: Double = 10) throws -> [String: Any] {
-        lock.lock()
-        let mark = answers.count
-        lock.unlock()
+        let mark = received.withLock { $0.answers.all.count }
         var line = try JSONSerialization.data(withJSONObject: command)
         line.append(0x0A)
         try? input.fileHandleForWriting.write(contentsOf: line)  // a writer killed meanwhile: the answer times out
@@ -307,8 +313,8 @@ final class NodeWriter: @unchecked Sendable {
 
 extension CLI {
     /// `bananas conflicts --all --json`: every conflict logged on this machine, reviewed or not.
-    func conflicts() throws -> [[String: Any]] {
-        let result = run(["conflicts", "--all", "--json"])
+    func conflicts() async throws -> [[String: Any]] {
+        let result = await run(["conflicts", "--all", "--json"])
         return (try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]]) ?? []
     }
 
@@ -335,12 +341,14 @@ final class LockWatch: @unchecked Sendable {
     private let path: String
     private let name: String
     private let fd: Int32
-    private let lock = NSLock()
-    private var running = true
-    private var holds = 0
-    private var longest = 0.0
-    private var oldest = 0.0
-    private var createdAt: Date?
+    private struct Seen {
+        var running = true
+        var holds = 0
+        var longest = 0.0
+        var oldest = 0.0
+        var createdAt: Date?
+    }
+    private let seen = Mutex(Seen())
 
     init(path: String) {
         self.path = path
@@ -359,22 +367,20 @@ final class LockWatch: @unchecked Sendable {
                     let entry = String(decoding: buffer[(offset + 16)..<(offset + 16 + length)].prefix { $0 != 0 }, as: UTF8.self)
                     offset += 16 + length
                     guard entry == name else { continue }
-                    lock.lock()
-                    if mask & UInt32(IN_CREATE | IN_MOVED_TO) != 0 {
-                        createdAt = Date()
-                        holds += 1
-                    } else if let since = createdAt {
-                        longest = max(longest, Date().timeIntervalSince(since))
-                        createdAt = nil
+                    seen.withLock { seen in
+                        if mask & UInt32(IN_CREATE | IN_MOVED_TO) != 0 {
+                            seen.createdAt = Date()
+                            seen.holds += 1
+                        } else if let since = seen.createdAt {
+                            seen.longest = max(seen.longest, Date().timeIntervalSince(since))
+                            seen.createdAt = nil
+                        }
                     }
-                    lock.unlock()
                 }
                 var st = stat()
                 if lstat(path, &st) == 0 {
                     let age = Date().timeIntervalSince1970 - (Double(st.st_mtim.tv_sec) + Double(st.st_mtim.tv_nsec) / 1e9)
-                    lock.lock()
-                    oldest = max(oldest, age)
-                    lock.unlock()
+                    seen.withLock { $0.oldest = max($0.oldest, age) }
                 }
                 usleep(2_000)
             }
@@ -382,15 +388,15 @@ final class LockWatch: @unchecked Sendable {
         }
     }
 
-    private var isRunning: Bool { lock.lock(); defer { lock.unlock() }; return running }
+    private var isRunning: Bool { seen.withLock { $0.running } }
 
-    func stop() { lock.lock(); running = false; lock.unlock() }
+    func stop() { seen.withLock { $0.running = false } }
 
     /// Locks taken, the longest one held (s), the oldest mtime seen on a held lock (s).
     var figures: (holds: Int, longestHeld: Double, oldestMtime: Double) {
-        lock.lock()
-        defer { lock.unlock() }
-        let current = createdAt.map { Date().timeIntervalSince($0) } ?? 0
-        return (holds, max(longest, current), oldest)
+        seen.withLock { seen in
+            let current = seen.createdAt.map { Date().timeIntervalSince($0) } ?? 0
+            return (seen.holds, max(seen.longest, current), seen.oldest)
+        }
     }
 }

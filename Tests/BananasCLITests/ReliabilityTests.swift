@@ -1,4 +1,7 @@
 import Foundation
+import Subprocess
+import SystemPackage
+import Synchronization
 import Testing
 
 /// Issue 8 (part A): many real writers at once, kill -9 at random moments, and no runaway
@@ -31,7 +34,7 @@ struct ReliabilityTests {
     static var agentPause: useconds_t { useconds_t(Reliability.setting("BANANAS_RELIABILITY_AGENT_PAUSE_MS", 25) * 1000) }
 
     @Test("nine writer processes at once (CLI loops, two MCP servers, two sessions, an editor in tmux, two Get Bananas Node writers): every acknowledged operation is in the file")
-    func concurrentWriters() throws {
+    func concurrentWriters() async throws {
         let cli = CLI()
         try FileManager.default.createDirectory(atPath: cli.home, withIntermediateDirectories: true)  // for the lock-wait log
         let (path, keep) = Self.logPath(cli, "concurrency-ops.jsonl")
@@ -40,7 +43,7 @@ struct ReliabilityTests {
             if !keep { try? FileManager.default.removeItem(atPath: path) }
         }
         let shared = (0..<4).map { "Shared \($0)" }
-        #expect(cli.run(["add"] + shared + ["--section", "Shared"]).status == 0)
+        #expect(await cli.run(["add"] + shared + ["--section", "Shared"]).status == 0)
         let log = OperationLog(path: path)
         let writes = RenameCounter(folder: cli.folder, name: "BananaList.json")
         let lockWatch = LockWatch(path: cli.listPath + ".lock")
@@ -65,43 +68,60 @@ struct ReliabilityTests {
             }
         }
 
-        /// One writer's rounds: adds, a check of its previous item, a removal of an older one,
+        /// One writer's round: an add, a check of its previous item, a removal of an older one,
         /// and now and then an amount on a shared item (which every writer sets).
-        func rounds(_ tag: String, pause: useconds_t = 5_000,
-                    _ perform: @escaping @Sendable (OperationLog.Kind, String, String?) throws -> (OperationLog.Outcome, String)) {
+        @Sendable func round(_ tag: String, _ round: Int) -> [(kind: OperationLog.Kind, item: String, value: String?)] {
             // A row the Get Bananas server removes can come back while bananas instances are
             // busy (docs/reliability.md, "Open: stampless deletes under load"); the Node
             // writers remove rows only when asked to.
             let removes = !tag.hasPrefix("node") || Reliability.stamplessRemoves
+            let name = "\(tag) \(round)"
+            var operations: [(kind: OperationLog.Kind, item: String, value: String?)] = [(.add, name, nil)]
+            if round % 3 == 2 { operations.append((.check, "\(tag) \(round - 1)", nil)) }
+            if round % 5 == 4 && removes { operations.append((.remove, "\(tag) \(round - 3)", nil)) }
+            if round % 4 == 1 { operations.append((.amount, shared[(round / 4) % shared.count], name)) }
+            return operations
+        }
+
+        /// A writer that blocks (it waits for its process's answers), on a thread of its own.
+        func rounds(_ tag: String, pause: useconds_t = 5_000,
+                    _ perform: @escaping @Sendable (OperationLog.Kind, String, String?) throws -> (OperationLog.Outcome, String)) {
             writer {
-                var round = 0
+                var number = 0
                 while Date() < until {
-                    let name = "\(tag) \(round)"
-                    log.record(tag, .add, name) { try perform(.add, name, nil) }
-                    if round % 3 == 2 { log.record(tag, .check, "\(tag) \(round - 1)") { try perform(.check, "\(tag) \(round - 1)", nil) } }
-                    if round % 5 == 4 && removes { log.record(tag, .remove, "\(tag) \(round - 3)") { try perform(.remove, "\(tag) \(round - 3)", nil) } }
-                    if round % 4 == 1 {
-                        let item = shared[(round / 4) % shared.count]
-                        log.record(tag, .amount, item, value: name) { try perform(.amount, item, name) }
+                    for (kind, item, value) in round(tag, number) {
+                        log.record(tag, kind, item, value: value) { try perform(kind, item, value) }
                     }
-                    round += 1
+                    number += 1
                     usleep(pause)
                 }
             }
         }
 
-        // Two shell scripts on the CLI: one process per command, each its own writer.
+        // Two shell scripts on the CLI: one process per command, each its own writer (a task:
+        // it awaits its processes).
         for tag in ["cli1", "cli2"] {
-            rounds(tag) { kind, item, value in
-                let arguments: [String] = switch kind {
-                case .add: ["add", item]
-                case .check: ["check", item]
-                case .remove: ["remove", item]
-                case .amount: ["edit", item, "--amount", value!]
+            group.enter()
+            Task {
+                var number = 0
+                while Date() < until {
+                    for (kind, item, value) in round(tag, number) {
+                        await log.recordAwaiting(tag, kind, item, value: value) {
+                            let arguments: [String] = switch kind {
+                            case .add: ["add", item]
+                            case .check: ["check", item]
+                            case .remove: ["remove", item]
+                            case .amount: ["edit", item, "--amount", value!]
+                            }
+                            let result = await cli.run(arguments)
+                            cliRuns.update { $0 += 1 }
+                            return (result.status == 0 ? .acknowledged : .failed, result.stderr)
+                        }
+                    }
+                    number += 1
+                    try? await Task.sleep(for: .milliseconds(5))
                 }
-                let result = cli.run(arguments)
-                cliRuns.update { $0 += 1 }
-                return (result.status == 0 ? .acknowledged : .failed, result.stderr)
+                group.leave()
             }
         }
         // Two agents, each with its own MCP server.
@@ -161,7 +181,10 @@ struct ReliabilityTests {
                 tmux.keys("Enter")  // an empty name ends the add prompt
             }
         }
-        #expect(group.wait(timeout: .now() + Reliability.writeSeconds + 90) == .success)
+        // Waited for without holding a thread the CLI writers' tasks need.
+        let writersEnd = Date().addingTimeInterval(Reliability.writeSeconds + 90)
+        while group.wait(timeout: .now()) == .timedOut && Date() < writersEnd { try await Task.sleep(for: .milliseconds(50)) }
+        #expect(group.wait(timeout: .now()) == .success)
 
         // Everyone stops; what is pending is written on the way out.
         for session in [session1, session2] {
@@ -180,7 +203,7 @@ struct ReliabilityTests {
 
         let operations = log.all
         let items = Self.fileItems(cli)
-        let conflicts = try cli.conflicts()
+        let conflicts = try await cli.conflicts()
         let verdict = Verdict.check(operations, items: items, conflicts: conflicts)
         let writers = Set(operations.map(\.writer))
         let perWriter = Dictionary(grouping: operations.filter { $0.outcome == .acknowledged }, by: \.writer)
@@ -226,14 +249,14 @@ struct ReliabilityTests {
     // MARK: - Crashes
 
     @Test("kill -9 of CLI, MCP, session and editor writers at random moments: the file parses, nothing stays stuck, every acknowledged edit survives")
-    func randomKills() throws {
+    func randomKills() async throws {
         let cli = CLI()
         let (path, keep) = Self.logPath(cli, "crash-ops.jsonl")
         defer {
             cli.cleanUp()
             if !keep { try? FileManager.default.removeItem(atPath: path) }
         }
-        #expect(cli("add", "Seed").status == 0)
+        #expect(await cli("add", "Seed").status == 0)
         let log = OperationLog(path: path)
         let stale = 5.0  // the lock's stale window (FileLock.staleAfterMillis)
         var kills: [String: Int] = [:]
@@ -244,8 +267,9 @@ struct ReliabilityTests {
         var sessionItems: [String] = []
         var missingAfterNextStart: [String] = []
 
-        func killed(_ kind: String, _ pid: pid_t) {
-            kill(pid, SIGKILL)
+        /// Kills `pid` (nil: killed already).
+        func killed(_ kind: String, _ pid: pid_t?) {
+            if let pid { kill(pid, SIGKILL) }
             lastKill = Date()
             kills[kind, default: 0] += 1
         }
@@ -256,18 +280,15 @@ struct ReliabilityTests {
             case "cli":
                 // A command killed somewhere between its start and its exit.
                 let name = "cli \(round)"
-                log.record("cli", .add, name) {
-                    let process = Process()
-                    process.executableURL = URL(fileURLWithPath: CLI.binary)
-                    process.arguments = ["add", name]
-                    process.environment = cli.environment()
-                    process.standardOutput = FileHandle.nullDevice
-                    process.standardError = FileHandle.nullDevice
-                    try process.run()
-                    usleep(UInt32.random(in: 0...60_000))
-                    killed("cli", process.processIdentifier)
-                    process.waitUntilExit()
-                    if process.terminationReason == .exit { return (process.terminationStatus == 0 ? .acknowledged : .failed, "exited first") }
+                await log.recordAwaiting("cli", .add, name) {
+                    let environment = cli.environment().map { Array("\($0.key)=\($0.value)\0".utf8) }
+                    let run = try await Subprocess.run(.path(FilePath(CLI.binary)), arguments: ["add", name], environment: .custom(environment),
+                                                       input: .none, output: .discarded, error: .discarded) { execution in
+                        try? await Task.sleep(for: .microseconds(Int.random(in: 0...60_000)))
+                        try? execution.send(signal: .kill)
+                    }
+                    killed("cli", nil)
+                    if case .exited(let status) = run.terminationStatus { return (status == 0 ? .acknowledged : .failed, "exited first") }
                     return (.unknown, "killed")
                 }
             case "session":
@@ -343,8 +364,8 @@ struct ReliabilityTests {
             // by the stale window when the victim died holding the lock.
             let started = Date()
             let name = "after \(round)"
-            log.record("cli", .add, name) {
-                let result = cli.run(["add", name])
+            await log.recordAwaiting("cli", .add, name) {
+                let result = await cli.run(["add", name])
                 return (result.status == 0 ? .acknowledged : .failed, result.stderr)
             }
             slowestRecovery = max(slowestRecovery, Date().timeIntervalSince(started))
@@ -365,7 +386,7 @@ struct ReliabilityTests {
         // Temp files of writers killed mid-write are cleared once past the stale window.
         let wait = stale + 0.5 - Date().timeIntervalSince(lastKill)
         if wait > 0 { usleep(UInt32(wait * 1_000_000)) }
-        #expect(cli("add", "Final").status == 0)
+        #expect(await cli("add", "Final").status == 0)
         let leftAtEnd = cli.leftovers.map(\.name)
         // A killed holder's lock is waited out (stale after 5 s): the waits belong with the losses.
         let waits = LockWaits(log: cli.lockWaitLog)
@@ -392,12 +413,12 @@ struct ReliabilityTests {
     // MARK: - Runaway loops
 
     @Test("two idle editors and an MCP server write nothing; after bursts in all of them the file goes quiet and stays proportional to the list")
-    func runawayLoops() throws {
+    func runawayLoops() async throws {
         guard Tmux.isAvailable else { return }
         let cli = CLI()
         defer { cli.cleanUp() }
         let names = (1...30).map { "Thing \($0)" }
-        #expect(cli.run(["add"] + names + ["--section", "Pantry"]).status == 0)
+        #expect(await cli.run(["add"] + names + ["--section", "Pantry"]).status == 0)
         let tmux = try Tmux(cli, width: 140, height: 60)
         let right = tmux.splitRight()
         let editors = Unchecked(tmux)
@@ -486,9 +507,12 @@ struct ReliabilityTests {
 /// time of each change: a write in place shows as well as a rename.
 final class FileChanges: @unchecked Sendable {
     private let path: String
-    private let lock = NSLock()
-    private var times: [Date] = []
-    private var running = true
+    private struct Seen {
+        var times: [Date] = []
+        var inPlace = 0
+        var running = true
+    }
+    private let seen = Mutex(Seen())
 
     init(path: String) {
         self.path = path
@@ -497,11 +521,11 @@ final class FileChanges: @unchecked Sendable {
             while let self, self.isRunning {
                 let now = self.signature()
                 if now != last {
-                    self.lock.lock()
-                    self.times.append(Date())
-                    // The same inode: changed in place (or its metadata), not replaced.
-                    if let last, !last.isEmpty, !now.isEmpty, last[0] == now[0] { self.inPlace += 1 }
-                    self.lock.unlock()
+                    self.seen.withLock { seen in
+                        seen.times.append(Date())
+                        // The same inode: changed in place (or its metadata), not replaced.
+                        if let last, !last.isEmpty, !now.isEmpty, last[0] == now[0] { seen.inPlace += 1 }
+                    }
                     last = now
                 }
                 usleep(2_000)
@@ -509,9 +533,7 @@ final class FileChanges: @unchecked Sendable {
         }
     }
 
-    deinit { running = false }
-
-    private var isRunning: Bool { lock.lock(); defer { lock.unlock() }; return running }
+    private var isRunning: Bool { seen.withLock { $0.running } }
 
     private func signature() -> [Int] {
         var st = stat()
@@ -519,11 +541,10 @@ final class FileChanges: @unchecked Sendable {
         return [Int(st.st_ino), Int(st.st_size), st.st_mtim.tv_sec, st.st_mtim.tv_nsec, st.st_ctim.tv_sec, st.st_ctim.tv_nsec]
     }
 
-    var count: Int { lock.lock(); defer { lock.unlock() }; return times.count }
+    var count: Int { seen.withLock { $0.times.count } }
     /// Changes that kept the inode: writes in place or metadata changes (not a rename).
-    var inPlaceCount: Int { lock.lock(); defer { lock.unlock() }; return inPlace }
-    private var inPlace = 0
-    var last: Date? { lock.lock(); defer { lock.unlock() }; return times.last }
+    var inPlaceCount: Int { seen.withLock { $0.inPlace } }
+    var last: Date? { seen.withLock { $0.times.last } }
 
     /// Waits until the file has not changed for `seconds`; the time of its last change then
     /// (or now, when it never changed), or nil after `timeout`.
@@ -537,7 +558,7 @@ final class FileChanges: @unchecked Sendable {
         return nil
     }
 
-    func stop() { lock.lock(); running = false; lock.unlock() }
+    func stop() { seen.withLock { $0.running = false } }
 }
 
 /// A value handed to another thread that is safe there but not marked Sendable (a `Tmux`:

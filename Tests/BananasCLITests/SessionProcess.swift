@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import BananasTestSupport
 
@@ -8,9 +9,7 @@ final class SessionProcess: @unchecked Sendable {
     let process = Process()
     private let input = Pipe()
     private let output = Pipe()
-    private let lock = NSLock()
-    private var lines: [[String: Any]] = []
-    private var partial = Data()
+    private let lines = Mutex<(complete: JSONObjects, partial: Data)>((JSONObjects(), Data()))
     private var reader: PipeReader?
 
     init(_ cli: CLI, arguments: [String] = [], prefix: [String] = [], environment extra: [String: String] = [:]) throws {
@@ -35,22 +34,18 @@ final class SessionProcess: @unchecked Sendable {
     deinit { stop() }
 
     private func received(_ data: Data) {
-        lock.lock()
-        defer { lock.unlock() }
-        partial.append(data)
-        while let newline = partial.firstIndex(of: 0x0A) {
-            let line = partial[partial.startIndex..<newline]
-            partial.removeSubrange(partial.startIndex...newline)
-            if let object = try? JSONSerialization.jsonObject(with: line) as? [String: Any] { lines.append(object) }
+        lines.withLock { lines in
+            lines.partial.append(data)
+            while let newline = lines.partial.firstIndex(of: 0x0A) {
+                let line = lines.partial[lines.partial.startIndex..<newline]
+                lines.partial.removeSubrange(lines.partial.startIndex...newline)
+                if let object = try? JSONSerialization.jsonObject(with: line) as? [String: Any] { lines.complete.all.append(object) }
+            }
         }
     }
 
     /// Every line so far.
-    var received: [[String: Any]] {
-        lock.lock()
-        defer { lock.unlock() }
-        return lines
-    }
+    var received: [[String: Any]] { lines.withLock { $0.complete }.all }
 
     struct Timeout: Error, CustomStringConvertible {
         let what: String
@@ -148,26 +143,19 @@ extension CLI {
     }
 }
 
-/// A process that holds the list's lock (as Get Bananas's server would), until stopped.
+/// The list's lock held by a live process that is not a bananas one (as Get Bananas's server
+/// would hold it), until released: the test runner itself, alive as long as the test.
 final class LockHolder {
-    let process = Process()
+    let pid = getpid()
     let lockPath: String
 
     init(_ cli: CLI) throws {
         lockPath = cli.listPath + ".lock"
-        process.executableURL = URL(fileURLWithPath: "/bin/sleep")
-        process.arguments = ["60"]
-        // Not the test runner's output: a holder left by a crashed test must not keep
-        // `swift test` waiting for the end of its output.
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        createTestFile(atPath: lockPath, contents: Data(String(process.processIdentifier).utf8))
+        createTestFile(atPath: lockPath, contents: Data(String(pid).utf8))
     }
 
     func release() {
         try? FileManager.default.removeItem(atPath: lockPath)
-        if process.isRunning { process.terminate() }
     }
 
     deinit { release() }

@@ -9,17 +9,17 @@ import BananasTestSupport
 @Suite("The state folder cannot take the base: the binaries")
 struct StateFolderCLITests {
     @Test("a running instance on a full state folder: paused with the reason, the edit kept, a Get Bananas delete not brought back")
-    func fullStateFolder() throws {
+    func fullStateFolder() async throws {
         guard let disk = SmallDisk() else { return }  // mounting a small disk needs root
         let cli = CLI()
         defer { cli.cleanUp() }
         let state = ["XDG_STATE_HOME": disk.path]
-        #expect(cli.run(["add", "Milk"], environment: state).status == 0)
+        #expect(await cli.run(["add", "Milk"], environment: state).status == 0)
         let a = try SessionProcess(cli, environment: state)
         defer { a.stop() }
         disk.fill()
         // Get Bananas adds Yogurt: a whole-list save that holds the row from now on.
-        let milk = try #require(try cli.items().first { $0["name"] as? String == "Milk" }?["id"] as? String)
+        let milk = try #require(try await cli.items().first { $0["name"] as? String == "Milk" }?["id"] as? String)
         func getBananasSaves(_ rows: [(String, String)]) {
             let items = rows.map { #"{"id": "\#($0.0)", "name": "\#($0.1)", "amount": "", "section": "Other", "checked": false, "optional": false}"# }
             cli.writeFile(#"{"sections": ["Other"], "items": ["# + items.joined(separator: ", ") + "]}")
@@ -34,7 +34,7 @@ struct StateFolderCLITests {
         try a.waitForState("paused", reason: "state not saved: disk full")
         #expect((try a.status()["summary"] as? String)?.hasPrefix("paused: state not saved: disk full") == true)
         let written = cli.fileBytes
-        let status = cli.run(["status"], environment: state)
+        let status = await cli.run(["status"], environment: state)
         #expect(status.stdout.contains("state: paused") && status.stdout.contains("paused: state not saved: disk full"), "\(status.stdout)")
         try a.send("add", "Jam")
         usleep(300_000)
@@ -42,7 +42,7 @@ struct StateFolderCLITests {
         #expect(try a.names() == ["Milk", "Yogurt", "Bread", "Jam"], "the edits are kept")
 
         // Get Bananas removes Yogurt: a whole-list save of what it read, without the row.
-        getBananasSaves(try cli.items().compactMap { row in
+        getBananasSaves(try await cli.items().compactMap { row in
             guard let name = row["name"] as? String, name != "Yogurt" else { return nil }
             return (row["id"] as! String, name)
         })
@@ -52,7 +52,7 @@ struct StateFolderCLITests {
 
         disk.free()
         try a.waitForState("synced")
-        let final = try cli.items().map { $0["name"] as! String }
+        let final = try await cli.items().map { $0["name"] as! String }
         #expect(Set(final) == ["Milk", "Bread", "Jam"] && final.count == 3, "the edit reached the file; Yogurt stayed deleted: \(final)")
     }
 
@@ -110,23 +110,23 @@ struct StateFolderCLITests {
     }
 
     @Test("a command whose state folder cannot be made writes nothing and says why (exit 8); it works again once it can")
-    func commandRefuses() throws {
+    func commandRefuses() async throws {
         let cli = CLI()
         defer { cli.cleanUp() }
-        #expect(cli("add", "Milk").status == 0)
+        #expect(await cli("add", "Milk").status == 0)
         let files = cli.home + "/.local/state/bananas/files"
         try FileManager.default.removeItem(atPath: files)
         createTestFile(atPath: files, contents: Data("not a folder".utf8))
         let before = cli.fileBytes
-        let status = cli("status")
+        let status = await cli("status")
         #expect(status.stdout.contains("state: paused") && status.stdout.contains("paused: state not saved: missing folder"), "\(status.stdout)")
-        let result = cli("add", "Eggs")
+        let result = await cli("add", "Eggs")
         #expect(result.status == 8)
         #expect(result.stderr.contains("sync state"), "\(result.stderr)")
         #expect(cli.fileBytes == before)
         try FileManager.default.removeItem(atPath: files)
-        #expect(cli("status").stdout.contains("state: synced"))
-        #expect(cli("add", "Eggs").status == 0)
-        #expect(Set(try cli.items().map { $0["name"] as! String }) == ["Milk", "Eggs"])
+        #expect(await cli("status").stdout.contains("state: synced"))
+        #expect(await cli("add", "Eggs").status == 0)
+        #expect(Set(try await cli.items().map { $0["name"] as! String }) == ["Milk", "Eggs"])
     }
 }

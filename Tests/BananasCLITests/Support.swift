@@ -1,6 +1,33 @@
 import Foundation
+import Subprocess
+import SystemPackage
 import Testing
 import BananasTestSupport
+
+/// Runs `command` (a path and its arguments) to its end and returns what it wrote. Both pipes
+/// are drained at once, so a chatty stderr cannot stall it. Async: blocking a thread until
+/// Subprocess (on the cooperative pool) finishes deadlocks when every pool thread does so.
+/// Subprocess resets the signal mask and dispositions in the child, so the test runner's
+/// (blocked or ignored signals) do not leak into it.
+func runProgram(_ command: [String], environment: [String: String]? = nil, input: String? = nil) async throws -> CLI.Result {
+    let variables: Subprocess.Environment = environment.map { .custom($0.map { Array("\($0.key)=\($0.value)\0".utf8) }) } ?? .inherit
+    let limit = 256 << 20
+    let outcome = try await Subprocess.run(
+        .path(FilePath(command[0])), arguments: Arguments(Array(command.dropFirst())), environment: variables,
+        input: .string(input ?? ""), output: .bytes(limit: limit), error: .bytes(limit: limit))
+    let status: Int32 = switch outcome.terminationStatus {
+    case .exited(let code): code
+    case .signaled(let signal): signal
+    }
+    return CLI.Result(status: status, stdout: String(decoding: outcome.standardOutput, as: UTF8.self),
+                      stderr: String(decoding: outcome.standardError, as: UTF8.self))
+}
+
+/// JSON objects as JSONSerialization reads them from a child's output: values only, never
+/// changed once read, so a reader thread may hand them to a test under a `Mutex`.
+struct JSONObjects: @unchecked Sendable {
+    var all: [[String: Any]] = []
+}
 
 /// Runs the real `bananas` binary, as a user's shell would.
 struct CLI {
@@ -63,29 +90,13 @@ struct CLI {
     }
 
     @discardableResult
-    func run(_ arguments: [String], prefix: [String] = [], environment extra: [String: String] = [:]) -> Result {
-        let process = Process()
-        if prefix.isEmpty {
-            process.executableURL = URL(fileURLWithPath: CLI.binary)
-            process.arguments = arguments
-        } else {
-            process.executableURL = URL(fileURLWithPath: prefix[0])
-            process.arguments = Array(prefix.dropFirst()) + [CLI.binary] + arguments
-        }
-        process.environment = environment(extra)
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try! process.run()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Result(status: process.terminationStatus,
-                      stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
+    func run(_ arguments: [String], prefix: [String] = [], environment extra: [String: String] = [:]) async -> Result {
+        let command = prefix.isEmpty ? [CLI.binary] + arguments : prefix + [CLI.binary] + arguments
+        return try! await runProgram(command, environment: environment(extra))
     }
 
     @discardableResult
-    func callAsFunction(_ arguments: String...) -> Result { run(arguments) }
+    func callAsFunction(_ arguments: String...) async -> Result { await run(arguments) }
 
     var fileBytes: Data? { FileManager.default.contents(atPath: listPath) }
 
@@ -94,8 +105,8 @@ struct CLI {
     var entries: [String] { (try? FileManager.default.contentsOfDirectory(atPath: folder).sorted()) ?? [] }
 
     /// The list as `bananas list --json` reports it.
-    func items() throws -> [[String: Any]] {
-        let result = run(["list", "--json"])
+    func items() async throws -> [[String: Any]] {
+        let result = await run(["list", "--json"])
         let object = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as! [String: Any]
         return object["items"] as! [[String: Any]]
     }

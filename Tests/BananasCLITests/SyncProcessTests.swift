@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 
 /// The sync engine with real processes: long-running `bananas-test session` instances (the
@@ -6,7 +7,7 @@ import Testing
 @Suite("Sync between real processes")
 struct SyncProcessTests {
     @Test("an edit in one instance, or the CLI, reaches the others, including a polling one")
-    func propagation() throws {
+    func propagation() async throws {
         let cli = CLI()
         defer { cli.cleanUp() }
         let a = try SessionProcess(cli)
@@ -18,7 +19,7 @@ struct SyncProcessTests {
             _ = try other.wait(for: "Milk to arrive") { $0["event"] as? String == "merged" }
             #expect(try other.names() == ["Milk"])
         }
-        #expect(cli("add", "Eggs").status == 0)
+        #expect(await cli("add", "Eggs").status == 0)
         for instance in [a, b, polling, viewer] {
             _ = try instance.wait(for: "Eggs to arrive") { _ in (try? instance.names()) == ["Milk", "Eggs"] }
         }
@@ -26,7 +27,7 @@ struct SyncProcessTests {
     }
 
     @Test("a session refuses what every surface refuses: a NaN or infinite sort order, blank names and sections")
-    func sessionInputIsValidated() throws {
+    func sessionInputIsValidated() async throws {
         let cli = CLI()
         defer { cli.cleanUp() }
         let session = try SessionProcess(cli)
@@ -41,37 +42,37 @@ struct SyncProcessTests {
             #expect(answer["ack"] == nil && answer["error"] != nil, "\(line) was taken: \(answer)")
         }
         #expect(try session.send("wait")["flushed"] as? Bool == true)
-        let list = cli("list", "--json")
+        let list = await cli("list", "--json")
         #expect(list.status == 0, "the file is unreadable: \(list.stderr)")
-        #expect(try cli.items().map { $0["name"] as? String } == ["Milk"])
+        #expect(try await cli.items().map { $0["name"] as? String } == ["Milk"])
         try session.send("set", "Milk", "sortOrder", "-3")
         #expect(try session.send("wait")["flushed"] as? Bool == true)
-        #expect(cli("list").status == 0)
+        #expect(await cli("list").status == 0)
     }
 
     @Test("kill -9 after an acknowledged edit: the next instance replays the journal")
-    func killedInstanceIsReplayed() throws {
+    func killedInstanceIsReplayed() async throws {
         let cli = CLI()
         defer { cli.cleanUp() }
-        cli("add", "Milk")
+        await cli("add", "Milk")
         let holder = try LockHolder(cli)  // the file cannot be written: edits stay in the journal
         let a = try SessionProcess(cli)
         for n in 0..<20 { try a.send("add", "Item \(n)") }
-        try a.waitForState("paused", reason: "lock held by pid \(holder.process.processIdentifier)")
+        try a.waitForState("paused", reason: "lock held by pid \(holder.pid)")
         #expect(try a.status()["pending"] as? Int == 20)
         a.kill()
         holder.release()
-        #expect(try cli.items().count == 1, "not in the file yet")
-        #expect(cli("status").stdout.contains("pending: 20 edits from a stopped bananas"))
+        #expect(try await cli.items().count == 1, "not in the file yet")
+        #expect(await cli("status").stdout.contains("pending: 20 edits from a stopped bananas"))
 
         let b = try SessionProcess(cli)
         try b.waitForState("synced")
-        #expect(try cli.items().count == 21)
+        #expect(try await cli.items().count == 21)
         #expect(try b.names().count == 21)
     }
 
     @Test("a dead instance's journal is replayed by the next CLI command too")
-    func killedInstanceReplayedByCLI() throws {
+    func killedInstanceReplayedByCLI() async throws {
         let cli = CLI()
         defer { cli.cleanUp() }
         let holder = try LockHolder(cli)
@@ -80,12 +81,12 @@ struct SyncProcessTests {
         try a.send("add", "Eggs")
         a.kill()
         holder.release()
-        #expect(cli("add", "Bread").status == 0)
-        #expect(Set(try cli.items().map { $0["name"] as! String }) == ["Milk", "Eggs", "Bread"])
+        #expect(await cli("add", "Bread").status == 0)
+        #expect(Set(try await cli.items().map { $0["name"] as! String }) == ["Milk", "Eggs", "Bread"])
     }
 
     @Test("kill -9 at random moments, many times: every acknowledged edit survives")
-    func randomKills() throws {
+    func randomKills() async throws {
         let cli = CLI()
         defer { cli.cleanUp() }
         var acknowledged: Set<String> = []
@@ -103,21 +104,21 @@ struct SyncProcessTests {
         }
         let final = try SessionProcess(cli)
         try final.waitForState("synced", timeout: 15)
-        let names = Set(try cli.items().map { $0["name"] as! String })
+        let names = Set(try await cli.items().map { $0["name"] as! String })
         #expect(acknowledged.isSubset(of: names), "lost: \(acknowledged.subtracting(names).sorted())")
         try final.quit()
         // Temp files of writers killed mid-write are cleared once they are past the stale window.
         let wait = 5.5 - Date().timeIntervalSince(lastKill)
         if wait > 0 { usleep(UInt32(wait * 1_000_000)) }
-        #expect(cli("add", "Final").status == 0)
+        #expect(await cli("add", "Final").status == 0)
         #expect(cli.entries == ["BananaList.json"])
     }
 
     @Test("two idle instances write nothing, ever; a burst ends in one write and a quiet file")
-    func idleAndBurst() throws {
+    func idleAndBurst() async throws {
         let cli = CLI()
         defer { cli.cleanUp() }
-        cli("add", "Milk")
+        await cli("add", "Milk")
         let writes = RenameCounter(folder: cli.folder, name: "BananaList.json")
         let a = try SessionProcess(cli)
         let b = try SessionProcess(cli)
@@ -132,26 +133,26 @@ struct SyncProcessTests {
         while writes.total == 0 && Date() < deadline { usleep(50_000) }
         usleep(1_500_000)
         #expect(writes.byProcess == [a.process.processIdentifier: 1], "one write, by the editing instance")
-        #expect(try cli.items().count == 201)
+        #expect(try await cli.items().count == 201)
     }
 
     @Test("paused by a lock held by a live process; the edit lands when it is released")
-    func pausedByLock() throws {
+    func pausedByLock() async throws {
         let cli = CLI()
         defer { cli.cleanUp() }
-        cli("add", "Milk")
+        await cli("add", "Milk")
         let a = try SessionProcess(cli)
         let holder = try LockHolder(cli)
         try a.send("add", "Eggs")
-        try a.waitForState("paused", reason: "lock held by pid \(holder.process.processIdentifier)")
-        #expect(try a.status()["summary"] as? String == "paused: lock held by pid \(holder.process.processIdentifier) (1 waiting)")
+        try a.waitForState("paused", reason: "lock held by pid \(holder.pid)")
+        #expect(try a.status()["summary"] as? String == "paused: lock held by pid \(holder.pid) (1 waiting)")
         holder.release()
         try a.waitForState("synced")
-        #expect(try cli.items().count == 2)
+        #expect(try await cli.items().count == 2)
     }
 
     @Test("edits made while a flush waits for the lock are not taken for conflicts")
-    func ownBurstIsNoConflict() throws {
+    func ownBurstIsNoConflict() async throws {
         let cli = CLI()
         defer { cli.cleanUp() }
         let a = try SessionProcess(cli)
@@ -161,13 +162,13 @@ struct SyncProcessTests {
         try a.send("set", "Milk", "amount", "2 L")
         holder.release()
         try a.waitForState("synced")
-        #expect(try cli.items().first?["amount"] as? String == "2 L")
+        #expect(try await cli.items().first?["amount"] as? String == "2 L")
         usleep(200_000)
         #expect(try a.status()["conflicts"] as? Int == 0)
     }
 
     @Test("paused by a newer schema: shown, never written; edits land when the file is ours again")
-    func pausedByNewerSchema() throws {
+    func pausedByNewerSchema() async throws {
         let cli = CLI()
         defer { cli.cleanUp() }
         let newer = #"{"schemaVersion": 99, "sections": ["A"], "items": [{"id": "1", "name": "Milk", "section": "A"}], "future": true}"#
@@ -180,14 +181,14 @@ struct SyncProcessTests {
         #expect(String(decoding: cli.fileBytes!, as: UTF8.self) == newer)
         cli.writeFile(#"{"schemaVersion": 2, "sections": ["A"], "items": [{"id": "1", "name": "Milk", "section": "A"}]}"#)
         try a.waitForState("synced")
-        #expect(Set(try cli.items().map { $0["name"] as! String }) == ["Milk", "Eggs"])
+        #expect(Set(try await cli.items().map { $0["name"] as! String }) == ["Milk", "Eggs"])
     }
 
     @Test("paused by a corrupt file; the edit lands once it is repaired")
-    func pausedByCorruptFile() throws {
+    func pausedByCorruptFile() async throws {
         let cli = CLI()
         defer { cli.cleanUp() }
-        cli("add", "Milk")
+        await cli("add", "Milk")
         let a = try SessionProcess(cli)
         cli.writeFile("{\"items\": [")
         try a.waitForState("paused", reason: "unparseable file")
@@ -198,29 +199,29 @@ struct SyncProcessTests {
         cli.writeFile(#"{"items": []}"#)
         try a.waitForState("synced")
         // The repaired file had no Milk: whoever emptied it deleted Milk. Eggs, queued, lands.
-        #expect(Set(try cli.items().map { $0["name"] as! String }).contains("Eggs"))
+        #expect(Set(try await cli.items().map { $0["name"] as! String }).contains("Eggs"))
     }
 
     @Test("paused by a missing folder (an unmounted drive); edits land when it is back")
-    func pausedByMissingFolder() throws {
+    func pausedByMissingFolder() async throws {
         let cli = CLI()
         defer { cli.cleanUp() }
-        cli("add", "Milk")
+        await cli("add", "Milk")
         let a = try SessionProcess(cli)
         try cli.removeFolder()
         try a.waitForState("paused", reason: "missing folder")
         try a.send("add", "Eggs")
         try FileManager.default.createDirectory(atPath: cli.folder, withIntermediateDirectories: true)
         try a.waitForState("synced")
-        #expect(Set(try cli.items().map { $0["name"] as! String }) == ["Milk", "Eggs"])
+        #expect(Set(try await cli.items().map { $0["name"] as! String }) == ["Milk", "Eggs"])
     }
 
     @Test("paused by permissions; edits land when access comes back")
-    func pausedByPermission() throws {
+    func pausedByPermission() async throws {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv"), getuid() == 0 else { return }
         let cli = CLI()
         defer { cli.cleanUp() }
-        cli("add", "Milk")
+        await cli("add", "Milk")
         try FileManager.default.createDirectory(atPath: cli.home, withIntermediateDirectories: true)
         chmod(cli.home, 0o777)
         chmod(cli.folder, 0o755)
@@ -237,14 +238,14 @@ struct SyncProcessTests {
         chmod(cli.folder, 0o777)
         chmod(cli.listPath, 0o666)
         try a.waitForState("synced")
-        #expect(Set(try cli.items().map { $0["name"] as! String }) == ["Milk", "Eggs"])
+        #expect(Set(try await cli.items().map { $0["name"] as! String }) == ["Milk", "Eggs"])
     }
 
     @Test("concurrent edits to one field: the later wins, bananas conflicts lists the other and restores it")
-    func conflictsCommand() throws {
+    func conflictsCommand() async throws {
         let cli = CLI()
         defer { cli.cleanUp() }
-        cli("add", "Oat milk")
+        await cli("add", "Oat milk")
         let a = try SessionProcess(cli)
         let b = try SessionProcess(cli)
         let holder = try LockHolder(cli)  // neither can write: both edits are concurrent
@@ -254,31 +255,31 @@ struct SyncProcessTests {
         holder.release()
         try a.waitForState("conflict")
         try b.waitForState("conflict")
-        #expect(try cli.items().first?["amount"] as? String == "2 L")
-        let listed = cli("conflicts")
+        #expect(try await cli.items().first?["amount"] as? String == "2 L")
+        let listed = await cli("conflicts")
         #expect(listed.stdout.contains(#"Oat milk · amount: kept "2 L", lost "1 L""#))
         let id = String(listed.stdout.prefix(8))
-        let restored = cli("conflicts", "restore", id)
+        let restored = await cli("conflicts", "restore", id)
         #expect(restored.status == 0)
         // The same words as the editor: the value set and the one it replaced.
         #expect(restored.stdout == "Set amount of \"Oat milk\" to \"1 L\" (was \"2 L\")\n")
-        #expect(try cli.items().first?["amount"] as? String == "1 L")
+        #expect(try await cli.items().first?["amount"] as? String == "1 L")
         try a.waitForState("synced")
         _ = try b.wait(for: "the restore") { _ in (try? b.items().first?["amount"] as? String) == "1 L" }
-        #expect(cli("conflicts").stdout.contains("No conflicts await review."))
-        #expect(cli("conflicts", "--all").stdout.contains("restored"))
+        #expect(await cli("conflicts").stdout.contains("No conflicts await review."))
+        #expect(await cli("conflicts", "--all").stdout.contains("restored"))
     }
 
     @Test("a device that only ever received the list takes a Get Bananas save's edits, not its own old values")
-    func receiveOnlyDeviceKeepsStamplessEdits() throws {
+    func receiveOnlyDeviceKeepsStamplessEdits() async throws {
         let cli = CLI()
         defer { cli.cleanUp() }
-        cli("add", "Milk", "--section", "Dairy")
-        cli("add", "Eggs", "--section", "Dairy")
+        await cli("add", "Milk", "--section", "Dairy")
+        await cli("add", "Eggs", "--section", "Dairy")
         // Written on another device: this one has no base of its own.
         try? FileManager.default.removeItem(atPath: cli.home + "/.local/state/bananas")
         let a = try SessionProcess(cli)
-        let ids = Dictionary(uniqueKeysWithValues: try cli.items().map { ($0["name"] as! String, $0["id"] as! String) })
+        let ids = Dictionary(uniqueKeysWithValues: try await cli.items().map { ($0["name"] as! String, $0["id"] as! String) })
         // The phone: renames Milk, checks Eggs, version-1 shape, no stamps.
         cli.writeFile("""
             {"sections":["Dairy"],"items":[{"id":"\(ids["Milk"]!)","name":"Whole milk","amount":"2","section":"Dairy","checked":false,"optional":false},{"id":"\(ids["Eggs"]!)","name":"Eggs","amount":"","section":"Dairy","checked":true,"optional":false}]}
@@ -286,20 +287,20 @@ struct SyncProcessTests {
         _ = try a.wait(for: "the phone's edits") { _ in (try? a.names()) == ["Whole milk", "Eggs"] }
         try a.send("add", "Tea")  // a write of this device's own
         try a.waitForState("synced")
-        let items = try cli.items()
+        let items = try await cli.items()
         #expect(Set(items.map { $0["name"] as! String }) == ["Whole milk", "Eggs", "Tea"], "the rename is not reverted")
         #expect(items.first { $0["name"] as? String == "Eggs" }?["checked"] as? Bool == true, "the check is not reverted")
         try a.quit()
     }
 
     @Test("a stampless writer (Get Bananas) edits under a running instance: merged, not written back")
-    func stamplessWriterUnderARunningInstance() throws {
+    func stamplessWriterUnderARunningInstance() async throws {
         let cli = CLI()
         defer { cli.cleanUp() }
-        cli("add", "Milk", "--section", "Dairy")
-        cli("add", "Eggs", "--section", "Dairy")
+        await cli("add", "Milk", "--section", "Dairy")
+        await cli("add", "Eggs", "--section", "Dairy")
         let a = try SessionProcess(cli)
-        let ids = Dictionary(uniqueKeysWithValues: try cli.items().map { ($0["name"] as! String, $0["id"] as! String) })
+        let ids = Dictionary(uniqueKeysWithValues: try await cli.items().map { ($0["name"] as! String, $0["id"] as! String) })
         // Exactly what Get Bananas writes: version-1 shape, no stamps. First it saves what it
         // read (so it holds both rows), then renames Milk and removes Eggs outright.
         let held = """
@@ -316,7 +317,7 @@ struct SyncProcessTests {
         #expect(String(decoding: cli.fileBytes!, as: UTF8.self) == foreign, "an idle instance does not rewrite it")
         try a.send("check", "Whole milk")
         try a.waitForState("synced")
-        let items = try cli.items()
+        let items = try await cli.items()
         #expect(items.count == 1 && items[0]["name"] as? String == "Whole milk" && items[0]["checked"] as? Bool == true)
     }
 }
@@ -326,9 +327,7 @@ struct SyncProcessTests {
 final class RenameCounter: @unchecked Sendable {
     private let fd: Int32
     private let name: String
-    private let lock = NSLock()
-    private var counts: [Int32: Int] = [:]
-    private var lastTemp: String?
+    private let seen = Mutex<(counts: [Int32: Int], lastTemp: String?)>(([:], nil))
     private var thread: Thread?
 
     init(folder: String, name: String) {
@@ -353,23 +352,19 @@ final class RenameCounter: @unchecked Sendable {
                 }
                 let entry = String(decoding: buffer[(offset + 16)..<(offset + 16 + length)].prefix { $0 != 0 }, as: UTF8.self)
                 offset += 16 + length
-                lock.lock()
-                if mask & UInt32(IN_MOVED_FROM) != 0 {
-                    lastTemp = entry
-                } else if entry == name {
-                    let pid = lastTemp.flatMap { Int32($0.split(separator: ".").dropFirst(3).first ?? "") } ?? -1
-                    counts[pid, default: 0] += 1
+                seen.withLock { seen in
+                    if mask & UInt32(IN_MOVED_FROM) != 0 {
+                        seen.lastTemp = entry
+                    } else if entry == name {
+                        let pid = seen.lastTemp.flatMap { Int32($0.split(separator: ".").dropFirst(3).first ?? "") } ?? -1
+                        seen.counts[pid, default: 0] += 1
+                    }
                 }
-                lock.unlock()
             }
         }
     }
 
-    var byProcess: [Int32: Int] {
-        lock.lock()
-        defer { lock.unlock() }
-        return counts
-    }
+    var byProcess: [Int32: Int] { seen.withLock { $0.counts } }
 
     var total: Int { byProcess.values.reduce(0, +) }
 }

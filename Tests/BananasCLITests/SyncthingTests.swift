@@ -1,4 +1,6 @@
 import Foundation
+import Subprocess
+import SystemPackage
 import Testing
 
 /// bananas on three devices kept in sync by real Syncthing instances on loopback:
@@ -20,58 +22,41 @@ struct SyncthingTests {
     ]
 
     @Test("the sync checklist with Syncthing: every step passes and conflict copies are merged away")
-    func checklist() throws {
+    func checklist() async throws {
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("Syncthing/two_devices.py").path
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script, "--bananas", CLI.binary, "--test-tool", CLI.testTool]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        let collected = OutputCollector()
-        let reader = PipeReader(output.fileHandleForReading) { collected.append($0) }
-        try process.run()
-        let deadline = Date().addingTimeInterval(SyncthingTests.timeLimit)
-        while process.isRunning && Date() < deadline { usleep(100_000) }
-        if process.isRunning {
-            process.terminate()  // the script stops its Syncthing and bananas processes on SIGTERM
-            let grace = Date().addingTimeInterval(30)
-            while process.isRunning && Date() < grace { usleep(100_000) }
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-            Issue.record("the Syncthing checklist took longer than \(Int(SyncthingTests.timeLimit)) s")
+        // Into a file, not a pipe: the Syncthing processes it starts may hold a pipe open past
+        // the script's end.
+        let report = NSTemporaryDirectory() + "bananas-syncthing-" + UUID().uuidString + ".jsonl"
+        defer { try? FileManager.default.removeItem(atPath: report) }
+        let output = try FileDescriptor.open(FilePath(report), .writeOnly, options: [.create, .truncate], permissions: .ownerReadWrite)
+        let timedOut = Locked(false)
+        let run = try await Subprocess.run(
+            .path("/usr/bin/env"), arguments: ["python3", script, "--bananas", CLI.binary, "--test-tool", CLI.testTool],
+            environment: .inherit, input: .none, output: .fileDescriptor(output, closeAfterSpawningProcess: true), error: .discarded
+        ) { execution in
+            let pid = execution.processIdentifier.value
+            return Task {
+                try await Task.sleep(for: .seconds(SyncthingTests.timeLimit))
+                timedOut.update { $0 = true }
+                kill(pid, SIGTERM)  // the script stops its Syncthing and bananas processes on SIGTERM
+                try await Task.sleep(for: .seconds(30))
+                kill(pid, SIGKILL)
+            }
         }
-        process.waitUntilExit()
-        // Its Syncthing processes may hold the pipe a moment longer.
-        reader.waitForEnd(timeout: 10)
+        run.closureResult.cancel()
+        if timedOut.value { Issue.record("the Syncthing checklist took longer than \(Int(SyncthingTests.timeLimit)) s") }
+        let text = (try? String(contentsOfFile: report, encoding: .utf8)) ?? ""
 
-        let lines = collected.text.split(separator: "\n").compactMap {
+        let lines = text.split(separator: "\n").compactMap {
             try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
         }
         let passed = lines.filter { $0["ok"] as? Bool == true }.compactMap { $0["step"] as? String }
         for step in SyncthingTests.checklist {
-            #expect(passed.contains(step), "step failed or did not run: \(step)\n\(collected.text)")
+            #expect(passed.contains(step), "step failed or did not run: \(step)\n\(text)")
         }
-        #expect(process.terminationStatus == 0, "\(collected.text)")
+        #expect(run.terminationStatus == .exited(0), "\(text)")
         // The figures, for the report (not asserted: the machine is shared).
-        print("Syncthing checklist:", collected.text)
-    }
-}
-
-/// Bytes from a pipe's handler thread, read on the test's.
-private final class OutputCollector: @unchecked Sendable {
-    private let lock = NSLock()
-    private var data = Data()
-
-    func append(_ chunk: Data) {
-        lock.lock()
-        data.append(chunk)
-        lock.unlock()
-    }
-
-    var text: String {
-        lock.lock()
-        defer { lock.unlock() }
-        return String(decoding: data, as: UTF8.self)
+        print("Syncthing checklist:", text)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import Synchronization
 
 /// An agent (the MCP server driven by a client) and a person (the editor in tmux) on one
 /// list: the editor shows the agent's changes as they happen, and when both write at once,
@@ -7,11 +8,11 @@ import Testing
 @Suite("Editor and agent together", .serialized, .enabled(if: Tmux.isAvailable, "tmux is not installed"))
 struct TmuxAgentTests {
     @Test("the editor pane shows the agent's adds, checks and removals live, cursor kept")
-    func editorFollowsAgent() throws {
+    func editorFollowsAgent() async throws {
         let cli = CLI()
         defer { cli.cleanUp() }
-        cli("add", "Bananas", "--section", "Produce")
-        cli("add", "Bread", "--section", "Bakery")
+        await cli("add", "Bananas", "--section", "Produce")
+        await cli("add", "Bread", "--section", "Bakery")
         let tmux = try Tmux(cli, width: 70, height: 20)
         #expect(tmux.waitFor("Bread"))
         tmux.keys("G")  // the cursor on Bread
@@ -35,10 +36,10 @@ struct TmuxAgentTests {
     }
 
     @Test("editor typing, an agent's batches and CLI adds at once: every acknowledged item lands")
-    func allAtOnce() throws {
+    func allAtOnce() async throws {
         let cli = CLI()
         defer { cli.cleanUp() }
-        cli("add", "Seed", "--section", "Other")
+        await cli("add", "Seed", "--section", "Other")
         let tmux = try Tmux(cli, width: 70, height: 40)
         #expect(tmux.waitFor("Seed"))
         let agent = try MCPProcess(cli)
@@ -55,13 +56,10 @@ struct TmuxAgentTests {
             }
             agentDone.signal()
         }
-        let cliDone = DispatchSemaphore(value: 0)
-        let cliAdded = Locked<[String]>([])
-        Thread.detachNewThread {
-            for n in 0..<5 where cli("add", "C\(n)", "--section", "Script").status == 0 {
-                cliAdded.update { $0.append("C\(n)") }
-            }
-            cliDone.signal()
+        let script = Task {
+            var added: [String] = []
+            for n in 0..<5 where await cli("add", "C\(n)", "--section", "Script").status == 0 { added.append("C\(n)") }
+            return added
         }
         tmux.keys("a")
         for n in 0..<10 {
@@ -70,18 +68,18 @@ struct TmuxAgentTests {
         }
         tmux.keys("Enter")
         #expect(agentDone.wait(timeout: .now() + 60) == .success)
-        #expect(cliDone.wait(timeout: .now() + 60) == .success)
+        let cliAdded = await script.value
         let typed = (0..<10).map { "E\($0)" }
         #expect(tmux.waitForScreen { s in typed.allSatisfy { s.contains("[ ] \($0) ") || s.contains("[ ] \($0)\n") } } != nil)
 
-        let expected = Set(typed + agentAdded.value + cliAdded.value)
-        #expect(agentAdded.value.count == 30 && cliAdded.value.count == 5)
+        let expected = Set(typed + agentAdded.value + cliAdded)
+        #expect(agentAdded.value.count == 30 && cliAdded.count == 5)
         var names: [String] = []
         let deadline = Date().addingTimeInterval(10)
         while Date() < deadline {
-            names = try cli.items().compactMap { $0["name"] as? String }
+            names = try await cli.items().compactMap { $0["name"] as? String }
             if Set(names).isSuperset(of: expected) { break }
-            Thread.sleep(forTimeInterval: 0.1)
+            try? await Task.sleep(for: .seconds(0.1))
         }
         #expect(Set(names).isSuperset(of: expected), "missing: \(expected.subtracting(names).sorted())")
         #expect(names.count == Set(names).count, "no duplicates")
@@ -90,10 +88,9 @@ struct TmuxAgentTests {
 }
 
 /// A value shared between threads.
-final class Locked<Value>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored: Value
-    init(_ value: Value) { stored = value }
-    var value: Value { lock.lock(); defer { lock.unlock() }; return stored }
-    func update(_ change: (inout Value) -> Void) { lock.lock(); change(&stored); lock.unlock() }
+final class Locked<Value: Sendable>: Sendable {
+    private let stored: Mutex<Value>
+    init(_ value: Value) { stored = Mutex(value) }
+    var value: Value { stored.withLock { $0 } }
+    func update(_ change: (inout Value) -> Void) { stored.withLock { change(&$0) } }
 }

@@ -6,34 +6,34 @@ import Testing
 @Suite("Editor in tmux", .serialized, .enabled(if: Tmux.isAvailable, "tmux is not installed"))
 struct TmuxEditorTests {
     /// A list with two sections, made through the CLI.
-    func seeded() -> CLI {
+    func seeded() async -> CLI {
         let cli = CLI()
-        cli("add", "Bananas", "--section", "Produce", "--amount", "6")
-        cli("add", "Oat milk", "--section", "Dairy", "--amount", "2 L")
-        cli("add", "Butter", "--section", "Dairy")
+        await cli("add", "Bananas", "--section", "Produce", "--amount", "6")
+        await cli("add", "Oat milk", "--section", "Dairy", "--amount", "2 L")
+        await cli("add", "Butter", "--section", "Dairy")
         return cli
     }
 
-    func item(_ cli: CLI, _ name: String) throws -> [String: Any]? {
-        try cli.items().first { $0["name"] as? String == name }
+    func item(_ cli: CLI, _ name: String) async throws -> [String: Any]? {
+        try await cli.items().first { $0["name"] as? String == name }
     }
 
     /// Waits (up to 5 s) until the file, read through the CLI, satisfies `condition` for the
     /// item named `name` (nil when it is not on the list): a change on screen reaches the
     /// file a few milliseconds later.
-    func fileHas(_ cli: CLI, _ name: String, _ condition: ([String: Any]?) -> Bool) -> Bool {
+    func fileHas(_ cli: CLI, _ name: String, _ condition: ([String: Any]?) -> Bool) async -> Bool {
         let deadline = Date().addingTimeInterval(5)
         repeat {
-            if let found = try? item(cli, name), condition(found) { return true }
-            if (try? item(cli, name)) == nil, condition(nil) { return true }
-            Thread.sleep(forTimeInterval: 0.05)
+            if let found = try? await item(cli, name), condition(found) { return true }
+            if await (try? item(cli, name)) == nil, condition(nil) { return true }
+            try? await Task.sleep(for: .seconds(0.05))
         } while Date() < deadline
         return false
     }
 
     @Test("add, edit, check, delete and undo, each reaching the file")
-    func editing() throws {
-        let cli = seeded()
+    func editing() async throws {
+        let cli = await seeded()
         defer { cli.cleanUp() }
         let tmux = try Tmux(cli)
         #expect(tmux.waitFor("Oat milk"))
@@ -46,7 +46,7 @@ struct TmuxEditorTests {
         tmux.type("200 g")
         tmux.keys("Enter", "Enter")
         #expect(tmux.waitFor("[ ] Crème fraîche 日本 🍋  200 g"))
-        #expect(fileHas(cli, "Crème fraîche 日本 🍋") { $0?["amount"] as? String == "200 g" })
+        #expect(await fileHas(cli, "Crème fraîche 日本 🍋") { $0?["amount"] as? String == "200 g" })
 
         // Edit the new item (the cursor is on it): rename, change the amount.
         tmux.keys("e", "End", "BSpace", "BSpace")
@@ -56,19 +56,19 @@ struct TmuxEditorTests {
         tmux.type("1 pot")
         tmux.keys("Enter")
         #expect(tmux.waitFor("Fresh Crème fraîche 日本  1 pot"))
-        #expect(fileHas(cli, "Fresh Crème fraîche 日本") { $0?["amount"] as? String == "1 pot" })
+        #expect(await fileHas(cli, "Fresh Crème fraîche 日本") { $0?["amount"] as? String == "1 pot" })
 
         // Check it, then delete Bananas, then undo the delete.
         tmux.keys("Space")
         #expect(tmux.waitFor("[x] Fresh Crème"))
-        #expect(fileHas(cli, "Fresh Crème fraîche 日本") { $0?["checked"] as? Bool == true })
+        #expect(await fileHas(cli, "Fresh Crème fraîche 日本") { $0?["checked"] as? Bool == true })
         tmux.keys("k", "d")
         #expect(tmux.waitFor("Deleted Bananas"))
-        #expect(fileHas(cli, "Bananas") { $0 == nil })
+        #expect(await fileHas(cli, "Bananas") { $0 == nil })
         tmux.keys("u")
         #expect(tmux.waitFor("Undid delete Bananas"))
         #expect(tmux.waitForScreen { $0.contains("[ ] Bananas  6") } != nil)
-        #expect(fileHas(cli, "Bananas") { $0 != nil })
+        #expect(await fileHas(cli, "Bananas") { $0 != nil })
 
         tmux.keys("q")
         #expect(tmux.waitForExit() == .status(0))
@@ -76,8 +76,8 @@ struct TmuxEditorTests {
     }
 
     @Test("/ filters as you type; Esc brings every item back")
-    func filter() throws {
-        let cli = seeded()
+    func filter() async throws {
+        let cli = await seeded()
         defer { cli.cleanUp() }
         let tmux = try Tmux(cli)
         #expect(tmux.waitFor("Butter"))
@@ -93,8 +93,8 @@ struct TmuxEditorTests {
     }
 
     @Test("resizing down to 20x6 and back redraws and keeps the cursor and view state")
-    func resize() throws {
-        let cli = seeded()
+    func resize() async throws {
+        let cli = await seeded()
         defer { cli.cleanUp() }
         let tmux = try Tmux(cli, width: 60, height: 16)
         #expect(tmux.waitFor("Butter"))
@@ -111,8 +111,8 @@ struct TmuxEditorTests {
     }
 
     @Test("bananas view: live updates, a read-only hint on editing keys, and nothing written")
-    func viewMode() throws {
-        let cli = seeded()
+    func viewMode() async throws {
+        let cli = await seeded()
         defer { cli.cleanUp() }
         let stateFolder = cli.home + "/.local/state"
         func tree() -> [String] {
@@ -135,18 +135,18 @@ struct TmuxEditorTests {
             tmux.keys("Escape")
         }
         // A change from the CLI shows up without a key press.
-        cli("add", "Coffee", "--section", "Pantry")
+        await cli("add", "Coffee", "--section", "Pantry")
         #expect(tmux.waitFor("Coffee"))
         let before = tree()
         for key in ["Space", "d", "u", "C-r", "J"] { tmux.keys(key) }
-        Thread.sleep(forTimeInterval: 0.5)
+        try? await Task.sleep(for: .seconds(0.5))
         tmux.keys("q")
         #expect(tmux.waitForExit() == .status(0))
         #expect(tree() == before)
     }
 
     @Test("bananas view on a list no bananas has touched creates no state, lock or journal")
-    func viewCreatesNothing() throws {
+    func viewCreatesNothing() async throws {
         let cli = CLI()
         defer { cli.cleanUp() }
         cli.writeFile(#"{"items":[{"id":"11111111-1111-1111-1111-111111111111","name":"Tea","amount":"","section":"Pantry","checked":false,"optional":false,"sortOrder":1}],"sections":["Pantry"]}"#)
@@ -160,8 +160,8 @@ struct TmuxEditorTests {
     }
 
     @Test("split view: an edit in one pane shows in the other within 100 ms; concurrent edits keep both fields; no keystroke lost")
-    func splitView() throws {
-        let cli = seeded()
+    func splitView() async throws {
+        let cli = await seeded()
         defer { cli.cleanUp() }
         let tmux = try Tmux(cli, width: 120, height: 30)
         let left = tmux.firstPane
@@ -202,7 +202,7 @@ struct TmuxEditorTests {
         tmux.run(["send-keys", "-t", left, "Enter", ";", "send-keys", "-t", right, "Space"])
         #expect(tmux.waitForScreen(left) { $0.contains("[x] Bananas  12") } != nil, "\(tmux.screen(left))")
         #expect(tmux.waitForScreen(right) { $0.contains("[x] Bananas  12") } != nil, "\(tmux.screen(right))")
-        #expect(fileHas(cli, "Bananas") { $0?["amount"] as? String == "12" && $0?["checked"] as? Bool == true })
+        #expect(await fileHas(cli, "Bananas") { $0?["amount"] as? String == "12" && $0?["checked"] as? Bool == true })
 
         // Both panes type a run of items as fast as tmux delivers keys: every one lands.
         tmux.keys("G", "a", pane: left)
@@ -218,9 +218,9 @@ struct TmuxEditorTests {
         var names = Set<String>()
         let deadline = Date().addingTimeInterval(8)
         while Date() < deadline {
-            names = Set(try cli.items().compactMap { $0["name"] as? String })
+            names = Set(try await cli.items().compactMap { $0["name"] as? String })
             if names.isSuperset(of: expected) { break }
-            Thread.sleep(forTimeInterval: 0.1)
+            try? await Task.sleep(for: .seconds(0.1))
         }
         #expect(names.isSuperset(of: expected), "missing \(expected.subtracting(names).sorted())")
         #expect(tmux.waitForScreen(left) { s in expected.allSatisfy { s.contains("[ ] \($0)") } } != nil)
@@ -228,9 +228,9 @@ struct TmuxEditorTests {
     }
 
     @Test("SIGTERM and Ctrl-C write pending edits, restore the terminal and exit 0")
-    func signals() throws {
+    func signals() async throws {
         for signal in ["TERM", "INT"] {
-            let cli = seeded()
+            let cli = await seeded()
             defer { cli.cleanUp() }
             let tmux = try Tmux(cli)
             #expect(tmux.waitFor("Butter"))
@@ -244,36 +244,36 @@ struct TmuxEditorTests {
             }
             #expect(tmux.waitForExit() == .status(0), "\(signal)")
             #expect(tmux.info("#{alternate_on}") == "0", "\(signal)")
-            #expect(try item(cli, "Bananas")?["checked"] as? Bool == true)
+            #expect(try await item(cli, "Bananas")?["checked"] as? Bool == true)
         }
     }
 
     @Test("Alt keys do not act as Esc then a key; Ctrl-\\ quits cleanly")
-    func altAndQuit() throws {
-        let cli = seeded()
+    func altAndQuit() async throws {
+        let cli = await seeded()
         defer { cli.cleanUp() }
         let tmux = try Tmux(cli)
         #expect(tmux.waitFor("Butter"))
         tmux.keys("j")
         tmux.keys("M-d")  // Alt-d: ESC d in one write
         tmux.keys("C-l")
-        Thread.sleep(forTimeInterval: 0.3)
-        #expect(fileHas(cli, "Bananas") { $0 != nil })
+        try? await Task.sleep(for: .seconds(0.3))
+        #expect(await fileHas(cli, "Bananas") { $0 != nil })
         #expect(tmux.screen().contains("Bananas"))
         tmux.keys("a")
         tmux.type("Kiwi fruit")
         tmux.keys("M-BSpace")  // Alt-Backspace erases a word, the prompt stays
         tmux.type("berries")
         tmux.keys("Enter", "Enter", "Enter")
-        #expect(fileHas(cli, "Kiwi berries") { $0 != nil })
+        #expect(await fileHas(cli, "Kiwi berries") { $0 != nil })
         tmux.keys("C-\\")
         #expect(tmux.waitForExit() == .status(0))
         #expect(tmux.info("#{alternate_on}") == "0")
     }
 
     @Test("when its terminal goes away without a SIGHUP reaching it, the editor writes what is pending and exits")
-    func terminalGone() throws {
-        let cli = seeded()
+    func terminalGone() async throws {
+        let cli = await seeded()
         defer { cli.cleanUp() }
         let tmux = try Tmux(cli)
         #expect(tmux.waitFor("Butter"))
@@ -282,14 +282,14 @@ struct TmuxEditorTests {
         let pid = try #require(tmux.bananasPID())
         tmux.run(["kill-pane", "-t", tmux.firstPane])  // the pane's shell traps SIGHUP
         let deadline = Date().addingTimeInterval(5)
-        while kill(pid, 0) == 0 && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        while kill(pid, 0) == 0 && Date() < deadline { try? await Task.sleep(for: .seconds(0.05)) }
         #expect(kill(pid, 0) != 0, "bananas is still running without a terminal")
-        #expect(fileHas(cli, "Bananas") { $0?["checked"] as? Bool == true })
+        #expect(await fileHas(cli, "Bananas") { $0?["checked"] as? Bool == true })
     }
 
     @Test("a crash restores the terminal before the process dies")
-    func crash() throws {
-        let cli = seeded()
+    func crash() async throws {
+        let cli = await seeded()
         defer { cli.cleanUp() }
         let tmux = try Tmux(cli, program: [CLI.testTool, "crashing-editor"])
         #expect(tmux.waitFor("Butter"))
@@ -302,8 +302,8 @@ struct TmuxEditorTests {
     }
 
     @Test("the help overlay opens with ? and lists the keys")
-    func help() throws {
-        let cli = seeded()
+    func help() async throws {
+        let cli = await seeded()
         defer { cli.cleanUp() }
         let tmux = try Tmux(cli, width: 80, height: 50)
         #expect(tmux.waitFor("Butter"))
@@ -315,8 +315,8 @@ struct TmuxEditorTests {
     }
 
     @Test("the theme's colours reach the terminal: 256 colours, 16 colours, and none with NO_COLOR")
-    func themeColors() throws {
-        let cli = seeded()
+    func themeColors() async throws {
+        let cli = await seeded()
         defer { cli.cleanUp() }
         let config = cli.home + "/config"
         try FileManager.default.createDirectory(atPath: config + "/bananas/themes", withIntermediateDirectories: true)
@@ -348,8 +348,8 @@ struct TmuxEditorTests {
     }
 
     @Test("a broken theme: the editor says which file, line and key, and runs with the default")
-    func brokenTheme() throws {
-        let cli = seeded()
+    func brokenTheme() async throws {
+        let cli = await seeded()
         defer { cli.cleanUp() }
         let config = cli.home + "/config"
         try FileManager.default.createDirectory(atPath: config + "/bananas/themes", withIntermediateDirectories: true)

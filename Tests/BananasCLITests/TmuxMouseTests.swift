@@ -4,23 +4,23 @@ import Testing
 /// The mouse in the real editor: SGR reports written to the pane as a terminal sends them.
 @Suite("Editor in tmux: the mouse", .serialized, .enabled(if: Tmux.isAvailable, "tmux is not installed"))
 struct TmuxMouseTests {
-    func seeded() -> CLI {
+    func seeded() async -> CLI {
         let cli = CLI()
-        cli("add", "Bananas", "--section", "Produce", "--amount", "6")
-        cli("add", "Oat milk", "--section", "Dairy", "--amount", "2 L")
-        cli("add", "Butter", "--section", "Dairy")
+        await cli("add", "Bananas", "--section", "Produce", "--amount", "6")
+        await cli("add", "Oat milk", "--section", "Dairy", "--amount", "2 L")
+        await cli("add", "Butter", "--section", "Dairy")
         return cli
     }
 
-    func item(_ cli: CLI, _ name: String) -> [String: Any]? {
-        (try? cli.items())?.first { $0["name"] as? String == name }
+    func item(_ cli: CLI, _ name: String) async -> [String: Any]? {
+        (try? await cli.items())?.first { $0["name"] as? String == name }
     }
 
-    func eventually(_ condition: () -> Bool) -> Bool {
+    func eventually(_ condition: () async -> Bool) async -> Bool {
         let deadline = Date().addingTimeInterval(5)
         repeat {
-            if condition() { return true }
-            Thread.sleep(forTimeInterval: 0.05)
+            if await condition() { return true }
+            try? await Task.sleep(for: .seconds(0.05))
         } while Date() < deadline
         return false
     }
@@ -36,9 +36,9 @@ struct TmuxMouseTests {
     }
 
     @Test("click a box to check, a header to collapse, the wheel to move; at 100 and 49 columns")
-    func clicks() throws {
+    func clicks() async throws {
         for width in [100, 49] {
-            let cli = seeded()
+            let cli = await seeded()
             defer { cli.cleanUp() }
             let tmux = try Tmux(cli, width: width, height: 16)
             #expect(tmux.waitFor("Butter"))
@@ -46,7 +46,7 @@ struct TmuxMouseTests {
             let bananas = try #require(lines.firstIndex { $0.contains("Bananas") }) + 1
             click(tmux, column: 4, row: bananas)
             #expect(tmux.waitFor("[x] Bananas"), "\(tmux.screen())")
-            #expect(eventually { item(cli, "Bananas")?["checked"] as? Bool == true })
+            #expect(await eventually { await item(cli, "Bananas")?["checked"] as? Bool == true })
             let dairy = try #require(lines.firstIndex { $0.contains("Dairy") }) + 1
             click(tmux, column: 4, row: dairy)
             #expect(tmux.waitForScreen { $0.contains("▸ Dairy") && !$0.contains("Butter") } != nil, "\(tmux.screen())")
@@ -66,8 +66,8 @@ struct TmuxMouseTests {
     }
 
     @Test("--no-mouse leaves the mouse to the terminal")
-    func noMouse() throws {
-        let cli = seeded()
+    func noMouse() async throws {
+        let cli = await seeded()
         defer { cli.cleanUp() }
         let tmux = try Tmux(cli, arguments: ["--no-mouse"])
         #expect(tmux.waitFor("Butter"))

@@ -7,27 +7,27 @@ import Testing
 struct TmuxRememberedTests {
     /// Waits (up to 5 s) until the file, read through the CLI, has an item `name` for which
     /// `condition` holds.
-    func fileHas(_ cli: CLI, _ name: String, _ condition: ([String: Any]) -> Bool) -> Bool {
+    func fileHas(_ cli: CLI, _ name: String, _ condition: ([String: Any]) -> Bool) async -> Bool {
         let deadline = Date().addingTimeInterval(5)
         repeat {
-            if let found = try? cli.items().first(where: { $0["name"] as? String == name }), condition(found) { return true }
-            Thread.sleep(forTimeInterval: 0.05)
+            if let found = try? await cli.items().first(where: { $0["name"] as? String == name }), condition(found) { return true }
+            try? await Task.sleep(for: .seconds(0.05))
         } while Date() < deadline
         return false
     }
 
     @Test("a typo in the add prompt suggests last week's item; Tab, Enter files it as last time; U adds two more")
-    func suggestAndUsual() throws {
+    func suggestAndUsual() async throws {
         let cli = CLI()
         defer { cli.cleanUp() }
         // Last week's shop: added, checked, cleared (deleted rows the file keeps).
-        cli("add", "Bananas", "--section", "Produce")
-        cli("add", "Milk", "--section", "Dairy", "--amount", "1 l")
-        cli("add", "Eggs", "--section", "Dairy", "--amount", "12")
-        cli("add", "Coffee", "--section", "Pantry")
-        cli("check", "Milk", "Eggs", "Coffee")
-        #expect(cli("clear-checked").status == 0)
-        #expect(try cli.items().map { $0["name"] as? String } == ["Bananas"])
+        await cli("add", "Bananas", "--section", "Produce")
+        await cli("add", "Milk", "--section", "Dairy", "--amount", "1 l")
+        await cli("add", "Eggs", "--section", "Dairy", "--amount", "12")
+        await cli("add", "Coffee", "--section", "Pantry")
+        await cli("check", "Milk", "Eggs", "Coffee")
+        #expect(await cli("clear-checked").status == 0)
+        #expect(try await cli.items().map { $0["name"] as? String } == ["Bananas"])
 
         let tmux = try Tmux(cli)
         #expect(tmux.waitFor("Bananas"))
@@ -43,7 +43,7 @@ struct TmuxRememberedTests {
         #expect(tmux.screen().contains("1 l"), "the usual amount, filled in")
         tmux.keys("Enter")
         #expect(tmux.waitFor("Milk added to Dairy (as last time)"), "\(tmux.screen())")
-        #expect(fileHas(cli, "Milk") { $0["section"] as? String == "Dairy" && $0["amount"] as? String == "1 l" })
+        #expect(await fileHas(cli, "Milk") { $0["section"] as? String == "Dairy" && $0["amount"] as? String == "1 l" })
         tmux.keys("Enter")  // an empty name ends adding
 
         tmux.keys("U")
@@ -53,8 +53,8 @@ struct TmuxRememberedTests {
         #expect(tmux.waitFor("2 marked"))
         tmux.keys("Enter")
         #expect(tmux.waitFor("Added 2 usual items"), "\(tmux.screen())")
-        #expect(fileHas(cli, "Eggs") { $0["section"] as? String == "Dairy" && $0["amount"] as? String == "12" })
-        #expect(fileHas(cli, "Coffee") { $0["section"] as? String == "Pantry" })
+        #expect(await fileHas(cli, "Eggs") { $0["section"] as? String == "Dairy" && $0["amount"] as? String == "12" })
+        #expect(await fileHas(cli, "Coffee") { $0["section"] as? String == "Pantry" })
 
         tmux.keys("q")
         #expect(tmux.waitForExit() == .status(0))

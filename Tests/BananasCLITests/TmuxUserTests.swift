@@ -5,35 +5,35 @@ import Testing
 /// small to show anything, emoji made of several code points.
 @Suite("Editor in tmux: what a user trips on", .serialized, .enabled(if: Tmux.isAvailable, "tmux is not installed"))
 struct TmuxUserTests {
-    func seeded() -> CLI {
+    func seeded() async -> CLI {
         let cli = CLI()
-        cli("add", "Bananas", "--section", "Produce", "--amount", "6")
-        cli("add", "Oat milk", "--section", "Dairy", "--amount", "2 L")
-        cli("add", "Butter", "--section", "Dairy")
+        await cli("add", "Bananas", "--section", "Produce", "--amount", "6")
+        await cli("add", "Oat milk", "--section", "Dairy", "--amount", "2 L")
+        await cli("add", "Butter", "--section", "Dairy")
         return cli
     }
 
-    func item(_ cli: CLI, _ name: String) -> [String: Any]? {
-        (try? cli.items())?.first { $0["name"] as? String == name }
+    func item(_ cli: CLI, _ name: String) async -> [String: Any]? {
+        (try? await cli.items())?.first { $0["name"] as? String == name }
     }
 
     @Test("a key and Ctrl-C in one burst: the key is applied and written before quitting")
-    func burstBeforeCtrlC() throws {
+    func burstBeforeCtrlC() async throws {
         for run in 1...3 {
-            let cli = seeded()
+            let cli = await seeded()
             defer { cli.cleanUp() }
             let tmux = try Tmux(cli)
             #expect(tmux.waitFor("Butter"))
             tmux.keys("j", "Space", "C-c")  // one write to the terminal
             #expect(tmux.waitForExit() == .status(0), "run \(run)")
-            #expect(item(cli, "Bananas")?["checked"] as? Bool == true, "run \(run)")
+            #expect(await item(cli, "Bananas")?["checked"] as? Bool == true, "run \(run)")
             #expect(tmux.info("#{alternate_on}") == "0")
         }
     }
 
     @Test("while \"Too small\" shows, Space, d and y act on nothing; a resize brings the same list back")
-    func tooSmall() throws {
-        let cli = seeded()
+    func tooSmall() async throws {
+        let cli = await seeded()
         defer { cli.cleanUp() }
         let tmux = try Tmux(cli, width: 60, height: 16)
         #expect(tmux.waitFor("Butter"))
@@ -45,17 +45,18 @@ struct TmuxUserTests {
         let screen = tmux.waitForScreen { $0.contains("Butter") && $0.contains("Oat milk") }
         #expect(screen != nil, "\(tmux.screen())")
         #expect(screen?.contains("Remove") == false)
-        #expect(item(cli, "Butter") != nil && item(cli, "Oat milk") != nil)
+        let butter = await item(cli, "Butter"), oatMilk = await item(cli, "Oat milk")
+        #expect(butter != nil && oatMilk != nil)
         tmux.keys("q")
         #expect(tmux.waitForExit() == .status(0))
     }
 
     @Test("a flag, a skin tone and a joined family show whole, and the row after stays clean")
-    func emojiClusters() throws {
+    func emojiClusters() async throws {
         let cli = CLI()
         defer { cli.cleanUp() }
-        cli("add", "Tea 👍🏽 👩‍👧 🇯🇵", "--section", "Drinks")
-        cli("add", "Water", "--section", "Drinks")
+        await cli("add", "Tea 👍🏽 👩‍👧 🇯🇵", "--section", "Drinks")
+        await cli("add", "Water", "--section", "Drinks")
         let tmux = try Tmux(cli)
         let screen = tmux.waitForScreen { $0.contains("Water") }
         #expect(screen != nil)
@@ -71,18 +72,18 @@ struct TmuxUserTests {
         tmux.keys("BSpace", "Enter", "Enter", "Escape")
         #expect(tmux.waitFor("[ ] 👍🏽"), "\(tmux.screen())")
         let deadline = Date().addingTimeInterval(5)
-        while item(cli, "👍🏽") == nil && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
-        #expect(item(cli, "👍🏽") != nil)
+        while await item(cli, "👍🏽") == nil && Date() < deadline { try? await Task.sleep(for: .seconds(0.05)) }
+        #expect(await item(cli, "👍🏽") != nil)
     }
 }
 
 @Suite("Editor in tmux: a split pane", .serialized, .enabled(if: Tmux.isAvailable, "tmux is not installed"))
 struct TmuxNarrowTests {
     @Test("at 49 columns a paused status bar abbreviates, keeping the pid and the queue; M shows the messages")
-    func narrowStatus() throws {
+    func narrowStatus() async throws {
         let cli = CLI()
         defer { cli.cleanUp() }
-        cli("add", "Bananas", "--section", "Produce")
+        await cli("add", "Bananas", "--section", "Produce")
         let tmux = try Tmux(cli, width: 49, height: 14)
         #expect(tmux.waitFor("Bananas"))
         // A live process (this test) holds a fresh lock: the check waits in the queue.
@@ -102,27 +103,27 @@ struct TmuxNarrowTests {
 
 @Suite("Editor in tmux: fewer keystrokes", .serialized, .enabled(if: Tmux.isAvailable, "tmux is not installed"))
 struct TmuxKeystrokeTests {
-    func item(_ cli: CLI, _ name: String) -> [String: Any]? {
-        (try? cli.items())?.first { $0["name"] as? String == name }
+    func item(_ cli: CLI, _ name: String) async -> [String: Any]? {
+        (try? await cli.items())?.first { $0["name"] as? String == name }
     }
 
-    func fileHas(_ cli: CLI, _ name: String, _ condition: ([String: Any]) -> Bool) -> Bool {
+    func fileHas(_ cli: CLI, _ name: String, _ condition: ([String: Any]) -> Bool) async -> Bool {
         let deadline = Date().addingTimeInterval(5)
         repeat {
-            if let found = item(cli, name), condition(found) { return true }
-            Thread.sleep(forTimeInterval: 0.05)
+            if let found = await item(cli, name), condition(found) { return true }
+            try? await Task.sleep(for: .seconds(0.05))
         } while Date() < deadline
         return false
     }
 
     @Test("key bar, ? for optional, = for the amount, a count, n between matches; at 100 and 49 columns")
-    func keystrokes() throws {
+    func keystrokes() async throws {
         for width in [100, 49] {
             let cli = CLI()
             defer { cli.cleanUp() }
-            cli("add", "Bananas", "--section", "Produce", "--amount", "6")
-            cli("add", "Apples", "--section", "Produce")
-            cli("add", "Oat milk", "--section", "Dairy")
+            await cli("add", "Bananas", "--section", "Produce", "--amount", "6")
+            await cli("add", "Apples", "--section", "Produce")
+            await cli("add", "Oat milk", "--section", "Dairy")
             let tmux = try Tmux(cli, width: width, height: 16)
             #expect(tmux.waitFor("a add  Space check"), "\(tmux.screen())")
             // Add an optional item: the trailing ? marks it.
@@ -131,13 +132,13 @@ struct TmuxKeystrokeTests {
             tmux.keys("Enter")
             tmux.type("3")
             tmux.keys("Enter", "Escape")
-            #expect(fileHas(cli, "Avocados") { $0["optional"] as? Bool == true && $0["amount"] as? String == "3" })
+            #expect(await fileHas(cli, "Avocados") { $0["optional"] as? Bool == true && $0["amount"] as? String == "3" })
             // = opens on the amount; typing replaces it.
             tmux.keys("g", "j", "=")
             #expect(tmux.waitFor("Amount for Bananas: 6"), "\(tmux.screen())")
             tmux.type("12")
             tmux.keys("Enter")
-            #expect(fileHas(cli, "Bananas") { $0["amount"] as? String == "12" })
+            #expect(await fileHas(cli, "Bananas") { $0["amount"] as? String == "12" })
             // 3j then Space: three rows down.
             tmux.keys("g", "3", "j", "Space")
             let checked = tmux.waitForScreen { $0.contains("[x]") }
@@ -158,10 +159,10 @@ struct TmuxKeystrokeTests {
 @Suite("Editor in tmux: a light terminal", .serialized, .enabled(if: Tmux.isAvailable, "tmux is not installed"))
 struct TmuxLightTerminalTests {
     @Test("COLORFGBG saying the background is light: amounts are not yellow, the optional mark not cyan")
-    func lightBackground() throws {
+    func lightBackground() async throws {
         let cli = CLI()
         defer { cli.cleanUp() }
-        cli("add", "Bananas", "--section", "Produce", "--amount", "6", "--optional")
+        await cli("add", "Bananas", "--section", "Produce", "--amount", "6", "--optional")
         let light = try Tmux(cli, width: 60, environment: ["TERM": "screen", "COLORFGBG": "0;15"])
         #expect(light.waitFor("Bananas"))
         let styled = light.styledScreen()
@@ -177,11 +178,11 @@ struct TmuxLightTerminalTests {
 @Suite("Editor in tmux: a broken file", .serialized, .enabled(if: Tmux.isAvailable, "tmux is not installed"))
 struct TmuxBrokenFileTests {
     @Test("an unparseable file: the editor says what is wrong as the CLI does, not that the list is empty")
-    func unparseable() throws {
+    func unparseable() async throws {
         let cli = CLI()
         defer { cli.cleanUp() }
         cli.writeFile("{ not json")
-        let listed = cli("list")
+        let listed = await cli("list")
         #expect(listed.stderr.contains("invalid JSON") || listed.stderr.contains("is not a list bananas can read"), "\(listed.stderr)")
         let tmux = try Tmux(cli, width: 80, height: 16)
         let screen = tmux.waitForScreen { $0.contains("invalid JSON at line 1") }

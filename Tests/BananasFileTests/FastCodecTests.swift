@@ -1,4 +1,5 @@
 import BananasTestSupport
+import PropertyBased
 import Testing
 @testable import BananasCore
 @testable import BananasFile
@@ -11,6 +12,7 @@ import Testing
     /// among ours (and one named like a top-level key), unreadable rows, tombstones, hidden rows,
     /// fractional and huge sort orders, zero and partial stamps.
     static func lists() -> [ShoppingList] {
+        // Seeded: the same fixed lists every run, which the other tests here damage and compare.
         var rng = SplitMix(seed: 7)
         var lists: [ShoppingList] = [ShoppingList()]
         for size in [1, 5, 40] {
@@ -60,30 +62,28 @@ import Testing
     }
 
     /// The direct item reader against the general one: the same list and problems, or the
-    /// same error, on our lists, on every file of the Get Bananas fixture and on thousands of
-    /// damaged copies (bytes changed, dropped, cut short).
-    @Test func theDirectReaderReadsWhatTheGeneralOneReads() throws {
-        var inputs = Self.lists().map(ListCodec.encode)
-        inputs.append(fixture("legacy-BananaList.json"))
-        var rng = SplitMix(seed: 11)
-        let seeds = inputs
-        for seed in seeds where !seed.isEmpty {
-            for _ in 0..<400 {
-                var bytes = seed
-                let at = Int(rng.next() % UInt64(bytes.count))
-                switch rng.next() % 4 {
-                case 0: bytes[at] = UInt8(truncatingIfNeeded: rng.next())
-                case 1: bytes.remove(at: at)
-                case 2: bytes = Array(bytes[..<at])
-                default: bytes.insert(contentsOf: Array(#","x":1"#.utf8), at: at)
-                }
-                inputs.append(bytes)
-            }
-        }
-        for bytes in inputs {
+    /// same error, on our lists, on the Get Bananas fixture, and on thousands of damaged copies
+    /// (a byte changed, dropped, the rest cut off, a key slipped in). A failure shrinks to the
+    /// smallest list, the earliest place and the simplest damage.
+    @Test func theDirectReaderReadsWhatTheGeneralOneReads() async throws {
+        let files = (Self.lists().map(ListCodec.encode) + [fixture("legacy-BananaList.json")]).filter { !$0.isEmpty }
+        func expectSameReading(_ bytes: [UInt8]) {
             let direct = Result { () throws(ListCodec.DecodeError) -> DecodedList in try ListCodec.decode(bytes) }
             let general = Result { () throws(ListCodec.DecodeError) -> DecodedList in try ListCodec.decode(bytes, readingItemsDirectly: false) }
             #expect(direct == general, "\(String(decoding: bytes, as: UTF8.self))")
+        }
+        for bytes in files { expectSameReading(bytes) }
+        await propertyCheck(count: 2_000, input: Gen.element(of: files), Gen.int(in: 0...1_000_000), Gen.int(in: 0...3), Gen.uint8(in: 0...255)) {
+            file, place, damage, byte in
+            var bytes = file!
+            let at = place % bytes.count
+            switch damage {
+            case 0: bytes[at] = byte
+            case 1: bytes.remove(at: at)
+            case 2: bytes = Array(bytes[..<at])
+            default: bytes.insert(contentsOf: Array(#","x":1"#.utf8), at: at)
+            }
+            expectSameReading(bytes)
         }
     }
 

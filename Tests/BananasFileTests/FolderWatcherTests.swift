@@ -3,6 +3,7 @@ import Foundation
 import Testing
 @testable import BananasFile
 import BananasTestSupport
+import Synchronization
 
 /// The watcher's layers with the intervals an idle process uses: events at once, the poll and
 /// the rescan seconds and minutes apart, a file elsewhere (the conflict log) as a `.tick`.
@@ -10,11 +11,10 @@ import BananasTestSupport
 struct FolderWatcherTests {
     /// What a watcher reported, in order.
     final class Reports: @unchecked Sendable {
-        private let lock = NSLock()
-        private var triggers: [FolderWatcher.Trigger] = []
-        func add(_ trigger: FolderWatcher.Trigger) { lock.withLock { triggers.append(trigger) } }
-        var all: [FolderWatcher.Trigger] { lock.withLock { triggers } }
-        func clear() { lock.withLock { triggers.removeAll() } }
+        private let triggers = Mutex<[FolderWatcher.Trigger]>([])
+        func add(_ trigger: FolderWatcher.Trigger) { triggers.withLock { $0.append(trigger) } }
+        var all: [FolderWatcher.Trigger] { triggers.withLock { $0 } }
+        func clear() { triggers.withLock { $0.removeAll() } }
 
         /// Waits until `trigger` is reported; false after `timeout` seconds.
         func wait(for trigger: FolderWatcher.Trigger, timeout: Double = 2) -> Bool {

@@ -303,20 +303,17 @@ import BananasTestSupport
     func fairness() throws {
         let folder = TempFolder()
         let lockPath = folder.listPath + ".lock"
-        final class Shared: @unchecked Sendable {
-            let lock = NSLock()
-            var stop = false, got = 0
-        }
-        let shared = Shared()
+        struct Shared { var stop = false, got = 0 }
+        let shared = Mutex(Shared())
         // Another program's waiter: tries every 20 ms, marks the lock as a bananas waiter
         // does, and holds it briefly when it gets it.
         let waiter = Thread {
-            while !shared.lock.withLock({ shared.stop }) {
+            while !shared.withLock({ $0.stop }) {
                 let fd = open(lockPath, O_WRONLY | O_CREAT | O_EXCL, 0o644)
                 if fd >= 0 {
                     _ = String(getppid()).withCString { write(fd, $0, strlen($0)) }
                     close(fd)
-                    shared.lock.withLock { shared.got += 1 }
+                    shared.withLock { $0.got += 1 }
                     usleep(5_000)
                     unlink(lockPath)
                 } else {
@@ -336,9 +333,9 @@ import BananasTestSupport
             usleep(30_000)
             lock.release()
         }
-        shared.lock.withLock { shared.stop = true }
+        shared.withLock { $0.stop = true }
         usleep(50_000)
-        let got = shared.lock.withLock { shared.got }
+        let got = shared.withLock { $0.got }
         print("fairness: the hog took the lock \(holds) times, the waiter \(got) times meanwhile")
         #expect(got >= holds / 5)
     }

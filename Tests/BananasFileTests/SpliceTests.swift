@@ -46,6 +46,7 @@ import Testing
 
     @Test("a spliced encode is byte for byte the whole encode, and a spliced decode the whole decode")
     func splicingMatchesWholeCodec() throws {
+        // Seeded: each step edits what the last one wrote, a fixed chain of writes to replay.
         var rng = SplitMix(seed: 2026)
         var clock = StampClock(replica: "fedcba987654")
         var spliced = 0, splicedReads = 0

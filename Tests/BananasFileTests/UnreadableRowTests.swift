@@ -1,5 +1,6 @@
 import BananasTestSupport
 import Foundation
+import PropertyBased
 import Testing
 @testable import BananasCore
 @testable import BananasFile
@@ -75,18 +76,14 @@ import Testing
     }
 
     @Test("the merge of unreadable rows is commutative, associative and idempotent, and keeps each row once")
-    func mergeLaws() {
-        var rng = SplitMix(seed: 21)
+    func mergeLaws() async {
         let texts = ["1", "null", #"{"name": ""}"#, "[\n  2\n]"]
         let places: [UnreadableRow.Position?] = [nil, .init(sortOrder: 1, id: "A"), .init(sortOrder: 2, id: "B")]
-        func rows() -> [UnreadableRow] {
-            (0..<Int(rng.next() % 6)).map { _ in
-                UnreadableRow(text: texts[Int(rng.next() % 4)], after: places[Int(rng.next() % 3)],
-                              index: Int(rng.next() % 2), occurrence: Int(rng.next() % 2))
-            }
+        let row = zip(Gen.int(in: 0...3), Gen.int(in: 0...2), Gen.int(in: 0...1), Gen.int(in: 0...1)).map { text, place, index, occurrence in
+            UnreadableRow(text: texts[text], after: places[place], index: index, occurrence: occurrence)
         }
-        for _ in 0..<500 {
-            let a = ShoppingList(unreadableRows: rows()), b = ShoppingList(unreadableRows: rows()), c = ShoppingList(unreadableRows: rows())
+        let list = row.array(of: 0...5).map { ShoppingList(unreadableRows: $0) }
+        await propertyCheck(count: 500, input: list, list, list) { a, b, c in
             #expect(a.merged(with: b).unreadableRows == b.merged(with: a).unreadableRows)
             #expect(a.merged(with: b).merged(with: c).unreadableRows == a.merged(with: b.merged(with: c)).unreadableRows)
             let ab = a.merged(with: b)

@@ -7,23 +7,17 @@ import Logging
 import MCP
 import BananasTestSupport
 import Testing
+import Synchronization
 
 /// Collects log lines (level and message) for assertions.
-final class LogCapture: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored: [(Logger.Level, String)] = []
+final class LogCapture: Sendable {
+    private let stored = Mutex<[(level: Logger.Level, message: String)]>([])
 
     func append(_ level: Logger.Level, _ message: String) {
-        lock.lock()
-        stored.append((level, message))
-        lock.unlock()
+        stored.withLock { $0.append((level, message)) }
     }
 
-    var lines: [(level: Logger.Level, message: String)] {
-        lock.lock()
-        defer { lock.unlock() }
-        return stored.map { (level: $0.0, message: $0.1) }
-    }
+    var lines: [(level: Logger.Level, message: String)] { stored.withLock { $0 } }
 
     var logger: Logger {
         Logger(label: "bananas.mcp.test") { _ in Handler(capture: self) }
@@ -49,21 +43,12 @@ final class LogCapture: @unchecked Sendable {
 }
 
 /// Times of `notifications/resources/updated` received by a client.
-final class Updates: @unchecked Sendable {
-    private let lock = NSLock()
-    private var times: [ContinuousClock.Instant] = []
+final class Updates: Sendable {
+    private let times = Mutex<[ContinuousClock.Instant]>([])
 
-    func record() {
-        lock.lock()
-        times.append(.now)
-        lock.unlock()
-    }
+    func record() { times.withLock { $0.append(.now) } }
 
-    var all: [ContinuousClock.Instant] {
-        lock.lock()
-        defer { lock.unlock() }
-        return times
-    }
+    var all: [ContinuousClock.Instant] { times.withLock { $0 } }
 }
 
 /// A real `ListStore` on a temp file, served by `BananasMCPServer` to an SDK `Client` over

@@ -282,15 +282,10 @@ struct ConflictCopyStoreTests {
         try a.add("Milk")
         let store = ListStore(file: a.file, mode: .live)
         defer { store.close() }
-        // A live holder of the lock (another process) keeps the store from writing the list
-        // back meanwhile.
-        let holder = Process()
-        holder.executableURL = URL(fileURLWithPath: "/bin/sleep")
-        holder.arguments = ["30"]
-        try holder.run()
-        defer { holder.terminate() }
+        // A live holder of the lock (another process: the one that started the tests) keeps
+        // the store from writing the list back meanwhile.
         let lock = a.box.listPath + ".lock"
-        createTestFile(atPath: lock, contents: Data(String(holder.processIdentifier).utf8))
+        createTestFile(atPath: lock, contents: Data(String(getppid()).utf8))
         defer { try? FileManager.default.removeItem(atPath: lock) }
         let aside = ListFile(path: a.folder + "/aside.json")
         try FileManager.default.moveItem(atPath: a.box.listPath, toPath: aside.path)

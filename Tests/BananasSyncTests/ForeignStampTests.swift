@@ -5,6 +5,7 @@ import BananasTestSupport
 import Dispatch
 import Foundation
 import Testing
+import Synchronization
 
 /// A stampless writer's change is stamped by the bananas instance that reads it, with the time
 /// the file was written (`Stamp.foreignEdit`). Found by the nine-writer reliability test: a Get
@@ -117,10 +118,9 @@ extension ForeignStampTests {
 }
 
 /// A value shared with a thread.
-final class Locked<Value>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored: Value
-    init(_ value: Value) { stored = value }
-    var value: Value { lock.withLock { stored } }
-    func update(_ body: (inout Value) -> Void) { lock.withLock { body(&stored) } }
+final class Locked<Value: Sendable>: Sendable {
+    private let stored: Mutex<Value>
+    init(_ value: Value) { stored = Mutex(value) }
+    var value: Value { stored.withLock { $0 } }
+    func update(_ body: (inout Value) -> Void) { stored.withLock { body(&$0) } }
 }
