@@ -57,30 +57,30 @@ struct StateFolderCLITests {
     }
 
     @Test("a command on a full or read-only state folder writes nothing (exit 8), so no base older than the file is left for the next one")
-    func commandOnAFullStateFolder() throws {
+    func commandOnAFullStateFolder() async throws {
         guard let disk = SmallDisk() else { return }  // mounting a small disk needs root
         let cli = CLI()
         defer { cli.cleanUp() }
         let state = ["XDG_STATE_HOME": disk.path]
-        #expect(cli.run(["add", "Milk"], environment: state).status == 0)
+        #expect(await cli.run(["add", "Milk"], environment: state).status == 0)
         let before = cli.fileBytes
         disk.fill()
-        var result = cli.run(["add", "Eggs"], environment: state)
+        var result = await cli.run(["add", "Eggs"], environment: state)
         #expect(result.status == 8, "\(result.stdout)\(result.stderr)")
         #expect(result.stderr.contains("disk full") || result.stderr.contains("space"), "\(result.stderr)")
         #expect(cli.fileBytes == before, "the edit is not in the list")
         disk.free()
         #expect(disk.setReadOnly(true))
-        result = cli.run(["add", "Eggs"], environment: state)
+        result = await cli.run(["add", "Eggs"], environment: state)
         #expect(result.status == 8, "\(result.stdout)\(result.stderr)")
         #expect(cli.fileBytes == before)
         #expect(disk.setReadOnly(false))
-        #expect(cli.run(["add", "Eggs"], environment: state).status == 0)
-        #expect(try cli.items().map { $0["name"] as! String } == ["Milk", "Eggs"])
+        #expect(await cli.run(["add", "Eggs"], environment: state).status == 0)
+        #expect(try await cli.items().map { $0["name"] as! String } == ["Milk", "Eggs"])
     }
 
     @Test("a state folder its user may not write (its files still may be): the command writes nothing (exit 8), not its edit over an older base")
-    func commandOnAReadOnlyStateFolder() throws {
+    func commandOnAReadOnlyStateFolder() async throws {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv"), getuid() == 0 else { return }
         let cli = CLI()
         defer { cli.cleanUp() }
@@ -92,7 +92,7 @@ struct StateFolderCLITests {
         defer { try? FileManager.default.removeItem(atPath: state) }
         chmod(state, 0o777)
         let asNobody = ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
-        #expect(cli.run(["add", "Milk"], prefix: asNobody, environment: ["XDG_STATE_HOME": state]).status == 0)
+        #expect(await cli.run(["add", "Milk"], prefix: asNobody, environment: ["XDG_STATE_HOME": state]).status == 0)
         let files = state + "/bananas/files"
         let folder = files + "/" + (try FileManager.default.contentsOfDirectory(atPath: files).first ?? "")
         let base = try FileManager.default.contentsOfDirectory(atPath: folder).sorted()
@@ -101,12 +101,12 @@ struct StateFolderCLITests {
         // announce), but no new file made (the base's temp file).
         chmod(folder, 0o555)
         let before = cli.fileBytes
-        let result = cli.run(["add", "Eggs"], prefix: asNobody, environment: ["XDG_STATE_HOME": state])
+        let result = await cli.run(["add", "Eggs"], prefix: asNobody, environment: ["XDG_STATE_HOME": state])
         #expect(result.status == 8 && result.stderr.contains("permission denied"), "\(result.status) \(result.stderr)")
         #expect(cli.fileBytes == before, "the list was not written")
         chmod(folder, 0o755)
-        #expect(cli.run(["add", "Eggs"], prefix: asNobody, environment: ["XDG_STATE_HOME": state]).status == 0)
-        #expect(try cli.items().map { $0["name"] as! String } == ["Milk", "Eggs"])
+        #expect(await cli.run(["add", "Eggs"], prefix: asNobody, environment: ["XDG_STATE_HOME": state]).status == 0)
+        #expect(try await cli.items().map { $0["name"] as! String } == ["Milk", "Eggs"])
     }
 
     @Test("a command whose state folder cannot be made writes nothing and says why (exit 8); it works again once it can")
