@@ -88,7 +88,7 @@ struct HostileSurfaceTests {
         }
         let status = await cli("status")
         #expect(status.status != 0 && status.stdout.contains("state: paused") && status.stdout.contains("paused: \(file.reason)"), "\(status.stdout)")
-        #expect(Date().timeIntervalSince(start) < 20, "no command waited on the file")
+        #expect(Date().timeIntervalSince(start) < 90, "no command waited on the file (a wait is endless; a slow machine is not)")
         #expect(HostileFile.fingerprint(cli) == before)
         #expect(cli.entries == entries, "no temp file or lock is left")
     }
