@@ -65,7 +65,7 @@ extension ShoppingList {
         case .insert(let given):
             if isVisible(given.id) { throw EditError.itemExists(given.id) }
             var item = given
-            item.section = sectionKey(named: given.section)
+            item.section = sectionKey(filing: given.section, stamp: stamp)
             let hidden = rows[given.id]
             let deleted = tombstones[given.id]
             var stamps = hidden?.stamps ?? ItemStamps()
@@ -84,7 +84,7 @@ extension ShoppingList {
             var undo: [ItemField: FieldValue] = [:]
             var wrote: [ItemField: Stamp] = [:]
             for (field, given) in changes.sorted(by: { $0.key < $1.key }) {
-                let value = field == .section ? .text(sectionKey(named: given.text)) : given
+                let value = field == .section ? .text(sectionKey(filing: given.text, stamp: stamp)) : given
                 guard item[field] != value else { continue }
                 let fieldStamp = Stamp.edit(stamp, replacing: item.stamps[field])
                 let current = item.stamps[field]

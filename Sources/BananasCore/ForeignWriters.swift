@@ -18,9 +18,10 @@ extension ShoppingList {
     ///   of the file by nature: only its tombstones delete.
     ///   It also cannot be known to have seen the base's values: the stamped values its
     ///   edits replace are recorded as conflicts.
+    /// With no base (first sight of this file) the file is taken as it is: unstamped values
+    /// stay unstamped. A replica that holds the list already takes a stampless file it has no
+    /// base for in with `mergingStampless`.
     public static func absorbing(file: ShoppingList, base: ShoppingList?, stamp: Stamp, deletesByAbsence: Bool = true) -> ShoppingList {
-        // With no base (first sight of this file) unstamped values stay unstamped: the oldest
-        // truth, which any stamped edit from elsewhere beats.
         guard let base else { return file }
         var result = stampingForeignEdits(file: file, base: base, stamp: stamp, deletesByAbsence: deletesByAbsence)
         if !deletesByAbsence {
@@ -34,9 +35,28 @@ extension ShoppingList {
                 }
                 if forked != row { result.rows[id] = forked }
             }
+            var sections = result.sectionEntries
+            for (key, entry) in sections {
+                guard let known = base.sectionEntries[key] else { continue }
+                for field in SectionField.allCases where entry.stamps[field] == stamp && !known.stamps[field].isZero {
+                    sections[key]!.stamps.setSeen(field, [])
+                }
+            }
+            if sections != result.sectionEntries { result.setSectionEntries(sections) }
         }
         result.merge(base)
         return result
+    }
+
+    /// A stampless whole-list save taken in by a replica that has no base for it (it never
+    /// wrote the file, nor read a stamped state of it): which state its writer read is
+    /// unknown, so it is judged as a fork of this list, like a conflict copy. What differs is
+    /// the writer's edit, concurrent with the value it replaces, which is kept for review
+    /// (rule 2); a row or section it lacks stays (rule 4). Without this, its values would be
+    /// unstamped, older than any stamped value, and its edits lost in silence. `stamp` must be
+    /// newer than every stamp in this list.
+    public func mergingStampless(_ file: ShoppingList, stamp: Stamp) -> ShoppingList {
+        Self.mergingConflictCopy(file, into: self, base: self, stamp: stamp)
     }
 
     /// True when nothing in the list carries a stamp: a whole-list save by a writer that keeps
@@ -57,6 +77,8 @@ extension ShoppingList {
         if stampless, file.sections != base.sections {
             var sections = base
             for step in base.sectionSteps(toShow: file.sections, stamp: stamp) {
+                // A fork's missing section may have been added after it forked, as its missing rows.
+                if !deletesByAbsence, case .updateSection(_, let changes) = step, changes[.removed] == .flag(true) { continue }
                 _ = try? sections.apply(step, stamp: stamp)
             }
             result.setSectionEntries(sections.sectionEntries)
@@ -66,7 +88,7 @@ extension ShoppingList {
 
         for row in file.rows.values {
             guard var absorbed = result.rows[row.id] else { continue }
-            if stampless { absorbed.section = result.sectionKey(named: row.section) }
+            if stampless { absorbed.section = result.sectionKey(filing: row.section, stamp: stamp) }
             if let known = base.rows[row.id] {
                 for field in ItemField.allCases {
                     let stampKept = row.stamps[field] == known.stamps[field] || row.stamps[field].isZero

@@ -58,7 +58,14 @@ extension ShoppingList {
         if current != new, let clash = section(named: new), clash.lowercased() != current.lowercased() {
             throw SectionError.exists(clash)
         }
-        return .updateSection(key: sectionKey(named: current), changes: [.name: .text(new), .removed: .flag(false)])
+        let key = sectionKey(named: current)
+        // A version-1 file merged without a base names sections only: a name it lists that a
+        // renamed section shows is a section of its own too, keyed by the name. A person sees
+        // one section, and renames it: every section shown by that name follows.
+        let twins = sectionEntries.values.filter { $0.key != key && !$0.removed && $0.name == current }.map(\.key).sorted()
+        let rename = ListEdit.updateSection(key: key, changes: [.name: .text(new), .removed: .flag(false)])
+        if twins.isEmpty { return rename }
+        return .batch([rename] + twins.map { .updateSection(key: $0, changes: [.name: .text(new)]) })
     }
 
     /// Moves a section to `index` in the section order.

@@ -126,9 +126,6 @@ final class ContractModel {
     var failure: String?
     var stepNumber = 0
     var nextItem = 0
-    /// Values a stampless writer changed on rows it did not add, taken in without a base: they
-    /// carry no stamp, so no merge can tell them from an old copy (see `stamplessEditsWithoutABase`).
-    var unstampedEdits: [(id: String, field: ItemField, value: FieldValue, step: Int)] = []
 
     init(offsets: [Int]) {
         var origin = ShoppingList()
@@ -311,12 +308,6 @@ final class ContractModel {
                 tolerated["an equal concurrent value overwritten knowingly takes this one with it", default: 0] += 1
                 continue
             }
-            // Tolerated unless strict: a section a version-1 file named, taken in without a base,
-            // is a name (ForeignWriterTests, `aRenamedSectionIsOneSectionAfterAVersion1FileWithoutABase`).
-            if !Self.strict, event.stamp.isZero, case .item(_, .section) = subject {
-                tolerated["two sections share a name after a version-1 file merged without a base", default: 0] += 1
-                continue
-            }
             fail("rule 5 (nothing lost silently)",
                  "\(subject) = '\(event.value)' written by \(event.by) at step \(event.step) (\(event.stamp)) is now '\(current.map(\.description) ?? "-")', with no conflict record and not overwritten by anyone who saw it")
             return
@@ -489,16 +480,8 @@ final class ContractModel {
             guard !list.sections.isEmpty else { return }
             let old = list.sections[step.a % list.sections.count], new = Self.sectionNames[step.b % 5]
             guard let change = try? list.renameSectionEdit(old, to: new) else { return }
-            // Tolerated unless strict: a version-1 file merged without a base adds its section
-            // names as sections of their own, so a renamed section can share its name with one
-            // (ForeignWriterTests, `aRenamedSectionIsOneSectionAfterAVersion1FileWithoutABase`).
-            let shared = list.sectionEntries.values.filter { !$0.removed && $0.name == old }.count > 1
             edit(r, change, "rename section \(old) to \(new)") { after in
-                guard after.sections.contains(new) else { return false }
-                if old == new || !after.sections.contains(old) { return true }
-                guard shared, !Self.strict else { return false }
-                self.tolerated["two sections share a name after a version-1 file merged without a base", default: 0] += 1
-                return true
+                after.sections.contains(new) && (old == new || !after.sections.contains(old))
             }
         case .moveSection:
             guard !list.sections.isEmpty else { return }
@@ -656,7 +639,6 @@ final class ContractModel {
         let source = read.list
         let shown = source.items
         var changed: [(String, ItemField, FieldValue)] = []
-        var replaced: [(String, ItemField, FieldValue, Stamp)] = []
         var added: [String] = []
         var label = "a stampless writer reads r\(r)"
         let file = StamplessWriter.app(source) { items in
@@ -666,8 +648,6 @@ final class ContractModel {
                 let field: ItemField = op == 3 ? .amount : [.name, .amount, .section, .checked, .optional][step.c % 5]
                 let value = Self.value(field, step.c)
                 if items[at][field] != value {
-                    replaced.append((items[at].id, field, source.rows[items[at].id].map { $0[field] } ?? items[at][field],
-                                     source.rows[items[at].id]?.stamps[field] ?? .zero))
                     items[at][field] = value
                     changed.append((items[at].id, field, value))
                     label += ", sets \(items[at].id).\(field) = '\(value)'"
@@ -734,14 +714,6 @@ final class ContractModel {
                 }
             }
             for (id, field, value) in changed where replicas[receiver].list.item(id)?[field] != value {
-                // Tolerated unless strict: a section name that no section shows, but that is the
-                // key of a renamed section, files the item under that section
-                // (ForeignWriterTests, `anItemMovedByTheAppToANameThatIsARenamedSectionsKeyShowsThatName`).
-                if field == .section, !Self.strict, let entry = source.sectionEntries[value.text], entry.name != value.text,
-                   !source.sectionEntries.values.contains(where: { $0.name == value.text }) {
-                    tolerated["a section name that is a renamed section's key files the item there", default: 0] += 1
-                    continue
-                }
                 fail("rule 1 (an edit shows)", "the stampless writer's \(id).\(field) = '\(value)' does not show on r\(receiver)")
             }
             for id in added where replicas[receiver].list.item(id) == nil {
@@ -749,21 +721,23 @@ final class ContractModel {
             }
             _ = shown
         } else {
-            replicas[receiver].list.merge(saved)
-            var new: [Int] = []
-            for id in added {
-                let row = replicas[receiver].list.rows[id]!
-                for field in ItemField.allCases {
-                    new.append(add(Event(subject: .item(id, field), value: row[field], stamp: .zero, knowledge: [], step: stepNumber, by: "app")))
-                }
-            }
+            // The receiver has no base for the save: it takes it in as a fork of its own list
+            // (`mergingStampless`). What differs is the app's edit, concurrent with the value
+            // it replaced: that value must be a record (checked with every other value).
+            let stamp = Stamp.foreignEdit(writtenAtNanos: t * 1_000_000, after: max(saved.newestStamp, before.newestStamp),
+                                          content: UInt64(stepNumber) &* 0x9E37_79B9_7F4A_7C15)
+            let absorbed = before.mergingStampless(saved, stamp: stamp)
+            let new = record(before: before, after: absorbed, knowledge: replicas[receiver].known, by: "app", local: false)
+            replicas[receiver].list = absorbed
+            replicas[receiver].clock.observe(absorbed.newestStamp, now: now(receiver))
             replicas[receiver].known.formUnion(new)
-            for (id, field, value) in changed { unstampedEdits.append((id, field, value, stepNumber)) }
-            for (id, field, value, stamp) in replaced {
-                markOverwritten(.item(id, field), stamp: stamp, value: value, knowledge: replicas[r].known)
+            log(label + "; r\(receiver) takes it in without a base [\(stamp)]")
+            for (id, field, value) in changed where replicas[receiver].list.item(id)?[field] != value {
+                fail("rule 1 (an edit shows)", "the stampless writer's \(id).\(field) = '\(value)' does not show on r\(receiver)")
             }
-            log(label + "; r\(receiver) takes it in without a base")
-            _ = before
+            for id in added where replicas[receiver].list.item(id) == nil {
+                fail("rule 1 (an edit shows)", "the stampless writer's new \(id) does not show on r\(receiver)")
+            }
         }
     }
 
