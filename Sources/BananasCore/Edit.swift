@@ -103,6 +103,9 @@ extension ShoppingList {
             if !undo.isEmpty {
                 item.lastModified = modifiedAt ?? item.lastModified
                 rows[id] = item
+                // The value the author saw is in the history now: a record of it is settled,
+                // as a merge would find (merging the list with itself changes nothing).
+                if !seen.isEmpty, !conflicts.isEmpty { dropConflictsSeenSince() }
             }
             return .revert(id: id, changes: undo, expecting: wrote)
 

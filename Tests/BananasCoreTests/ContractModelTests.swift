@@ -693,15 +693,17 @@ final class ContractModel {
             }
             receive(receiver, absorbed, known: replicas[r].known.union(new))
             log(label + (older == nil ? "" : " (\(older!) states back)") + "; r\(receiver) takes it in against its base [\(stamp)]")
+            var misjudged = false
             if older != nil, let chosen = ShoppingList.likeliestBase(of: saved, among: bases),
                chosen.items != source.items || chosen.sections != source.sections {
-                // Tolerated unless strict: a save that agrees more with another state than the
-                // one it read (its edits set values back to an older state's) is judged against
-                // that one (docs/sync.md, what is still ambiguous).
-                if !Self.strict {
-                    tolerated["a stampless save judged against a state it did not read", default: 0] += 1
+                misjudged = true
+            }
+            func fail(_ invariant: String, _ detail: String) {
+                if misjudged && !Self.strict {
+                    tolerated["misjudged save: " + invariant, default: 0] += 1
                     return
                 }
+                self.fail(invariant, detail)
             }
             if older != nil {
                 let removed = Set(source.rows.keys).subtracting(saved.rows.keys)

@@ -190,6 +190,21 @@ enum StamplessWriter {
         #expect(received.merged(with: list) == received && list.merged(with: received) == received)
     }
 
+    // Found by ContractModelTests (shrunk): the app's save taken in without a base records the
+    // amount it replaced; a prompt opened on that amount before is saved with it. The author saw
+    // it, so its record is settled: the list must not change when merged with itself.
+    @Test func aPromptSavedOverAValueRecordedAsLostSettlesTheRecord() throws {
+        let list = try sampleList()
+        let seen = list.rows["A"]!.stamps[.amount]
+        let file = StamplessWriter.app(list) { $0[$0.firstIndex { $0.id == "A" }!].amount = "1" }
+        var received = list.mergingStampless(file, stamp: stamp(50, "f"))
+        #expect(received.conflictList().map(\.lost) == [.text("6")])
+        try received.apply(.update(id: "A", changes: [.amount: .text("6")], seen: [.amount: seen]), stamp: stamp(60, "me"))
+        #expect(received.item("A")?.amount == "6")
+        #expect(received.conflictList().map(\.lost) == [.text("1")], "the app's value, overwritten unseen, is for review")
+        #expect(received.merged(with: received) == received)
+    }
+
     // Found by ContractModelTests (shrunk): section "Dairy" was renamed "Fridge"; the app moves
     // an item to a section it names "Dairy" (no section shows that name). That name is the
     // renamed section's key, which filed the item under "Fridge": the app's edit was lost in
