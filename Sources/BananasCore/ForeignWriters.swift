@@ -289,6 +289,28 @@ extension ShoppingList {
             }
         }
         var result = absorbing(file: file, base: read, stamp: stamp)
+        // The guess may be wrong; what it cannot tell apart is kept for review, never lost:
+        for (id, row) in result.rows {
+            guard let known = read.rows[id], let current = newest.rows[id] else { continue }
+            var forked = row
+            for field in ItemField.allCases where row.stamps[field] == stamp && known.stamps[field] != current.stamps[field] {
+                // An edit of a value changed here since that state: which of the two values its
+                // writer saw is unknown, so it is concurrent with both (the one that loses is
+                // recorded), and it settles no record of either.
+                forked.stamps.setSeen(field, [])
+            }
+            if forked != row { result.rows[id] = forked }
+        }
+        for row in file.rows.values {
+            guard let was = read.item(row.id), let now = newest.item(row.id) else { continue }
+            for field in ItemField.allCases where row[field] == was[field] && row[field] != now[field] {
+                // A value as that state had it, changed here since: left alone by its writer,
+                // or set back by it. Taken as left alone; recorded in case it was set back.
+                let lost: FieldValue = field == .section ? .text(newest.sectionKey(named: row.section)) : row[field]
+                let record = ConflictRecord(subject: .item(row.id, field), lost: lost, lostStamp: stamp)
+                result.conflicts[record.key] = record
+            }
+        }
         result.merge(newest)
         return result
     }
