@@ -78,7 +78,7 @@ extension ShoppingList {
             var sections = base
             for step in base.sectionSteps(toShow: file.sections, stamp: stamp) {
                 // A fork's missing section may have been added after it forked, as its missing rows.
-                if !deletesByAbsence, case .updateSection(_, let changes) = step, changes[.removed] == .flag(true) { continue }
+                if !deletesByAbsence, case .updateSection(_, let changes, _) = step, changes[.removed] == .flag(true) { continue }
                 _ = try? sections.apply(step, stamp: stamp)
             }
             result.setSectionEntries(sections.sectionEntries)

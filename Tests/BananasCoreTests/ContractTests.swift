@@ -137,4 +137,28 @@ import Testing
         let againstNewest = ShoppingList.absorbing(file: phone, base: newest, stamp: foreign)
         #expect(againstNewest.item("E")?.amount == "", "against the newest state alone, the edit was reverted (the failure)")
     }
+
+    /// Rule 7 for sections: a rename prompt that opened on "Dairy" is saved after another
+    /// writer renamed it "Fridge". The prompt renames the section it showed, and "Fridge",
+    /// which it never showed, is kept for review; a merge of both sides agrees.
+    @Test func aSectionRenamePromptRecordsANameGivenWhileItWasOpen() throws {
+        let list = try sampleList()
+        let seen = try #require(list.seenSection("Dairy"))
+        var other = list
+        try other.apply(other.renameSectionEdit("Dairy", to: "Fridge"), stamp: Stamp(millis: 10, counter: 0, replica: "other"))
+        var mine = other
+        try mine.apply(mine.renameSectionEdit("Dairy", to: "Milk & co", seen: seen), stamp: Stamp(millis: 11, counter: 0, replica: "me"))
+        #expect(mine.sections == ["Produce", "Milk & co"])
+        #expect(mine.item("B")?.section == "Milk & co")
+        #expect(mine.conflictList().map { "\($0.field) \($0.lost.text) \($0.kept.text)" } == ["name Fridge Milk & co"])
+        #expect(mine.merged(with: other) == mine && other.merged(with: mine) == mine)
+        // Seen as it is now: nothing to record.
+        var knowing = other
+        try knowing.apply(knowing.renameSectionEdit("Fridge", to: "Milk & co", seen: knowing.seenSection("Fridge")), stamp: Stamp(millis: 11, counter: 0, replica: "me"))
+        #expect(knowing.conflictList().isEmpty)
+        // Removed meanwhile: refused, as an item prompt on a deleted item is.
+        var removed = list
+        try removed.apply(removed.removeSectionEdit("Dairy", moveItemsTo: "Produce"), stamp: Stamp(millis: 10, counter: 0, replica: "other"))
+        #expect(throws: SectionError.self) { try removed.renameSectionEdit("Dairy", to: "Milk & co", seen: seen) }
+    }
 }
