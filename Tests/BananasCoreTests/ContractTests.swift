@@ -161,4 +161,26 @@ import Testing
         try removed.apply(removed.removeSectionEdit("Dairy", moveItemsTo: "Produce"), stamp: Stamp(millis: 10, counter: 0, replica: "other"))
         #expect(throws: SectionError.self) { try removed.renameSectionEdit("Dairy", to: "Milk & co", seen: seen) }
     }
+
+    /// Found by ContractModelTests (shrunk): a phone's save judged against an older kept state
+    /// than the one it read took a value it left alone for an edit of that state's value, and
+    /// so claimed the phone had seen that value: its record (it had lost to a concurrent value)
+    /// went. A wrong guess now claims nothing: the record stays.
+    @Test func aSaveJudgedAgainstAnOlderStateKeepsTheRecordsItNeverSaw() throws {
+        func stamp(_ millis: Int64, _ replica: String = "me") -> Stamp { Stamp(millis: millis, counter: 0, replica: replica) }
+        var old = ShoppingList(rows: [Item(id: "X", name: "Eggs")])
+        try old.apply(.update(id: "X", changes: [.name: .text("Milk")]), stamp: stamp(2))
+        var newest = old.mergingStampless(StamplessWriter.app(old) { $0[0].name = "Eggs" }, stamp: stamp(3, "f1"))
+        try newest.apply(.insert(Item(id: "Y", name: "Tea", sortOrder: 2)), stamp: stamp(4))
+        #expect(newest.conflictList().map(\.lost) == [.text("Milk")])
+        // The phone read the newest state; it lacks Tea (it never had it) and sets an amount.
+        let phone = StamplessWriter.app(newest) { items in
+            items.removeAll { $0.id == "Y" }
+            items[items.firstIndex { $0.id == "X" }!].amount = "3"
+        }
+        #expect(ShoppingList.likeliestBase(of: phone, among: [newest, old]) == old, "the guess is wrong here")
+        let list = ShoppingList.absorbing(stampless: phone, bases: [newest, old], stamp: stamp(5, "f2"))
+        #expect(list.item("X")?.amount == "3" && list.item("X")?.name == "Eggs" && list.item("Y") != nil)
+        #expect(list.conflictList().map(\.lost).contains(.text("Milk")), "a value the phone never saw is still for review")
+    }
 }
