@@ -9,7 +9,9 @@ extension ShoppingList {
     /// already absorbed). `base` is this machine's base; `stamp` stamps the copy's stampless
     /// edits and must be newer than every stamp in `main` and `copy`.
     public static func mergingConflictCopy(_ copy: ShoppingList, into main: ShoppingList, base: ShoppingList?, stamp: Stamp) -> ShoppingList {
-        let absorbed = base.map { absorbing(file: copy, base: $0, stamp: stamp, deletesByAbsence: false) } ?? copy
+        // A stampless copy with no base is a fork of the list it merges into (`mergingStampless`).
+        let against = base ?? (copy.isStampless && !main.rows.isEmpty ? main : nil)
+        let absorbed = against.map { absorbing(file: copy, base: $0, stamp: stamp, deletesByAbsence: false) } ?? copy
         return main.merged(with: absorbed)
     }
 

@@ -24,7 +24,8 @@ public indirect enum ListEdit: Hashable, Sendable {
     /// left out are removed, the others keep their identity and move as little as it takes.
     case setSections([String])
     /// Changes fields of one section (by key): a rename, a move, a removal. Items are untouched.
-    case updateSection(key: String, changes: [SectionField: FieldValue])
+    /// `seen` as `update`'s: a prompt's rename records a name given meanwhile (rule 7).
+    case updateSection(key: String, changes: [SectionField: FieldValue], seen: [SectionField: Stamp] = [:])
     /// Marks a conflict record reviewed ("restored" or "dismissed").
     case review(ConflictRecord.Key, resolution: String)
     /// Forgets a remembered name (case aside), or every name (nil): what was known of it is
@@ -65,7 +66,7 @@ extension ShoppingList {
         case .insert(let given):
             if isVisible(given.id) { throw EditError.itemExists(given.id) }
             var item = given
-            item.section = sectionKey(named: given.section)
+            item.section = sectionKey(filing: given.section, stamp: stamp)
             let hidden = rows[given.id]
             let deleted = tombstones[given.id]
             var stamps = hidden?.stamps ?? ItemStamps()
@@ -84,7 +85,7 @@ extension ShoppingList {
             var undo: [ItemField: FieldValue] = [:]
             var wrote: [ItemField: Stamp] = [:]
             for (field, given) in changes.sorted(by: { $0.key < $1.key }) {
-                let value = field == .section ? .text(sectionKey(named: given.text)) : given
+                let value = field == .section ? .text(sectionKey(filing: given.text, stamp: stamp)) : given
                 guard item[field] != value else { continue }
                 let fieldStamp = Stamp.edit(stamp, replacing: item.stamps[field])
                 let current = item.stamps[field]
@@ -103,6 +104,9 @@ extension ShoppingList {
             if !undo.isEmpty {
                 item.lastModified = modifiedAt ?? item.lastModified
                 rows[id] = item
+                // The value the author saw is in the history now: a record of it is settled,
+                // as a merge would find (merging the list with itself changes nothing).
+                if !seen.isEmpty, !conflicts.isEmpty { dropConflictsSeenSince() }
             }
             return .revert(id: id, changes: undo, expecting: wrote)
 
@@ -143,14 +147,21 @@ extension ShoppingList {
             }
             return .setSections(old)
 
-        case .updateSection(let key, let changes):
+        case .updateSection(let key, let changes, let seen):
             let existing = sectionEntries[key]
             var entry = existing ?? SectionEntry(key: key, position: nextSectionPosition)
             var undo: [SectionField: FieldValue] = [:]
             for (field, value) in changes.sorted(by: { $0.key.stampIndex < $1.key.stampIndex }) where entry[field] != value {
+                let current = entry.stamps[field]
                 undo[field] = entry[field]
                 entry[field] = value
-                entry.stamps.supersede(field, with: Stamp.edit(stamp, replacing: entry.stamps[field]))
+                entry.stamps.supersede(field, with: Stamp.edit(stamp, replacing: current))
+                if let saw = seen[field], saw != current, !current.isZero {
+                    // As an item prompt's: the value overwritten was not seen; it goes to review.
+                    entry.stamps.setSeen(field, [saw] + entry.stamps.seen(field).filter { $0 != current })
+                    let record = ConflictRecord(subject: .section(key, field), lost: undo[field]!, lostStamp: current)
+                    conflicts[record.key] = conflicts[record.key].map { $0.merged(with: record) } ?? record
+                }
             }
             if existing == nil {
                 // A new section: every field is this edit's (a later edit of one beats it).
@@ -158,6 +169,7 @@ extension ShoppingList {
                 undo = [.removed: .flag(true)]
             }
             if sectionEntries[key] != entry { sectionEntries[key] = entry }
+            if !seen.isEmpty, !conflicts.isEmpty { dropConflictsSeenSince() }
             return .updateSection(key: key, changes: undo)
 
         case .review(let key, let resolution):
@@ -280,7 +292,7 @@ extension ListEdit {
     public var isEmpty: Bool {
         switch self {
         case .update(_, let changes, _), .revert(_, let changes, _): changes.isEmpty
-        case .updateSection(_, let changes): changes.isEmpty
+        case .updateSection(_, let changes, _): changes.isEmpty
         case .batch(let edits): edits.allSatisfy(\.isEmpty)
         default: false
         }

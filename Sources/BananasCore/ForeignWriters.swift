@@ -18,9 +18,10 @@ extension ShoppingList {
     ///   of the file by nature: only its tombstones delete.
     ///   It also cannot be known to have seen the base's values: the stamped values its
     ///   edits replace are recorded as conflicts.
+    /// With no base (first sight of this file) the file is taken as it is: unstamped values
+    /// stay unstamped. A replica that holds the list already takes a stampless file it has no
+    /// base for in with `mergingStampless`.
     public static func absorbing(file: ShoppingList, base: ShoppingList?, stamp: Stamp, deletesByAbsence: Bool = true) -> ShoppingList {
-        // With no base (first sight of this file) unstamped values stay unstamped: the oldest
-        // truth, which any stamped edit from elsewhere beats.
         guard let base else { return file }
         var result = stampingForeignEdits(file: file, base: base, stamp: stamp, deletesByAbsence: deletesByAbsence)
         if !deletesByAbsence {
@@ -34,9 +35,28 @@ extension ShoppingList {
                 }
                 if forked != row { result.rows[id] = forked }
             }
+            var sections = result.sectionEntries
+            for (key, entry) in sections {
+                guard let known = base.sectionEntries[key] else { continue }
+                for field in SectionField.allCases where entry.stamps[field] == stamp && !known.stamps[field].isZero {
+                    sections[key]!.stamps.setSeen(field, [])
+                }
+            }
+            if sections != result.sectionEntries { result.setSectionEntries(sections) }
         }
         result.merge(base)
         return result
+    }
+
+    /// A stampless whole-list save taken in by a replica that has no base for it (it never
+    /// wrote the file, nor read a stamped state of it): which state its writer read is
+    /// unknown, so it is judged as a fork of this list, like a conflict copy. What differs is
+    /// the writer's edit, concurrent with the value it replaces, which is kept for review
+    /// (rule 2); a row or section it lacks stays (rule 4). Without this, its values would be
+    /// unstamped, older than any stamped value, and its edits lost in silence. `stamp` must be
+    /// newer than every stamp in this list.
+    public func mergingStampless(_ file: ShoppingList, stamp: Stamp) -> ShoppingList {
+        Self.mergingConflictCopy(file, into: self, base: self, stamp: stamp)
     }
 
     /// True when nothing in the list carries a stamp: a whole-list save by a writer that keeps
@@ -57,6 +77,8 @@ extension ShoppingList {
         if stampless, file.sections != base.sections {
             var sections = base
             for step in base.sectionSteps(toShow: file.sections, stamp: stamp) {
+                // A fork's missing section may have been added after it forked, as its missing rows.
+                if !deletesByAbsence, case .updateSection(_, let changes, _) = step, changes[.removed] == .flag(true) { continue }
                 _ = try? sections.apply(step, stamp: stamp)
             }
             result.setSectionEntries(sections.sectionEntries)
@@ -66,7 +88,7 @@ extension ShoppingList {
 
         for row in file.rows.values {
             guard var absorbed = result.rows[row.id] else { continue }
-            if stampless { absorbed.section = result.sectionKey(named: row.section) }
+            if stampless { absorbed.section = result.sectionKey(filing: row.section, stamp: stamp) }
             if let known = base.rows[row.id] {
                 for field in ItemField.allCases {
                     let stampKept = row.stamps[field] == known.stamps[field] || row.stamps[field].isZero
@@ -267,6 +289,28 @@ extension ShoppingList {
             }
         }
         var result = absorbing(file: file, base: read, stamp: stamp)
+        // The guess may be wrong; what it cannot tell apart is kept for review, never lost:
+        for (id, row) in result.rows {
+            guard let known = read.rows[id], let current = newest.rows[id] else { continue }
+            var forked = row
+            for field in ItemField.allCases where row.stamps[field] == stamp && known.stamps[field] != current.stamps[field] {
+                // An edit of a value changed here since that state: which of the two values its
+                // writer saw is unknown, so it is concurrent with both (the one that loses is
+                // recorded), and it settles no record of either.
+                forked.stamps.setSeen(field, [])
+            }
+            if forked != row { result.rows[id] = forked }
+        }
+        for row in file.rows.values {
+            guard let was = read.item(row.id), let now = newest.item(row.id) else { continue }
+            for field in ItemField.allCases where row[field] == was[field] && row[field] != now[field] {
+                // A value as that state had it, changed here since: left alone by its writer,
+                // or set back by it. Taken as left alone; recorded in case it was set back.
+                let lost: FieldValue = field == .section ? .text(newest.sectionKey(named: row.section)) : row[field]
+                let record = ConflictRecord(subject: .item(row.id, field), lost: lost, lostStamp: stamp)
+                result.conflicts[record.key] = record
+            }
+        }
         result.merge(newest)
         return result
     }

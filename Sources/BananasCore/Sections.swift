@@ -15,6 +15,17 @@ public enum SectionError: Error, Equatable, CustomStringConvertible {
     }
 }
 
+/// A section as a prompt showed it: its identity and the stamp of the name it showed.
+public struct SeenSection: Hashable, Sendable {
+    public var key: String
+    public var name: Stamp
+
+    public init(key: String, name: Stamp) {
+        self.key = key
+        self.name = name
+    }
+}
+
 extension ShoppingList {
     /// The section named `name`, matched case-insensitively, as spelled in the list.
     public func section(named name: String) -> String? {
@@ -53,12 +64,34 @@ extension ShoppingList {
 
     /// Renames a section. Its items follow without being touched: they name the section by
     /// its key (rule 6), so an item deleted meanwhile on another device stays deleted.
-    public func renameSectionEdit(_ old: String, to new: String) throws -> ListEdit {
-        let current = try requireSection(old)
+    /// `seen`: the section a prompt showed when it opened (`seenSection`). The prompt renames
+    /// that section, whatever it is called now, and a name another writer gave it meanwhile
+    /// is recorded for review (rule 7); one removed meanwhile is no longer there to rename.
+    public func renameSectionEdit(_ old: String, to new: String, seen: SeenSection? = nil) throws -> ListEdit {
+        let current: String, key: String
+        if let seen, let entry = sectionEntries[seen.key], !entry.removed {
+            (current, key) = (entry.name, seen.key)
+        } else {
+            current = try requireSection(old)
+            key = sectionKey(named: current)
+        }
         if current != new, let clash = section(named: new), clash.lowercased() != current.lowercased() {
             throw SectionError.exists(clash)
         }
-        return .updateSection(key: sectionKey(named: current), changes: [.name: .text(new), .removed: .flag(false)])
+        // A version-1 file merged without a base names sections only: a name it lists that a
+        // renamed section shows is a section of its own too, keyed by the name. A person sees
+        // one section, and renames it: every section shown by that name follows.
+        let twins = sectionEntries.values.filter { $0.key != key && !$0.removed && $0.name == current }.map(\.key).sorted()
+        let rename = ListEdit.updateSection(key: key, changes: [.name: .text(new), .removed: .flag(false)],
+                                            seen: seen.map { [.name: $0.name] } ?? [:])
+        if twins.isEmpty { return rename }
+        return .batch([rename] + twins.map { .updateSection(key: $0, changes: [.name: .text(new)]) })
+    }
+
+    /// The section shown as `name` as a prompt opened on it sees it, for `renameSectionEdit`.
+    public func seenSection(_ name: String) -> SeenSection? {
+        let key = sectionKey(named: name)
+        return sectionEntries[key].map { SeenSection(key: key, name: $0.stamps[.name]) }
     }
 
     /// Moves a section to `index` in the section order.

@@ -126,6 +126,21 @@ public struct ShoppingList: Hashable, Sendable {
         return name
     }
 
+    /// `sectionKey(named:)` for filing an item under `name`. A name no section shows whose
+    /// plain key belongs to a section renamed away from it would file the item under that
+    /// section, by another name: it gets a section of its own instead, unlisted (removed), as
+    /// a version-1 file shows an item whose section it does not list, keyed by the name and
+    /// `stamp` (the same in every replica that makes this edit).
+    mutating func sectionKey(filing name: String, stamp: Stamp) -> String {
+        let key = sectionKey(named: name)
+        guard let entry = sectionEntries[key], entry.name != name else { return key }
+        let own = name + "@" + (stamp.compact ?? stamp.encoded)
+        if sectionEntries[own] == nil {
+            sectionEntries[own] = SectionEntry(key: own, name: name, position: nextSectionPosition, removed: true, stamps: .init(all: stamp))
+        }
+        return own
+    }
+
     /// A row read from a file, its section as the list keys it: a reader marks a key the file
     /// named outright (`explicitKeyMark` first); any other section is a name, and goes to the
     /// section of that name.

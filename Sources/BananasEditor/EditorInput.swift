@@ -128,7 +128,7 @@ extension EditorState {
             if let item {
                 openPrompt(.editName(id: item.id, original: item.name, seen: Self.seen(item)), "Name:", text: item.name)
             } else if let row {
-                openPrompt(.renameSection(row.section), "Rename section:", text: row.section)
+                openPrompt(.renameSection(row.section, seen: list.seenSection(row.section)), "Rename section:", text: row.section)
             }
 
         case .changeAmount:
@@ -184,7 +184,7 @@ extension EditorState {
             openPrompt(.addSection(at: at), "New section:")
 
         case .renameSection:
-            if let row { openPrompt(.renameSection(row.section), "Rename section:", text: row.section) }
+            if let row { openPrompt(.renameSection(row.section, seen: list.seenSection(row.section)), "Rename section:", text: row.section) }
 
         case .toggleCollapse:
             if let row { toggleCollapse(row.section) }
@@ -548,13 +548,13 @@ extension EditorState {
                 return reject("\(error)")
             }
 
-        case .renameSection(let old):
+        case .renameSection(let old, let seen):
             do {
                 let name = try TextRules.validated(text, as: .section)
                 if name.isEmpty { return reject("A section needs a name") }
                 mode = .normal
                 if name == old { return .none }
-                let edit = try list.renameSectionEdit(old, to: name)
+                let edit = try list.renameSectionEdit(old, to: name, seen: seen)
                 if collapsed.remove(old) != nil { collapsed.insert(name) }
                 return .edit(edit, label: "rename section \(old)", select: .section(name), message: "Renamed \(old.displaySafe) to \(name.displaySafe)")
             } catch let violation as TextRules.Violation {

@@ -38,7 +38,8 @@ public struct EditorState: Equatable, Sendable {
             /// `seen`: the stamp of the item's section when it opened (as `editName`'s).
             case moveTo(id: String, seen: Stamp? = nil)
             case addSection(at: Int)
-            case renameSection(String)
+            /// `seen`: the section as it was when the prompt opened (as `editName`'s).
+            case renameSection(String, seen: SeenSection? = nil)
             case filter(previous: String)
         }
         public var kind: Kind

@@ -37,8 +37,9 @@ import PropertyBased
 //   record (rule 3 of the contract: "some field carries an edit the deleter had not seen").
 // - 3: equal values of one field written concurrently are one value: a record of it under any
 //   of their stamps keeps it, and replacing it knowingly replaces it.
-// - Known gaps of the core, each a known-issue test, are tolerated and counted unless
-//   BANANAS_CONTRACT_STRICT is set (see `tolerated`).
+// - Checks once tolerated for known gaps of the core (now fixed, each a test in MergeTests) are
+//   still counted and printed unless BANANAS_CONTRACT_STRICT is set (see `tolerated`); none is
+//   known to fire.
 
 struct ContractStep: Sendable, CustomStringConvertible {
     var kind: Int, r: Int, s: Int, a: Int, b: Int, c: Int
@@ -126,9 +127,6 @@ final class ContractModel {
     var failure: String?
     var stepNumber = 0
     var nextItem = 0
-    /// Values a stampless writer changed on rows it did not add, taken in without a base: they
-    /// carry no stamp, so no merge can tell them from an old copy (see `stamplessEditsWithoutABase`).
-    var unstampedEdits: [(id: String, field: ItemField, value: FieldValue, step: Int)] = []
 
     init(offsets: [Int]) {
         var origin = ShoppingList()
@@ -311,12 +309,6 @@ final class ContractModel {
                 tolerated["an equal concurrent value overwritten knowingly takes this one with it", default: 0] += 1
                 continue
             }
-            // Tolerated unless strict: a section a version-1 file named, taken in without a base,
-            // is a name (ForeignWriterTests, `aRenamedSectionIsOneSectionAfterAVersion1FileWithoutABase`).
-            if !Self.strict, event.stamp.isZero, case .item(_, .section) = subject {
-                tolerated["two sections share a name after a version-1 file merged without a base", default: 0] += 1
-                continue
-            }
             fail("rule 5 (nothing lost silently)",
                  "\(subject) = '\(event.value)' written by \(event.by) at step \(event.step) (\(event.stamp)) is now '\(current.map(\.description) ?? "-")', with no conflict record and not overwritten by anyone who saw it")
             return
@@ -349,8 +341,8 @@ final class ContractModel {
         checkVisibility(lists[x].merged(with: lists[y]), known: replicas[x].known.union(replicas[y].known), "the merge of r\(x) and r\(y)")
     }
 
-    /// Known gaps of the core this test tolerates unless BANANAS_CONTRACT_STRICT is set, each
-    /// with a known-issue test of its shrunk counterexample (MergeTests) and counted per run.
+    /// Checks this test once tolerated for gaps of the core (fixed since, each a test of its
+    /// shrunk counterexample in MergeTests), counted per run unless BANANAS_CONTRACT_STRICT is set.
     static let strict = ProcessInfo.processInfo.environment["BANANAS_CONTRACT_STRICT"] != nil
     var tolerated: [String: Int] = [:]
 
@@ -489,16 +481,8 @@ final class ContractModel {
             guard !list.sections.isEmpty else { return }
             let old = list.sections[step.a % list.sections.count], new = Self.sectionNames[step.b % 5]
             guard let change = try? list.renameSectionEdit(old, to: new) else { return }
-            // Tolerated unless strict: a version-1 file merged without a base adds its section
-            // names as sections of their own, so a renamed section can share its name with one
-            // (ForeignWriterTests, `aRenamedSectionIsOneSectionAfterAVersion1FileWithoutABase`).
-            let shared = list.sectionEntries.values.filter { !$0.removed && $0.name == old }.count > 1
             edit(r, change, "rename section \(old) to \(new)") { after in
-                guard after.sections.contains(new) else { return false }
-                if old == new || !after.sections.contains(old) { return true }
-                guard shared, !Self.strict else { return false }
-                self.tolerated["two sections share a name after a version-1 file merged without a base", default: 0] += 1
-                return true
+                after.sections.contains(new) && (old == new || !after.sections.contains(old))
             }
         case .moveSection:
             guard !list.sections.isEmpty else { return }
@@ -656,7 +640,6 @@ final class ContractModel {
         let source = read.list
         let shown = source.items
         var changed: [(String, ItemField, FieldValue)] = []
-        var replaced: [(String, ItemField, FieldValue, Stamp)] = []
         var added: [String] = []
         var label = "a stampless writer reads r\(r)"
         let file = StamplessWriter.app(source) { items in
@@ -666,8 +649,6 @@ final class ContractModel {
                 let field: ItemField = op == 3 ? .amount : [.name, .amount, .section, .checked, .optional][step.c % 5]
                 let value = Self.value(field, step.c)
                 if items[at][field] != value {
-                    replaced.append((items[at].id, field, source.rows[items[at].id].map { $0[field] } ?? items[at][field],
-                                     source.rows[items[at].id]?.stamps[field] ?? .zero))
                     items[at][field] = value
                     changed.append((items[at].id, field, value))
                     label += ", sets \(items[at].id).\(field) = '\(value)'"
@@ -713,16 +694,6 @@ final class ContractModel {
             }
             receive(receiver, absorbed, known: replicas[r].known.union(new))
             log(label + (older == nil ? "" : " (\(older!) states back)") + "; r\(receiver) takes it in against its base [\(stamp)]")
-            if older != nil, let chosen = ShoppingList.likeliestBase(of: saved, among: bases),
-               chosen.items != source.items || chosen.sections != source.sections {
-                // Tolerated unless strict: a save that agrees more with another state than the
-                // one it read (its edits set values back to an older state's) is judged against
-                // that one (docs/sync.md, what is still ambiguous).
-                if !Self.strict {
-                    tolerated["a stampless save judged against a state it did not read", default: 0] += 1
-                    return
-                }
-            }
             if older != nil {
                 let removed = Set(source.rows.keys).subtracting(saved.rows.keys)
                 for row in before.items where !removed.contains(row.id) && source.item(row.id) != nil {
@@ -733,37 +704,41 @@ final class ContractModel {
                     }
                 }
             }
+            let received = replicas[receiver].list
+            for (id, field, value) in changed where received.item(id)?[field] != value {
+                // The section the app named, by its identity in the state it read, renamed since.
+                if field == .section, received.isVisible(id), received.rows[id]?.section == source.sectionKey(named: value.text) { continue }
+                // A save of an older state than this replica's (its writer read one of the kept
+                // bases, unknown which) whose edit sets a value back to what the state it is
+                // judged against had: taken as a value it left alone, and kept for review.
+                if older != nil, received.conflicts.values.contains(where: {
+                    $0.subject == .item(id, field) && $0.awaitsReview
+                        && (field == .section ? received.sectionName($0.lost.text) == value.text : $0.lost == value)
+                }) { continue }
+                fail("rule 1 (an edit shows)", "the stampless writer's \(id).\(field) = '\(value)' does not show on r\(receiver), nor is it for review")
+            }
+            for id in added where received.item(id) == nil {
+                fail("rule 1 (an edit shows)", "the stampless writer's new \(id) does not show on r\(receiver)")
+            }
+            _ = shown
+        } else {
+            // The receiver has no base for the save: it takes it in as a fork of its own list
+            // (`mergingStampless`). What differs is the app's edit, concurrent with the value
+            // it replaced: that value must be a record (checked with every other value).
+            let stamp = Stamp.foreignEdit(writtenAtNanos: t * 1_000_000, after: max(saved.newestStamp, before.newestStamp),
+                                          content: UInt64(stepNumber) &* 0x9E37_79B9_7F4A_7C15)
+            let absorbed = before.mergingStampless(saved, stamp: stamp)
+            let new = record(before: before, after: absorbed, knowledge: replicas[receiver].known, by: "app", local: false)
+            replicas[receiver].list = absorbed
+            replicas[receiver].clock.observe(absorbed.newestStamp, now: now(receiver))
+            replicas[receiver].known.formUnion(new)
+            log(label + "; r\(receiver) takes it in without a base [\(stamp)]")
             for (id, field, value) in changed where replicas[receiver].list.item(id)?[field] != value {
-                // Tolerated unless strict: a section name that no section shows, but that is the
-                // key of a renamed section, files the item under that section
-                // (ForeignWriterTests, `anItemMovedByTheAppToANameThatIsARenamedSectionsKeyShowsThatName`).
-                if field == .section, !Self.strict, let entry = source.sectionEntries[value.text], entry.name != value.text,
-                   !source.sectionEntries.values.contains(where: { $0.name == value.text }) {
-                    tolerated["a section name that is a renamed section's key files the item there", default: 0] += 1
-                    continue
-                }
                 fail("rule 1 (an edit shows)", "the stampless writer's \(id).\(field) = '\(value)' does not show on r\(receiver)")
             }
             for id in added where replicas[receiver].list.item(id) == nil {
                 fail("rule 1 (an edit shows)", "the stampless writer's new \(id) does not show on r\(receiver)")
             }
-            _ = shown
-        } else {
-            replicas[receiver].list.merge(saved)
-            var new: [Int] = []
-            for id in added {
-                let row = replicas[receiver].list.rows[id]!
-                for field in ItemField.allCases {
-                    new.append(add(Event(subject: .item(id, field), value: row[field], stamp: .zero, knowledge: [], step: stepNumber, by: "app")))
-                }
-            }
-            replicas[receiver].known.formUnion(new)
-            for (id, field, value) in changed { unstampedEdits.append((id, field, value, stepNumber)) }
-            for (id, field, value, stamp) in replaced {
-                markOverwritten(.item(id, field), stamp: stamp, value: value, knowledge: replicas[r].known)
-            }
-            log(label + "; r\(receiver) takes it in without a base")
-            _ = before
         }
     }
 

@@ -141,19 +141,20 @@ enum StamplessWriter {
         #expect(local.merged(with: remote).conflictList().isEmpty)
     }
 
-    // Found by ContractModelTests (shrunk): a device merges the app's file without a base (it
-    // only ever received the list). The file names sections only; each becomes a section of its
-    // own, keyed by its name, so a renamed section now has a twin of the same name, and renaming
-    // it renames the twin. Open: the merge core should take a version-1 name as the section
-    // shown by that name.
+    // Found by ContractModelTests (shrunk): a device merges the app's file as it is (it has no
+    // base: it only ever received the list). The file names sections only; each it lists is a
+    // section of its own, keyed by its name, so the renamed section "Fruit" has a twin of that
+    // name. A person sees one "Fruit", and renaming it renames both.
     @Test func aRenamedSectionIsOneSectionAfterAVersion1FileWithoutABase() throws {
         var list = ShoppingList(sections: ["Dairy", "Bakery"], sectionsStamp: Stamp(millis: 1, counter: 0, replica: "a"))
         try list.apply(list.renameSectionEdit("Dairy", to: "Fruit"), stamp: Stamp(millis: 2, counter: 0, replica: "a"))
         var received = list.merged(with: StamplessWriter.app(list) { _ in })
+        #expect(received.sections == ["Fruit", "Bakery"])
         try received.apply(received.renameSectionEdit("Fruit", to: "Dairy"), stamp: Stamp(millis: 3, counter: 0, replica: "b"))
-        withKnownIssue("a version-1 section name becomes a section of its own") {
-            #expect(received.sections == ["Dairy", "Bakery"])
-        }
+        #expect(received.sections == ["Dairy", "Bakery"])
+        // Taken in as a stampless save (`mergingStampless`), the file makes no twin at all.
+        let absorbed = list.mergingStampless(StamplessWriter.app(list) { _ in }, stamp: Stamp(millis: 3, counter: 0, replica: "f"))
+        #expect(absorbed.sectionEntries.count == 2 && absorbed.sections == ["Fruit", "Bakery"])
     }
 
     // Found by ContractModelTests (shrunk): a replica whose clock runs 5 minutes slow adds a
@@ -170,30 +171,55 @@ enum StamplessWriter {
     }
 
     // The merge contract, rule 5: a stampless edit must be found by a device that only ever
-    // received the file, not only by the one that wrote it. The core alone cannot (without a
-    // base the app's values are unstamped, the oldest truth, and every stamped value beats
-    // them); ContractModelTests keeps these edits aside (`unstampedEdits`) and does not check them.
+    // received the file, not only by the one that wrote it. Without a base it is unknown which
+    // state the app read: its save is judged as a fork of the receiver's list, and each value
+    // it replaced is kept for review (the app's edit wins: its stamp is the newest).
     @Test func aStamplessEditTakenInWithoutABaseIsKept() throws {
-        let list = try sampleList()
-        let file = StamplessWriter.app(list) { items in items[items.firstIndex { $0.id == "A" }!].amount = "12" }
-        let received = list.merged(with: ShoppingList.absorbing(file: file, base: nil, stamp: Stamp(millis: 100, counter: 0, replica: "me")))
-        withKnownIssue("without a base a stampless edit is lost in silence") {
-            #expect(received.item("A")?.amount == "12" || !received.conflicts.isEmpty)
+        var list = try sampleList()
+        try list.apply(.update(id: "B", changes: [.amount: .text("1 L")]), stamp: stamp(5, "me"))
+        // The app read the list before that edit, and changed A's amount.
+        let file = StamplessWriter.app(try sampleList()) { items in
+            items[items.firstIndex { $0.id == "A" }!].amount = "12"
+            items.removeAll { $0.id == "C" }
         }
+        let received = list.mergingStampless(file, stamp: Stamp(millis: 100, counter: 0, replica: "f"))
+        #expect(received.item("A")?.amount == "12")
+        #expect(received.item("C")?.name == "Oats", "a row the app lacks is no evidence it held it")
+        let lost = received.conflictList().map { "\($0.name) \($0.field) \($0.lost.text)" }.sorted()
+        #expect(lost == ["Bananas amount 6", "Oat milk amount 1 L"], "what the app's save replaced is kept for review")
+        #expect(received.merged(with: list) == received && list.merged(with: received) == received)
     }
 
-    // Found by ContractModelTests (shrunk): section "Fruit" was renamed "Dairy"; the app moves
-    // an item to a section it names "Fruit" (no section shows that name). `sectionKey(named:)`
-    // answers the name itself, which is the renamed section's key: the item stays under "Dairy"
-    // and the app's edit is lost in silence. Open: a name no section shows needs a section (or a
-    // key) of its own; surfaces avoid it by adding the section first (`ensureSectionEdit`).
+    // Found by ContractModelTests (shrunk): the app's save taken in without a base records the
+    // amount it replaced; a prompt opened on that amount before is saved with it. The author saw
+    // it, so its record is settled: the list must not change when merged with itself.
+    @Test func aPromptSavedOverAValueRecordedAsLostSettlesTheRecord() throws {
+        let list = try sampleList()
+        let seen = list.rows["A"]!.stamps[.amount]
+        let file = StamplessWriter.app(list) { $0[$0.firstIndex { $0.id == "A" }!].amount = "1" }
+        var received = list.mergingStampless(file, stamp: stamp(50, "f"))
+        #expect(received.conflictList().map(\.lost) == [.text("6")])
+        try received.apply(.update(id: "A", changes: [.amount: .text("6")], seen: [.amount: seen]), stamp: stamp(60, "me"))
+        #expect(received.item("A")?.amount == "6")
+        #expect(received.conflictList().map(\.lost) == [.text("1")], "the app's value, overwritten unseen, is for review")
+        #expect(received.merged(with: received) == received)
+    }
+
+    // Found by ContractModelTests (shrunk): section "Dairy" was renamed "Fridge"; the app moves
+    // an item to a section it names "Dairy" (no section shows that name). That name is the
+    // renamed section's key, which filed the item under "Fridge": the app's edit was lost in
+    // silence. A name no section shows gets an unlisted section of its own
+    // (`sectionKey(filing:stamp:)`), for the app's edits and the core's own alike.
     @Test func anItemMovedByTheAppToANameThatIsARenamedSectionsKeyShowsThatName() throws {
         var list = try sampleList()
         try list.apply(list.renameSectionEdit("Dairy", to: "Fridge"), stamp: Stamp(millis: 2, counter: 0, replica: "a"))
         let file = StamplessWriter.app(list) { items in items[items.firstIndex { $0.id == "A" }!].section = "Dairy" }
         let absorbed = ShoppingList.absorbing(file: file, base: list, stamp: Stamp(millis: 3, counter: 0, replica: "f"))
-        withKnownIssue("a name that is a renamed section's key files the item under that section") {
-            #expect(absorbed.item("A")?.section == "Dairy")
-        }
+        #expect(absorbed.item("A")?.section == "Dairy")
+        #expect(absorbed.sections == list.sections, "unlisted, as the app left it")
+        #expect(absorbed.grouped().map(\.section) == ["Produce", "Fridge", "Dairy", "Pantry"])
+        var edited = list
+        try edited.apply(.update(id: "B", changes: [.section: .text("Dairy")]), stamp: Stamp(millis: 4, counter: 0, replica: "a"))
+        #expect(edited.item("B")?.section == "Dairy")
     }
 }

@@ -51,4 +51,29 @@ import Testing
         #expect(session.list.item("A1")?.section == "Bakery")
         #expect(session.list.conflictList().map(\.lost) == [.text("Dairy")])
     }
+
+    /// The section-rename prompt (R on a section) names the section it showed: another
+    /// writer's rename while it was open is overwritten knowingly and recorded for review,
+    /// and the prompt renames that section, not whatever now has the name it showed.
+    @Test func aSectionRenamedWhileItsRenamePromptWasOpenIsRecorded() throws {
+        var session = Session()
+        session.press(.char("g"), .char("R"))  // on "Produce"
+        try session.list.apply(session.list.renameSectionEdit("Produce", to: "Fruit"), stamp: Stamp(millis: 1_000, counter: 0, replica: "other"))
+        for _ in "Produce" { session.press(.backspace) }
+        session.type("Greens")
+        session.press(.enter)
+        #expect(session.list.sections == ["Greens", "Dairy", "Bakery"])
+        #expect(session.list.conflictList().map(\.lost) == [.text("Fruit")], "the name the prompt never showed is kept for review")
+        #expect(session.list.conflictList().first?.isSection == true)
+    }
+
+    @Test func aSectionRenamePromptSavedOverWhatItShowedRecordsNothing() throws {
+        var session = Session()
+        session.press(.char("g"), .char("R"))
+        for _ in "Produce" { session.press(.backspace) }
+        session.type("Greens")
+        session.press(.enter)
+        #expect(session.list.sections == ["Greens", "Dairy", "Bakery"])
+        #expect(session.list.conflictList().isEmpty)
+    }
 }
