@@ -164,8 +164,11 @@ public enum ListCodec {
     }
 
     static func normalizedID(_ id: String) -> String {
-        // Most ids are already upper case: no new string for them.
-        ItemID.isUUID(id) && id.utf8.contains(where: { $0 >= UInt8(ascii: "a") }) ? id.uppercased() : id
+        // Most ids are already upper case: no new string for them, and the bytes looked at
+        // once (through `String.utf8` this was 4% of reading a list).
+        var bytes = id
+        guard bytes.withUTF8({ $0.contains(where: { $0 >= UInt8(ascii: "a") }) }) else { return id }
+        return ItemID.isUUID(id) ? id.uppercased() : id
     }
 
     /// A row as the reader found it: already an item (read directly), or a JSON value with
@@ -229,12 +232,13 @@ public enum ListCodec {
             switch raw {
             case .item(var item):
                 // Read directly: it has an id and a sortOrder.
-                if seenIDs.contains(item.id) {
+                // One hash of the id: inserted unless it repeats.
+                if !seenIDs.insert(item.id).inserted {
                     let original = item.id
                     item.id = ItemID.derived(from: original + "#duplicate#\(index)")
                     problems.append("\(location) repeats the id \(original); it is shown with the new id \(item.id)")
+                    seenIDs.insert(item.id)
                 }
-                seenIDs.insert(item.id)
                 previousOrder = item.sortOrder
                 rows.append(item)
                 placed(item)
@@ -391,7 +395,7 @@ public enum ListCodec {
         guard cursor.take(UInt8(ascii: "{")) else { return nil }
         var id: String?, name: String?, sortOrder: Double?, lastModified: String?, noDate = false
         var amount = "", section = "", checked = false, optional = false
-        var stamps = ItemStamps()
+        var stamps: ItemStamps?  // made only for a row without them
         var sectionKey: String?, held = false
         var seen: UInt16 = 0  // a bit per key
         func text() -> String? {
@@ -425,9 +429,12 @@ public enum ListCodec {
             case .optional: guard let value = flag() else { return nil }; optional = value
             case .sortOrder:
                 guard let byte = cursor.current, byte == UInt8(ascii: "-") || (byte >= 0x30 && byte <= 0x39),
-                      let literal = try? cursor.numberLiteral(), let value = Double(literal), value.isFinite else { return nil }
+                      let literal = try? cursor.numberLiteral(), let value = wholeOrder(literal) ?? Double(literal), value.isFinite else { return nil }
                 sortOrder = value
-            case .stamps: guard readPlainStamps(&cursor, bytes: bytes, into: &stamps) else { return nil }
+            case .stamps:
+                var read = stamps ?? ItemStamps()
+                guard readPlainStamps(&cursor, bytes: bytes, into: &read) else { return nil }
+                stamps = read
             case .sectionKey: guard let value = text() else { return nil }; sectionKey = value
             case .v:
                 guard let range = cursor.plainString(),
@@ -440,11 +447,31 @@ public enum ListCodec {
             if cursor.take(UInt8(ascii: "}")) { break }
             return nil
         }
-        guard let id, let name, let sortOrder, !name.trimmingWhitespace().isEmpty else { return nil }
+        guard let id, let name, let sortOrder, !isBlank(name) else { return nil }
+        let table = stamps ?? ItemStamps()
         var item = Item(id: id, name: name, amount: amount, section: sectionKey.map { ShoppingList.explicitKeyMark + $0 } ?? section, checked: checked, optional: optional,
-                        sortOrder: sortOrder, lastModified: noDate ? nil : lastModified ?? impliedDate(stamps), stamps: stamps)
+                        sortOrder: sortOrder, lastModified: noDate ? nil : lastModified ?? impliedDate(table), stamps: table)
         if held { item.heldByStampless = true }
         return item
+    }
+
+    /// `Double(literal)` for a literal of at most 15 digits and no sign, fraction or exponent
+    /// (every sortOrder bananas makes): exact, and without the general conversion.
+    static func wholeOrder(_ literal: String) -> Double? {
+        var value: Int64 = 0, digits = 0
+        for byte in literal.utf8 {
+            guard byte >= 0x30, byte <= 0x39, digits < 15 else { return nil }
+            value = value * 10 + Int64(byte - 0x30)
+            digits += 1
+        }
+        return digits == 0 ? nil : Double(value)
+    }
+
+    /// `name.trimmingWhitespace().isEmpty`, answered from the first byte for nearly every name.
+    static func isBlank(_ name: String) -> Bool {
+        var bytes = name
+        if let first = bytes.withUTF8({ $0.first }), first > 0x20, first < 0x7F { return false }
+        return name.trimmingWhitespace().isEmpty
     }
 
     /// A `stamps` object of field names and well-formed stamp strings, each field once.
@@ -852,6 +879,15 @@ public enum ListCodec {
         return newest.isZero ? nil : Timestamp.iso8601(millis: newest.millis)
     }
 
+    /// Whether `item.lastModified` is `impliedDate(item.stamps)`, so the writer leaves it out;
+    /// compared without formatting the date.
+    static func hasImpliedDate(_ item: Item) -> Bool {
+        let newest = item.stamps.newest
+        guard let date = item.lastModified else { return newest.isZero }
+        return !newest.isZero && Timestamp.isISO8601(date, millis: newest.millis)
+    }
+
+    static let heldFlags: [UInt8] = [UInt8(ascii: "g")]
     static let keyRank = JSONText.keyRanks(keyOrder)
     /// Arrays whose elements are written one to a line.
     public static let rowKeys: Set<String> = ["items", "deletedRows", "remembered"]
@@ -954,7 +990,7 @@ public enum ListCodec {
         flag(item.optional)
         key("sortOrder")
         if case .number(let literal) = JSONValue.number(item.sortOrder) { out.append(contentsOf: literal.utf8) }
-        if item.lastModified != impliedDate(item.stamps) {
+        if !hasImpliedDate(item) {
             key("lastModified")
             if let date = item.lastModified { JSONText.appendString(date, to: &out) } else { out.append(contentsOf: "null".utf8) }
         }
@@ -962,9 +998,22 @@ public enum ListCodec {
             key("sectionKey")
             JSONText.appendString(item.section, to: &out)
         }
-        if let meta = Meta.encode(item.stamps, flags: item.heldByStampless ? "g" : "") {
-            key("v")
-            JSONText.appendString(meta, to: &out)
+        // The `v` text straight into the output; escaped afterwards in the rare case it needs it
+        // (a stamp out of the compact range whose replica is not plain letters and digits).
+        let mark = out.count
+        key("v")
+        out.append(UInt8(ascii: "\""))
+        let metaStart = out.count
+        if Meta.append(item.stamps, flags: item.heldByStampless ? heldFlags : [], to: &out) {
+            if out[metaStart...].contains(where: { $0 < 0x20 || $0 == 0x7F || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+                let meta = Array(out[metaStart...])
+                out.removeSubrange(metaStart - 1..<out.count)
+                meta.withUnsafeBufferPointer { JSONText.appendString(utf8: $0, to: &out) }
+            } else {
+                out.append(UInt8(ascii: "\""))
+            }
+        } else {
+            out.removeSubrange(mark..<out.count)
         }
         out.append(UInt8(ascii: "}"))
     }
@@ -979,7 +1028,7 @@ public enum ListCodec {
         object["checked"] = .bool(item.checked)
         object["optional"] = .bool(item.optional)
         object["sortOrder"] = .number(item.sortOrder)
-        if item.lastModified != impliedDate(item.stamps) {
+        if !hasImpliedDate(item) {
             object["lastModified"] = item.lastModified.map(JSONValue.string) ?? .null
         }
         if section != item.section { object["sectionKey"] = .string(item.section) }
@@ -994,54 +1043,119 @@ public enum ListCodec {
 /// superseded; an empty field has no stamp. For a row with one stamp: `0mi4x0b9a400009d4d…|0,0,0,0,0,0`.
 enum Meta {
     static func encode<Field: StampedField>(_ stamps: StampTable<Field>, flags: String = "") -> String? {
+        var out: [UInt8] = []
+        guard append(stamps, flags: Array(flags.utf8), to: &out) else { return nil }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Appends the text `encode` returns, unquoted; false (nothing appended) where it returns nil.
+    /// Written byte by byte: a file has one per row, and a String per piece was a third of encoding.
+    static func append<Field: StampedField>(_ stamps: StampTable<Field>, flags: [UInt8], to out: inout [UInt8]) -> Bool {
         var table: [Stamp] = []
         func index(_ stamp: Stamp) -> Int {
-            if let at = table.firstIndex(of: stamp) { return at }
+            for at in table.indices where table[at] == stamp { return at }
             table.append(stamp)
             return table.count - 1
         }
-        var fields: [String] = []
+        var fields: [UInt8] = []
         var any = false
+        var first = true
         for field in Field.allCases {
+            if !first { fields.append(UInt8(ascii: ",")) }
+            first = false
             let stamp = stamps[field]
-            guard !stamp.isZero else { fields.append(""); continue }
+            guard !stamp.isZero else { continue }
             any = true
-            var text = String(index(stamp))
+            appendNumber(index(stamp), to: &fields)
             let seen = stamps.seen(field)
-            if !seen.isEmpty { text += ":" + seen.map { String(index($0)) }.joined(separator: ".") }
-            fields.append(text)
-        }
-        guard any else { return flags.isEmpty ? nil : "|" + Array(repeating: "", count: Field.allCases.count).joined(separator: ",") + "|" + flags }
-        var text = table.map { $0.compact ?? $0.encoded }.joined(separator: " ") + "|" + fields.joined(separator: ",")
-        if !flags.isEmpty { text += "|" + flags }
-        return text
-    }
-
-    static func decode<Field: StampedField, Bytes: Collection<UInt8>>(_ bytes: Bytes, as: Field.Type) -> (stamps: StampTable<Field>, flags: [UInt8])? where Bytes.Index == Int {
-        let parts = bytes.split(separator: UInt8(ascii: "|"), omittingEmptySubsequences: false)
-        guard parts.count == 2 || parts.count == 3 else { return nil }
-        var table: [Stamp] = []
-        for text in parts[0].split(separator: UInt8(ascii: " ")) {
-            guard let stamp = stamp(text) else { return nil }
-            table.append(stamp)
-        }
-        let fields = parts[1].split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false)
-        guard fields.count == Field.allCases.count else { return nil }
-        var stamps = StampTable<Field>()
-        for (field, text) in zip(Field.allCases, fields) where !text.isEmpty {
-            let pieces = text.split(separator: UInt8(ascii: ":"), omittingEmptySubsequences: false)
-            guard pieces.count <= 2, let at = number(pieces[0]), at < table.count else { return nil }
-            stamps[field] = table[at]
-            if pieces.count == 2 {
-                var seen: [Stamp] = []
-                for piece in pieces[1].split(separator: UInt8(ascii: ".")) {
-                    guard let at = number(piece), at < table.count else { return nil }
-                    seen.append(table[at])
-                }
-                stamps.setSeen(field, seen)
+            for (n, older) in seen.enumerated() {
+                fields.append(n == 0 ? UInt8(ascii: ":") : UInt8(ascii: "."))
+                appendNumber(index(older), to: &fields)
             }
         }
-        return (stamps, parts.count == 3 ? Array(parts[2]) : [])
+        guard any || !flags.isEmpty else { return false }
+        for (n, stamp) in table.enumerated() {
+            if n > 0 { out.append(UInt8(ascii: " ")) }
+            if !stamp.appendCompact(to: &out) { stamp.appendEncoded(to: &out) }
+        }
+        out.append(UInt8(ascii: "|"))
+        out.append(contentsOf: fields)
+        if !flags.isEmpty {
+            out.append(UInt8(ascii: "|"))
+            out.append(contentsOf: flags)
+        }
+        return true
+    }
+
+    static func appendNumber(_ value: Int, to out: inout [UInt8]) {
+        if value < 10 { out.append(UInt8(ascii: "0") &+ UInt8(value)); return }
+        out.append(contentsOf: String(value).utf8)
+    }
+
+    static func decode<Field: StampedField>(_ bytes: [UInt8], as field: Field.Type) -> (stamps: StampTable<Field>, flags: [UInt8])? {
+        bytes.withUnsafeBufferPointer { decode($0, as: field) }
+    }
+
+    /// The inverse of `encode`, on the text's bytes; nil when it is not well formed.
+    static func decode<Field: StampedField>(_ bytes: UnsafeBufferPointer<UInt8>, as: Field.Type) -> (stamps: StampTable<Field>, flags: [UInt8])? {
+        let bar = UInt8(ascii: "|")
+        guard let tableEnd = bytes.firstIndex(of: bar) else { return nil }
+        var fieldsEnd = bytes.endIndex
+        var flags: [UInt8] = []
+        if let second = bytes[(tableEnd + 1)...].firstIndex(of: bar) {
+            guard !bytes[(second + 1)...].contains(bar) else { return nil }
+            fieldsEnd = second
+            flags = Array(bytes[(second + 1)...])
+        }
+        // The stamps, separated by spaces (runs of them too). Most rows have one: an array
+        // only from the second.
+        var first: Stamp?
+        var table: [Stamp] = []
+        var count = 0
+        var i = bytes.startIndex
+        while i < tableEnd {
+            if bytes[i] == UInt8(ascii: " ") { i += 1; continue }
+            var j = i
+            while j < tableEnd, bytes[j] != UInt8(ascii: " ") { j += 1 }
+            guard let stamp = stamp(UnsafeBufferPointer(rebasing: bytes[i..<j])) else { return nil }
+            if count == 0 { first = stamp } else { if count == 1 { table.append(first!) }; table.append(stamp) }
+            count += 1
+            i = j
+        }
+        func entry(_ at: Int) -> Stamp { count == 1 ? first! : table[at] }
+        // One piece per field, separated by commas: `i` or `i:j.k…`.
+        var stamps = StampTable<Field>()
+        var fields = Field.allCases.makeIterator()
+        var start = tableEnd + 1
+        while true {
+            var end = start
+            while end < fieldsEnd, bytes[end] != UInt8(ascii: ",") { end += 1 }
+            guard let field = fields.next() else { return nil }
+            if end > start {
+                var colon = start
+                while colon < end, bytes[colon] != UInt8(ascii: ":") { colon += 1 }
+                guard let at = number(UnsafeBufferPointer(rebasing: bytes[start..<colon])), at < count else { return nil }
+                stamps[field] = entry(at)
+                if colon < end {
+                    var seen: [Stamp] = []
+                    var k = colon + 1
+                    while k < end {
+                        if bytes[k] == UInt8(ascii: ".") { k += 1; continue }
+                        var l = k
+                        while l < end, bytes[l] != UInt8(ascii: "."), bytes[l] != UInt8(ascii: ":") { l += 1 }
+                        guard l == end || bytes[l] == UInt8(ascii: "."),
+                              let at = number(UnsafeBufferPointer(rebasing: bytes[k..<l])), at < count else { return nil }
+                        seen.append(entry(at))
+                        k = l
+                    }
+                    stamps.setSeen(field, seen)
+                }
+            }
+            if end == fieldsEnd { break }
+            start = end + 1
+        }
+        guard fields.next() == nil else { return nil }
+        return (stamps, flags)
     }
 
     static func number<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> Int? {
