@@ -392,30 +392,96 @@ public enum ListCodec {
     /// One row in the shape bananas writes, or nil (the caller then reads it the general way,
     /// which also finds any error in it).
     static func readPlainItem(_ cursor: inout JSONCursor, bytes: UnsafeBufferPointer<UInt8>) -> Item? {
-        guard cursor.take(UInt8(ascii: "{")) else { return nil }
+        // The row is walked on the buffer itself (`at`): through the cursor, in another module,
+        // every byte looked at was a call. The cursor reads only what needs its care: a string
+        // with escapes or beyond ASCII, a number other than a plain whole one, a `stamps` object.
+        var at = cursor.index
+        let end = bytes.count
+        let quote = UInt8(ascii: "\"")
+        func skipWhitespace() {
+            while at < end {
+                let byte = bytes[at]
+                guard byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 else { return }
+                at += 1
+            }
+        }
+        func take(_ byte: UInt8) -> Bool {
+            guard at < end, bytes[at] == byte else { return false }
+            at += 1
+            return true
+        }
+        func take(word: StaticString) -> Bool {
+            let count = word.utf8CodeUnitCount
+            guard end - at >= count else { return false }
+            for offset in 0..<count where bytes[at + offset] != word.utf8Start[offset] { return false }
+            at += count
+            return true
+        }
+        /// A string without escapes or control bytes, from its opening quote: where its bytes
+        /// lie, stepped past; nil without a step for anything else (`JSONCursor.plainString`).
+        func plainString(ascii: inout Bool) -> Range<Int>? {
+            guard at < end, bytes[at] == quote else { return nil }
+            var i = at + 1, high = false
+            while i < end {
+                let byte = bytes[i]
+                if byte == quote {
+                    let range = (at + 1)..<i
+                    at = i + 1
+                    ascii = !high
+                    return range
+                }
+                if byte == UInt8(ascii: "\\") || byte < 0x20 { return nil }
+                if byte >= 0x80 { high = true }
+                i += 1
+            }
+            return nil
+        }
+        func text() -> String? {
+            guard at < end, bytes[at] == quote else { return nil }
+            var ascii = false
+            let start = at
+            // ASCII needs no validation; anything else is read (and checked) by the cursor.
+            if let range = plainString(ascii: &ascii), ascii { return String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self) }
+            cursor.index = start
+            guard let value = try? cursor.string() else { return nil }
+            at = cursor.index
+            return value
+        }
+        func flag() -> Bool? {
+            if take(word: "true") { return true }
+            if take(word: "false") { return false }
+            return nil
+        }
+        /// A whole number of 1 to 15 digits without a leading zero, sign, fraction or exponent
+        /// (every sortOrder bananas makes), as `Double(literal)` reads it; nil without a step.
+        func wholeNumber() -> Double? {
+            var i = at, value: Int64 = 0
+            while i < end, i - at < 16, bytes[i] >= 0x30, bytes[i] <= 0x39 {
+                value = value * 10 + Int64(bytes[i] - 0x30)
+                i += 1
+            }
+            let digits = i - at
+            guard digits >= 1, digits <= 15, digits == 1 || bytes[at] != UInt8(ascii: "0") else { return nil }
+            if i < end, bytes[i] == UInt8(ascii: ".") || bytes[i] == UInt8(ascii: "e") || bytes[i] == UInt8(ascii: "E") { return nil }
+            at = i
+            return Double(value)
+        }
+        guard take(UInt8(ascii: "{")) else { return nil }
         var id: String?, name: String?, sortOrder: Double?, lastModified: String?, noDate = false
         var amount = "", section = "", checked = false, optional = false
         var stamps: ItemStamps?  // made only for a row without them
         var sectionKey: String?, held = false
         var seen: UInt16 = 0  // a bit per key
-        func text() -> String? {
-            guard cursor.current == UInt8(ascii: "\"") else { return nil }
-            return try? cursor.string()
-        }
-        func flag() -> Bool? {
-            if cursor.take(word: "true") { return true }
-            if cursor.take(word: "false") { return false }
-            return nil
-        }
+        var ascii = false
         while true {
-            cursor.skipWhitespace()
+            skipWhitespace()
             // Keys matched on their bytes: no String and no hashing per key.
-            guard let range = cursor.plainString(), let key = PlainKey(utf8: UnsafeBufferPointer(rebasing: bytes[range])),
+            guard let range = plainString(ascii: &ascii), let key = PlainKey(utf8: UnsafeBufferPointer(rebasing: bytes[range])),
                   seen & key.bit == 0 else { return nil }
             seen |= key.bit
-            cursor.skipWhitespace()
-            guard cursor.take(UInt8(ascii: ":")) else { return nil }
-            cursor.skipWhitespace()
+            skipWhitespace()
+            guard take(UInt8(ascii: ":")) else { return nil }
+            skipWhitespace()
             switch key {
             case .id:
                 guard let value = text(), !value.isEmpty else { return nil }
@@ -424,47 +490,44 @@ public enum ListCodec {
             case .amount: guard let value = text() else { return nil }; amount = value
             case .section: guard let value = text() else { return nil }; section = value
             case .lastModified:
-                if cursor.take(word: "null") { noDate = true } else { guard let value = text() else { return nil }; lastModified = value }
+                if take(word: "null") { noDate = true } else { guard let value = text() else { return nil }; lastModified = value }
             case .checked: guard let value = flag() else { return nil }; checked = value
             case .optional: guard let value = flag() else { return nil }; optional = value
             case .sortOrder:
-                guard let byte = cursor.current, byte == UInt8(ascii: "-") || (byte >= 0x30 && byte <= 0x39),
-                      let literal = try? cursor.numberLiteral(), let value = wholeOrder(literal) ?? Double(literal), value.isFinite else { return nil }
-                sortOrder = value
+                guard at < end, bytes[at] == UInt8(ascii: "-") || (bytes[at] >= 0x30 && bytes[at] <= 0x39) else { return nil }
+                if let value = wholeNumber() {
+                    sortOrder = value
+                } else {
+                    cursor.index = at
+                    guard let literal = try? cursor.numberLiteral(), let value = Double(literal), value.isFinite else { return nil }
+                    at = cursor.index
+                    sortOrder = value
+                }
             case .stamps:
                 var read = stamps ?? ItemStamps()
+                cursor.index = at
                 guard readPlainStamps(&cursor, bytes: bytes, into: &read) else { return nil }
+                at = cursor.index
                 stamps = read
             case .sectionKey: guard let value = text() else { return nil }; sectionKey = value
             case .v:
-                guard let range = cursor.plainString(),
+                guard let range = plainString(ascii: &ascii),
                       let meta = Meta.decode(UnsafeBufferPointer(rebasing: bytes[range]), as: ItemField.self) else { return nil }
                 stamps = meta.stamps
                 held = meta.flags.contains(UInt8(ascii: "g"))
             }
-            cursor.skipWhitespace()
-            if cursor.take(UInt8(ascii: ",")) { continue }
-            if cursor.take(UInt8(ascii: "}")) { break }
+            skipWhitespace()
+            if take(UInt8(ascii: ",")) { continue }
+            if take(UInt8(ascii: "}")) { break }
             return nil
         }
+        cursor.index = at
         guard let id, let name, let sortOrder, !isBlank(name) else { return nil }
         let table = stamps ?? ItemStamps()
         var item = Item(id: id, name: name, amount: amount, section: sectionKey.map { ShoppingList.explicitKeyMark + $0 } ?? section, checked: checked, optional: optional,
                         sortOrder: sortOrder, lastModified: noDate ? nil : lastModified ?? impliedDate(table), stamps: table)
         if held { item.heldByStampless = true }
         return item
-    }
-
-    /// `Double(literal)` for a literal of at most 15 digits and no sign, fraction or exponent
-    /// (every sortOrder bananas makes): exact, and without the general conversion.
-    static func wholeOrder(_ literal: String) -> Double? {
-        var value: Int64 = 0, digits = 0
-        for byte in literal.utf8 {
-            guard byte >= 0x30, byte <= 0x39, digits < 15 else { return nil }
-            value = value * 10 + Int64(byte - 0x30)
-            digits += 1
-        }
-        return digits == 0 ? nil : Double(value)
     }
 
     /// `name.trimmingWhitespace().isEmpty`, answered from the first byte for nearly every name.
