@@ -59,6 +59,46 @@ public enum ItemID {
 public enum Timestamp {
     /// Milliseconds since 1970 as ISO 8601 UTC text: `2026-11-21T10:15:30.123Z`.
     public static func iso8601(millis: Int64) -> String {
+        if let text = withISO8601(millis: millis, { String(decoding: $0, as: UTF8.self) }) { return text }
+        let p = parts(millis)
+        return zeroPadded(p.year, 4) + "-" + zeroPadded(p.month, 2) + "-" + zeroPadded(p.day, 2)
+            + "T" + zeroPadded(p.seconds / 3600, 2) + ":" + zeroPadded(p.seconds / 60 % 60, 2) + ":" + zeroPadded(p.seconds % 60, 2)
+            + "." + zeroPadded(p.ms % 1000, 3) + "Z"
+    }
+
+    /// `body` with the UTF-8 bytes of `iso8601(millis:)`, made without a String (the codec
+    /// asks for the date a row's newest stamp implies at every row); nil for a year outside
+    /// 0...9999, whose text is not 24 bytes.
+    public static func withISO8601<Result>(millis: Int64, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result? {
+        let p = parts(millis)
+        guard p.year >= 0, p.year <= 9999 else { return nil }
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24) { out in
+            func put(_ value: Int64, at: Int, _ digits: Int) {
+                var rest = value
+                for offset in stride(from: digits - 1, through: 0, by: -1) {
+                    out[at + offset] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest % 10)
+                    rest /= 10
+                }
+            }
+            put(p.year, at: 0, 4); out[4] = UInt8(ascii: "-")
+            put(p.month, at: 5, 2); out[7] = UInt8(ascii: "-")
+            put(p.day, at: 8, 2); out[10] = UInt8(ascii: "T")
+            put(p.seconds / 3600, at: 11, 2); out[13] = UInt8(ascii: ":")
+            put(p.seconds / 60 % 60, at: 14, 2); out[16] = UInt8(ascii: ":")
+            put(p.seconds % 60, at: 17, 2); out[19] = UInt8(ascii: ".")
+            put(p.ms % 1000, at: 20, 3); out[23] = UInt8(ascii: "Z")
+            return body(UnsafeBufferPointer(out))
+        }
+    }
+
+    /// True when `text` is `iso8601(millis:)`, compared without making that text.
+    public static func isISO8601(_ text: String, millis: Int64) -> Bool {
+        var bytes = text
+        if let same = bytes.withUTF8({ bytes in withISO8601(millis: millis) { bytes.elementsEqual($0) } }) { return same }
+        return text == iso8601(millis: millis)
+    }
+
+    private static func parts(_ millis: Int64) -> (year: Int64, month: Int64, day: Int64, seconds: Int64, ms: Int64) {
         let (days, msOfDay) = millis.quotientAndRemainder(dividingBy: 86_400_000)
         let (d, ms) = msOfDay < 0 ? (days - 1, msOfDay + 86_400_000) : (days, msOfDay)
         // Civil-from-days (Howard Hinnant's algorithm).
@@ -71,9 +111,6 @@ public enum Timestamp {
         let day = doy - (153 * mp + 2) / 5 + 1
         let month = mp < 10 ? mp + 3 : mp - 9
         let year = yoe + era * 400 + (month <= 2 ? 1 : 0)
-        let seconds = ms / 1000
-        return zeroPadded(year, 4) + "-" + zeroPadded(month, 2) + "-" + zeroPadded(day, 2)
-            + "T" + zeroPadded(seconds / 3600, 2) + ":" + zeroPadded(seconds / 60 % 60, 2) + ":" + zeroPadded(seconds % 60, 2)
-            + "." + zeroPadded(ms % 1000, 3) + "Z"
+        return (year, month, day, ms / 1000, ms)
     }
 }

@@ -35,36 +35,59 @@ extension ItemField: StampedField {
 /// author and replaced knowingly; two values neither of which saw the other are concurrent,
 /// and the one that loses is recorded.
 public struct StampTable<Field: StampedField>: Hashable, Sendable {
-    private var values: [Stamp]
-    private var histories: [[Stamp]]
+    // Inlinable storage: the codec (another module) builds a table per row it reads, and
+    // unspecialized across modules each one looked up generic metadata (callgrind).
+    @usableFromInline var values: [Stamp]
+    /// Per field; empty (no array per field) until a field remembers a superseded stamp:
+    /// most rows never do, and a table is built for every row read.
+    @usableFromInline var histories: [[Stamp]]
 
     /// How many superseded stamps a field remembers. A value older than that many edits on
     /// the other side is no longer known to have been seen: merging it records a conflict
     /// (a review too many, never a value lost in silence).
     public static var historyLimit: Int { 8 }
 
+    @inlinable
     public init(all stamp: Stamp = .zero) {
         values = Array(repeating: stamp, count: Field.allCases.count)
-        histories = Array(repeating: [], count: Field.allCases.count)
+        histories = []
     }
 
+    /// Equal when the stamps and what each field superseded are: no histories at all equals
+    /// a history per field with nothing in it.
+    public static func == (a: StampTable, b: StampTable) -> Bool {
+        a.values == b.values && (a.histories == b.histories || a.hasNoHistory && b.hasNoHistory)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(values)
+        if !hasNoHistory { hasher.combine(histories) }
+    }
+
+    @inlinable
     public subscript(field: Field) -> Stamp {
         get { values[field.stampIndex] }
         set { values[field.stampIndex] = newValue }
     }
 
     /// The stamps of the values this field's value superseded, newest first.
-    public func seen(_ field: Field) -> [Stamp] { histories[field.stampIndex] }
+    @inlinable
+    public func seen(_ field: Field) -> [Stamp] { histories.isEmpty ? [] : histories[field.stampIndex] }
 
     public mutating func setSeen(_ field: Field, _ stamps: [Stamp]) {
-        histories[field.stampIndex] = Self.trimmedHistory(stamps)
+        let trimmed = Self.trimmedHistory(stamps)
+        if histories.isEmpty {
+            if trimmed.isEmpty { return }
+            histories = Array(repeating: [], count: Field.allCases.count)
+        }
+        histories[field.stampIndex] = trimmed
     }
 
     /// Replaces the field's stamp with `stamp`, remembering the one it supersedes.
     public mutating func supersede(_ field: Field, with stamp: Stamp) {
         let at = field.stampIndex
         let old = values[at]
-        if !old.isZero { histories[at] = Self.trimmedHistory([old] + histories[at]) }
+        if !old.isZero { setSeen(field, [old] + seen(field)) }
         values[at] = stamp
     }
 
@@ -73,17 +96,18 @@ public struct StampTable<Field: StampedField>: Hashable, Sendable {
     /// seen by every stamped one.
     public func hasSeen(_ field: Field, _ stamp: Stamp) -> Bool {
         let at = field.stampIndex
-        return values[at] == stamp || stamp.isZero || histories[at].contains(stamp)
+        return values[at] == stamp || stamp.isZero || !histories.isEmpty && histories[at].contains(stamp)
     }
 
     /// The newest stamp of any field.
+    @inlinable
     public var newest: Stamp { values.max() ?? .zero }
 
     /// The stamps alone, no field remembering what it superseded.
     public var withoutHistory: StampTable {
         guard !hasNoHistory else { return self }
         var copy = self
-        for field in Field.allCases { copy.histories[field.stampIndex] = [] }
+        copy.histories = []
         return copy
     }
 

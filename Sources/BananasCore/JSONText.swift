@@ -55,32 +55,35 @@ public enum JSONText {
 
     static func writeString(_ text: String, into out: inout [UInt8]) {
         var text = text
-        text.withUTF8 { bytes in
-            out.append(UInt8(ascii: "\""))
-            // Most strings need no escapes: copy them whole.
-            var plain = true
-            for byte in bytes where byte < 0x20 || byte == 0x7F || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
-                plain = false
-                break
-            }
-            if plain {
-                out.append(contentsOf: bytes)
-            } else {
-                // Multi-byte UTF-8 sequences never contain bytes below 0x80, so bytes can be copied.
-                for byte in bytes {
-                    switch byte {
-                    case UInt8(ascii: "\""): out.append(contentsOf: [0x5C, 0x22])
-                    case UInt8(ascii: "\\"): out.append(contentsOf: [0x5C, 0x5C])
-                    case 0x0A: out.append(contentsOf: [0x5C, UInt8(ascii: "n")])
-                    case 0x0D: out.append(contentsOf: [0x5C, UInt8(ascii: "r")])
-                    case 0x09: out.append(contentsOf: [0x5C, UInt8(ascii: "t")])
-                    case 0x00..<0x20, 0x7F: out.append(contentsOf: ("\\u00" + hex(UInt64(byte), digits: 2)).utf8)
-                    default: out.append(byte)
-                    }
+        text.withUTF8 { appendString(utf8: $0, to: &out) }
+    }
+
+    /// `appendString` for text already in UTF-8 bytes.
+    public static func appendString(utf8 bytes: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        // Most strings need no escapes: copy them whole.
+        var plain = true
+        for byte in bytes where byte < 0x20 || byte == 0x7F || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+            plain = false
+            break
+        }
+        if plain {
+            out.append(contentsOf: bytes)
+        } else {
+            // Multi-byte UTF-8 sequences never contain bytes below 0x80, so bytes can be copied.
+            for byte in bytes {
+                switch byte {
+                case UInt8(ascii: "\""): out.append(contentsOf: [0x5C, 0x22])
+                case UInt8(ascii: "\\"): out.append(contentsOf: [0x5C, 0x5C])
+                case 0x0A: out.append(contentsOf: [0x5C, UInt8(ascii: "n")])
+                case 0x0D: out.append(contentsOf: [0x5C, UInt8(ascii: "r")])
+                case 0x09: out.append(contentsOf: [0x5C, UInt8(ascii: "t")])
+                case 0x00..<0x20, 0x7F: out.append(contentsOf: ("\\u00" + hex(UInt64(byte), digits: 2)).utf8)
+                default: out.append(byte)
                 }
             }
-            out.append(UInt8(ascii: "\""))
         }
+        out.append(UInt8(ascii: "\""))
     }
 
     /// The rank table `serialize` builds from a key order.

@@ -82,6 +82,27 @@ extension ShoppingList {
         return ids
     }
 
+    /// `differingRowIDs` for a table that may also hold rows `other` lacks (an add put them
+    /// in): those are listed in `added`. A key out of step with `other`'s is looked up, so the
+    /// answer is right however the tables lie; nil when they do not pair up.
+    public static func differingRowIDs(_ rows: [String: Item], _ other: [String: Item], added: inout [String]) -> [String]? {
+        guard rows.count >= other.count else { return nil }
+        var ids: [String] = []
+        var right = other.makeIterator()
+        var pending = right.next()
+        for (id, item) in rows {
+            if let (otherID, otherItem) = pending, id == otherID {
+                if !item.isSameCopy(as: otherItem) && item != otherItem { ids.append(id) }
+                pending = right.next()
+            } else {
+                guard other[id] == nil, added.count < rows.count - other.count else { return nil }
+                added.append(id)
+            }
+        }
+        guard pending == nil, added.count == rows.count - other.count else { return nil }
+        return ids
+    }
+
     /// After a merge whose row tables did not pair up (one side rehashed: a resize, a whole
     /// decode): when both now hold the same ids, rebuild ours from a copy of the other's table,
     /// which keeps its layout, so the next merges and compares of the two pair up again.

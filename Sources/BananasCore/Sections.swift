@@ -35,7 +35,8 @@ extension ShoppingList {
         if sections.contains(name) { return name }
         let folded = name.lowercased()
         var variants: Set<String> = []
-        for row in rows.values where isVisible(row.id) {
+        var looked: Set<String> = []  // each section once: lowercasing per row was most of an `add`
+        for row in rows.values where (tombstones.isEmpty || isVisible(row.id)) && looked.insert(row.section).inserted {
             let shown = sectionName(row.section)
             if shown == name { return name }
             if shown.lowercased() == folded { variants.insert(shown) }

@@ -233,25 +233,27 @@ extension Stamp {
 extension Stamp {
     @usableFromInline static let compactMillisDigits = 10
     @usableFromInline static let compactCounterDigits = 4
-    private static let base36 = Array("0123456789abcdefghijklmnopqrstuvwxyz".utf8)
 
     /// The compact form: milliseconds in 10 base-36 digits, the counter in 4, then the replica
     /// (`0mi4x0b9a40000` + `9d4dbd8e90d0`). Fixed-width digits in ASCII order, so comparing two
     /// compact stamps as strings still compares them as tuples. Nil when out of range.
     public func appendCompact(to out: inout [UInt8]) -> Bool {
         guard millis >= 0, millis < 3_656_158_440_062_976 /* 36^10 */, counter >= 0, counter < 1_679_616 /* 36^4 */ else { return false }
-        var digits = [UInt8](repeating: 0, count: Self.compactMillisDigits + Self.compactCounterDigits)
-        var rest = millis
-        for at in stride(from: Self.compactMillisDigits - 1, through: 0, by: -1) {
-            digits[at] = Self.base36[Int(rest % 36)]
-            rest /= 36
+        // Digits in a buffer on the stack: the codec writes a stamp per field of every row.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Self.compactMillisDigits + Self.compactCounterDigits) { digits in
+            func digit(_ value: Int) -> UInt8 { value < 10 ? UInt8(ascii: "0") &+ UInt8(value) : UInt8(ascii: "a") &+ UInt8(value - 10) }
+            var rest = millis
+            for at in stride(from: Self.compactMillisDigits - 1, through: 0, by: -1) {
+                digits[at] = digit(Int(rest % 36))
+                rest /= 36
+            }
+            var counterRest = counter
+            for at in stride(from: digits.count - 1, through: Self.compactMillisDigits, by: -1) {
+                digits[at] = digit(counterRest % 36)
+                counterRest /= 36
+            }
+            out.append(contentsOf: UnsafeBufferPointer(digits))
         }
-        var counterRest = counter
-        for at in stride(from: digits.count - 1, through: Self.compactMillisDigits, by: -1) {
-            digits[at] = Self.base36[counterRest % 36]
-            counterRest /= 36
-        }
-        out.append(contentsOf: digits)
         var replica = replica
         replica.withUTF8 { out.append(contentsOf: $0) }
         return true

@@ -204,11 +204,16 @@ extension ListCodec {
             && list.extra == old.extra && list.syncExtra == old.syncExtra
         // Deleted rows are written under `sync`: they must be the same rows.
         for id in list.tombstones.keys where list.rows[id] != old.rows[id] { return nil }
+        // The rows that changed and those added, found by walking both tables side by side
+        // where they pair up (no hash of every id).
+        var added: [String] = []
+        let differing = ShoppingList.differingRowIDs(list.rows, old.rows, added: &added)
         // New rows after every row there was (an add): written after the last one.
         var appended: [Item] = []
         if list.rows.count > old.rows.count {
-            for (id, item) in list.rows where old.rows[id] == nil {
-                guard item.extra.isEmpty, list.isVisible(id) else { return nil }
+            let newIDs = differing != nil ? added : list.rows.keys.filter { old.rows[$0] == nil }
+            for id in newIDs {
+                guard let item = list.rows[id], item.extra.isEmpty, list.isVisible(id) else { return nil }
                 appended.append(item)
             }
             appended.sort { $0.sortOrder != $1.sortOrder ? $0.sortOrder < $1.sortOrder : $0.id < $1.id }
@@ -216,7 +221,7 @@ extension ListCodec {
             guard let first = appended.first, first.sortOrder > lastOrder || (first.sortOrder == lastOrder && first.id > lastID) else { return nil }
         }
         var changed: [(index: Int, item: Item)] = []
-        if let ids = ShoppingList.differingRowIDs(list.rows, old.rows), ids.count <= 32 {
+        if let ids = differing, ids.count <= 32 {
             // A few rows changed (a flush): find them in the layout by a scan, not by hashing
             // every id of the list twice.
             for id in ids {

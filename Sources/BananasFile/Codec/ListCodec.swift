@@ -165,8 +165,11 @@ public enum ListCodec {
     }
 
     static func normalizedID(_ id: String) -> String {
-        // Most ids are already upper case: no new string for them.
-        ItemID.isUUID(id) && id.utf8.contains(where: { $0 >= UInt8(ascii: "a") }) ? id.uppercased() : id
+        // Most ids are already upper case: no new string for them, and the bytes looked at
+        // once (through `String.utf8` this was 4% of reading a list).
+        var bytes = id
+        guard bytes.withUTF8({ $0.contains(where: { $0 >= UInt8(ascii: "a") }) }) else { return id }
+        return ItemID.isUUID(id) ? id.uppercased() : id
     }
 
     /// A row as the reader found it: already an item (read directly), or a JSON value with
@@ -256,12 +259,13 @@ public enum ListCodec {
             switch raw {
             case .item(var item):
                 // Read directly: it has an id and a sortOrder.
-                if seenIDs.contains(item.id) {
+                // One hash of the id: inserted unless it repeats.
+                if !seenIDs.insert(item.id).inserted {
                     let original = item.id
                     item.id = ItemID.derived(from: original + "#duplicate#\(index)")
                     problems.append("\(location) repeats the id \(original); it is shown with the new id \(item.id)")
+                    seenIDs.insert(item.id)
                 }
-                seenIDs.insert(item.id)
                 previousOrder = item.sortOrder
                 rows.append(item)
                 placed(item)
@@ -420,30 +424,96 @@ public enum ListCodec {
     /// One row in the shape bananas writes, or nil (the caller then reads it the general way,
     /// which also finds any error in it).
     static func readPlainItem(_ cursor: inout JSONCursor, bytes: UnsafeBufferPointer<UInt8>) -> Item? {
-        guard cursor.take(UInt8(ascii: "{")) else { return nil }
-        var id: String?, name: String?, sortOrder: Double?, lastModified: String?, noDate = false
-        var amount = "", section = "", checked = false, optional = false
-        var stamps = ItemStamps()
-        var sectionKey: String?, held = false
-        var seen: UInt16 = 0  // a bit per key
-        func text() -> String? {
-            guard cursor.current == UInt8(ascii: "\"") else { return nil }
-            return try? cursor.string()
+        // The row is walked on the buffer itself (`at`): through the cursor, in another module,
+        // every byte looked at was a call. The cursor reads only what needs its care: a string
+        // with escapes or beyond ASCII, a number other than a plain whole one, a `stamps` object.
+        var at = cursor.index
+        let end = bytes.count
+        let quote = UInt8(ascii: "\"")
+        func skipWhitespace() {
+            while at < end {
+                let byte = bytes[at]
+                guard byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 else { return }
+                at += 1
+            }
         }
-        func flag() -> Bool? {
-            if cursor.take(word: "true") { return true }
-            if cursor.take(word: "false") { return false }
+        func take(_ byte: UInt8) -> Bool {
+            guard at < end, bytes[at] == byte else { return false }
+            at += 1
+            return true
+        }
+        func take(word: StaticString) -> Bool {
+            let count = word.utf8CodeUnitCount
+            guard end - at >= count else { return false }
+            for offset in 0..<count where bytes[at + offset] != word.utf8Start[offset] { return false }
+            at += count
+            return true
+        }
+        /// A string without escapes or control bytes, from its opening quote: where its bytes
+        /// lie, stepped past; nil without a step for anything else (`JSONCursor.plainString`).
+        func plainString(ascii: inout Bool) -> Range<Int>? {
+            guard at < end, bytes[at] == quote else { return nil }
+            var i = at + 1, high = false
+            while i < end {
+                let byte = bytes[i]
+                if byte == quote {
+                    let range = (at + 1)..<i
+                    at = i + 1
+                    ascii = !high
+                    return range
+                }
+                if byte == UInt8(ascii: "\\") || byte < 0x20 { return nil }
+                if byte >= 0x80 { high = true }
+                i += 1
+            }
             return nil
         }
+        func text() -> String? {
+            guard at < end, bytes[at] == quote else { return nil }
+            var ascii = false
+            let start = at
+            // ASCII needs no validation; anything else is read (and checked) by the cursor.
+            if let range = plainString(ascii: &ascii), ascii { return String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self) }
+            cursor.index = start
+            guard let value = try? cursor.string() else { return nil }
+            at = cursor.index
+            return value
+        }
+        func flag() -> Bool? {
+            if take(word: "true") { return true }
+            if take(word: "false") { return false }
+            return nil
+        }
+        /// A whole number of 1 to 15 digits without a leading zero, sign, fraction or exponent
+        /// (every sortOrder bananas makes), as `Double(literal)` reads it; nil without a step.
+        func wholeNumber() -> Double? {
+            var i = at, value: Int64 = 0
+            while i < end, i - at < 16, bytes[i] >= 0x30, bytes[i] <= 0x39 {
+                value = value * 10 + Int64(bytes[i] - 0x30)
+                i += 1
+            }
+            let digits = i - at
+            guard digits >= 1, digits <= 15, digits == 1 || bytes[at] != UInt8(ascii: "0") else { return nil }
+            if i < end, bytes[i] == UInt8(ascii: ".") || bytes[i] == UInt8(ascii: "e") || bytes[i] == UInt8(ascii: "E") { return nil }
+            at = i
+            return Double(value)
+        }
+        guard take(UInt8(ascii: "{")) else { return nil }
+        var id: String?, name: String?, sortOrder: Double?, lastModified: String?, noDate = false
+        var amount = "", section = "", checked = false, optional = false
+        var stamps: ItemStamps?  // made only for a row without them
+        var sectionKey: String?, held = false
+        var seen: UInt16 = 0  // a bit per key
+        var ascii = false
         while true {
-            cursor.skipWhitespace()
+            skipWhitespace()
             // Keys matched on their bytes: no String and no hashing per key.
-            guard let range = cursor.plainString(), let key = PlainKey(utf8: UnsafeBufferPointer(rebasing: bytes[range])),
+            guard let range = plainString(ascii: &ascii), let key = PlainKey(utf8: UnsafeBufferPointer(rebasing: bytes[range])),
                   seen & key.bit == 0 else { return nil }
             seen |= key.bit
-            cursor.skipWhitespace()
-            guard cursor.take(UInt8(ascii: ":")) else { return nil }
-            cursor.skipWhitespace()
+            skipWhitespace()
+            guard take(UInt8(ascii: ":")) else { return nil }
+            skipWhitespace()
             switch key {
             case .id:
                 guard let value = text(), !value.isEmpty else { return nil }
@@ -452,31 +522,51 @@ public enum ListCodec {
             case .amount: guard let value = text() else { return nil }; amount = value
             case .section: guard let value = text() else { return nil }; section = value
             case .lastModified:
-                if cursor.take(word: "null") { noDate = true } else { guard let value = text() else { return nil }; lastModified = value }
+                if take(word: "null") { noDate = true } else { guard let value = text() else { return nil }; lastModified = value }
             case .checked: guard let value = flag() else { return nil }; checked = value
             case .optional: guard let value = flag() else { return nil }; optional = value
             case .sortOrder:
-                guard let byte = cursor.current, byte == UInt8(ascii: "-") || (byte >= 0x30 && byte <= 0x39),
-                      let literal = try? cursor.numberLiteral(), let value = Double(literal), value.isFinite else { return nil }
-                sortOrder = value
-            case .stamps: guard readPlainStamps(&cursor, bytes: bytes, into: &stamps) else { return nil }
+                guard at < end, bytes[at] == UInt8(ascii: "-") || (bytes[at] >= 0x30 && bytes[at] <= 0x39) else { return nil }
+                if let value = wholeNumber() {
+                    sortOrder = value
+                } else {
+                    cursor.index = at
+                    guard let literal = try? cursor.numberLiteral(), let value = Double(literal), value.isFinite else { return nil }
+                    at = cursor.index
+                    sortOrder = value
+                }
+            case .stamps:
+                var read = stamps ?? ItemStamps()
+                cursor.index = at
+                guard readPlainStamps(&cursor, bytes: bytes, into: &read) else { return nil }
+                at = cursor.index
+                stamps = read
             case .sectionKey: guard let value = text() else { return nil }; sectionKey = value
             case .v:
-                guard let range = cursor.plainString(),
+                guard let range = plainString(ascii: &ascii),
                       let meta = Meta.decode(UnsafeBufferPointer(rebasing: bytes[range]), as: ItemField.self) else { return nil }
                 stamps = meta.stamps
                 held = meta.flags.contains(UInt8(ascii: "g"))
             }
-            cursor.skipWhitespace()
-            if cursor.take(UInt8(ascii: ",")) { continue }
-            if cursor.take(UInt8(ascii: "}")) { break }
+            skipWhitespace()
+            if take(UInt8(ascii: ",")) { continue }
+            if take(UInt8(ascii: "}")) { break }
             return nil
         }
-        guard let id, let name, let sortOrder, !name.trimmingWhitespace().isEmpty else { return nil }
+        cursor.index = at
+        guard let id, let name, let sortOrder, !isBlank(name) else { return nil }
+        let table = stamps ?? ItemStamps()
         var item = Item(id: id, name: name, amount: amount, section: sectionKey.map { ShoppingList.explicitKeyMark + $0 } ?? section, checked: checked, optional: optional,
-                        sortOrder: sortOrder, lastModified: noDate ? nil : lastModified ?? impliedDate(stamps), stamps: stamps)
+                        sortOrder: sortOrder, lastModified: noDate ? nil : lastModified ?? impliedDate(table), stamps: table)
         if held { item.heldByStampless = true }
         return item
+    }
+
+    /// `name.trimmingWhitespace().isEmpty`, answered from the first byte for nearly every name.
+    static func isBlank(_ name: String) -> Bool {
+        var bytes = name
+        if let first = bytes.withUTF8({ $0.first }), first > 0x20, first < 0x7F { return false }
+        return name.trimmingWhitespace().isEmpty
     }
 
     /// A `stamps` object of field names and well-formed stamp strings, each field once.
@@ -884,6 +974,15 @@ public enum ListCodec {
         return newest.isZero ? nil : Timestamp.iso8601(millis: newest.millis)
     }
 
+    /// Whether `item.lastModified` is `impliedDate(item.stamps)`, so the writer leaves it out;
+    /// compared without formatting the date.
+    static func hasImpliedDate(_ item: Item) -> Bool {
+        let newest = item.stamps.newest
+        guard let date = item.lastModified else { return newest.isZero }
+        return !newest.isZero && Timestamp.isISO8601(date, millis: newest.millis)
+    }
+
+    static let heldFlags: [UInt8] = [UInt8(ascii: "g")]
     static let keyRank = JSONText.keyRanks(keyOrder)
     /// Arrays whose elements are written one to a line.
     public static let rowKeys: Set<String> = ["items", "deletedRows", "remembered"]
@@ -1002,7 +1101,7 @@ public enum ListCodec {
         flag(item.optional)
         key("sortOrder")
         if case .number(let literal) = JSONValue.number(item.sortOrder) { out.append(contentsOf: literal.utf8) }
-        if item.lastModified != impliedDate(item.stamps) {
+        if !hasImpliedDate(item) {
             key("lastModified")
             if let date = item.lastModified { JSONText.appendString(date, to: &out) } else { out.append(contentsOf: "null".utf8) }
         }
@@ -1010,9 +1109,22 @@ public enum ListCodec {
             key("sectionKey")
             JSONText.appendString(item.section, to: &out)
         }
-        if let meta = Meta.encode(item.stamps, flags: item.heldByStampless ? "g" : "") {
-            key("v")
-            JSONText.appendString(meta, to: &out)
+        // The `v` text straight into the output; escaped afterwards in the rare case it needs it
+        // (a stamp out of the compact range whose replica is not plain letters and digits).
+        let mark = out.count
+        key("v")
+        out.append(UInt8(ascii: "\""))
+        let metaStart = out.count
+        if Meta.append(item.stamps, flags: item.heldByStampless ? heldFlags : [], to: &out) {
+            if out[metaStart...].contains(where: { $0 < 0x20 || $0 == 0x7F || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+                let meta = Array(out[metaStart...])
+                out.removeSubrange(metaStart - 1..<out.count)
+                meta.withUnsafeBufferPointer { JSONText.appendString(utf8: $0, to: &out) }
+            } else {
+                out.append(UInt8(ascii: "\""))
+            }
+        } else {
+            out.removeSubrange(mark..<out.count)
         }
         out.append(UInt8(ascii: "}"))
     }
@@ -1027,7 +1139,7 @@ public enum ListCodec {
         object["checked"] = .bool(item.checked)
         object["optional"] = .bool(item.optional)
         object["sortOrder"] = .number(item.sortOrder)
-        if item.lastModified != impliedDate(item.stamps) {
+        if !hasImpliedDate(item) {
             object["lastModified"] = item.lastModified.map(JSONValue.string) ?? .null
         }
         if section != item.section { object["sectionKey"] = .string(item.section) }
@@ -1042,54 +1154,119 @@ public enum ListCodec {
 /// superseded; an empty field has no stamp. For a row with one stamp: `0mi4x0b9a400009d4d…|0,0,0,0,0,0`.
 enum Meta {
     static func encode<Field: StampedField>(_ stamps: StampTable<Field>, flags: String = "") -> String? {
+        var out: [UInt8] = []
+        guard append(stamps, flags: Array(flags.utf8), to: &out) else { return nil }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Appends the text `encode` returns, unquoted; false (nothing appended) where it returns nil.
+    /// Written byte by byte: a file has one per row, and a String per piece was a third of encoding.
+    static func append<Field: StampedField>(_ stamps: StampTable<Field>, flags: [UInt8], to out: inout [UInt8]) -> Bool {
         var table: [Stamp] = []
         func index(_ stamp: Stamp) -> Int {
-            if let at = table.firstIndex(of: stamp) { return at }
+            for at in table.indices where table[at] == stamp { return at }
             table.append(stamp)
             return table.count - 1
         }
-        var fields: [String] = []
+        var fields: [UInt8] = []
         var any = false
+        var first = true
         for field in Field.allCases {
+            if !first { fields.append(UInt8(ascii: ",")) }
+            first = false
             let stamp = stamps[field]
-            guard !stamp.isZero else { fields.append(""); continue }
+            guard !stamp.isZero else { continue }
             any = true
-            var text = String(index(stamp))
+            appendNumber(index(stamp), to: &fields)
             let seen = stamps.seen(field)
-            if !seen.isEmpty { text += ":" + seen.map { String(index($0)) }.joined(separator: ".") }
-            fields.append(text)
-        }
-        guard any else { return flags.isEmpty ? nil : "|" + Array(repeating: "", count: Field.allCases.count).joined(separator: ",") + "|" + flags }
-        var text = table.map { $0.compact ?? $0.encoded }.joined(separator: " ") + "|" + fields.joined(separator: ",")
-        if !flags.isEmpty { text += "|" + flags }
-        return text
-    }
-
-    static func decode<Field: StampedField, Bytes: Collection<UInt8>>(_ bytes: Bytes, as: Field.Type) -> (stamps: StampTable<Field>, flags: [UInt8])? where Bytes.Index == Int {
-        let parts = bytes.split(separator: UInt8(ascii: "|"), omittingEmptySubsequences: false)
-        guard parts.count == 2 || parts.count == 3 else { return nil }
-        var table: [Stamp] = []
-        for text in parts[0].split(separator: UInt8(ascii: " ")) {
-            guard let stamp = stamp(text) else { return nil }
-            table.append(stamp)
-        }
-        let fields = parts[1].split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false)
-        guard fields.count == Field.allCases.count else { return nil }
-        var stamps = StampTable<Field>()
-        for (field, text) in zip(Field.allCases, fields) where !text.isEmpty {
-            let pieces = text.split(separator: UInt8(ascii: ":"), omittingEmptySubsequences: false)
-            guard pieces.count <= 2, let at = number(pieces[0]), at < table.count else { return nil }
-            stamps[field] = table[at]
-            if pieces.count == 2 {
-                var seen: [Stamp] = []
-                for piece in pieces[1].split(separator: UInt8(ascii: ".")) {
-                    guard let at = number(piece), at < table.count else { return nil }
-                    seen.append(table[at])
-                }
-                stamps.setSeen(field, seen)
+            for (n, older) in seen.enumerated() {
+                fields.append(n == 0 ? UInt8(ascii: ":") : UInt8(ascii: "."))
+                appendNumber(index(older), to: &fields)
             }
         }
-        return (stamps, parts.count == 3 ? Array(parts[2]) : [])
+        guard any || !flags.isEmpty else { return false }
+        for (n, stamp) in table.enumerated() {
+            if n > 0 { out.append(UInt8(ascii: " ")) }
+            if !stamp.appendCompact(to: &out) { stamp.appendEncoded(to: &out) }
+        }
+        out.append(UInt8(ascii: "|"))
+        out.append(contentsOf: fields)
+        if !flags.isEmpty {
+            out.append(UInt8(ascii: "|"))
+            out.append(contentsOf: flags)
+        }
+        return true
+    }
+
+    static func appendNumber(_ value: Int, to out: inout [UInt8]) {
+        if value < 10 { out.append(UInt8(ascii: "0") &+ UInt8(value)); return }
+        out.append(contentsOf: String(value).utf8)
+    }
+
+    static func decode<Field: StampedField>(_ bytes: [UInt8], as field: Field.Type) -> (stamps: StampTable<Field>, flags: [UInt8])? {
+        bytes.withUnsafeBufferPointer { decode($0, as: field) }
+    }
+
+    /// The inverse of `encode`, on the text's bytes; nil when it is not well formed.
+    static func decode<Field: StampedField>(_ bytes: UnsafeBufferPointer<UInt8>, as: Field.Type) -> (stamps: StampTable<Field>, flags: [UInt8])? {
+        let bar = UInt8(ascii: "|")
+        guard let tableEnd = bytes.firstIndex(of: bar) else { return nil }
+        var fieldsEnd = bytes.endIndex
+        var flags: [UInt8] = []
+        if let second = bytes[(tableEnd + 1)...].firstIndex(of: bar) {
+            guard !bytes[(second + 1)...].contains(bar) else { return nil }
+            fieldsEnd = second
+            flags = Array(bytes[(second + 1)...])
+        }
+        // The stamps, separated by spaces (runs of them too). Most rows have one: an array
+        // only from the second.
+        var first: Stamp?
+        var table: [Stamp] = []
+        var count = 0
+        var i = bytes.startIndex
+        while i < tableEnd {
+            if bytes[i] == UInt8(ascii: " ") { i += 1; continue }
+            var j = i
+            while j < tableEnd, bytes[j] != UInt8(ascii: " ") { j += 1 }
+            guard let stamp = stamp(UnsafeBufferPointer(rebasing: bytes[i..<j])) else { return nil }
+            if count == 0 { first = stamp } else { if count == 1 { table.append(first!) }; table.append(stamp) }
+            count += 1
+            i = j
+        }
+        func entry(_ at: Int) -> Stamp { count == 1 ? first! : table[at] }
+        // One piece per field, separated by commas: `i` or `i:j.k…`.
+        var stamps = StampTable<Field>()
+        var fields = Field.allCases.makeIterator()
+        var start = tableEnd + 1
+        while true {
+            var end = start
+            while end < fieldsEnd, bytes[end] != UInt8(ascii: ",") { end += 1 }
+            guard let field = fields.next() else { return nil }
+            if end > start {
+                var colon = start
+                while colon < end, bytes[colon] != UInt8(ascii: ":") { colon += 1 }
+                guard let at = number(UnsafeBufferPointer(rebasing: bytes[start..<colon])), at < count else { return nil }
+                stamps[field] = entry(at)
+                if colon < end {
+                    var seen: [Stamp] = []
+                    var k = colon + 1
+                    while k < end {
+                        if bytes[k] == UInt8(ascii: ".") { k += 1; continue }
+                        var l = k
+                        while l < end, bytes[l] != UInt8(ascii: "."), bytes[l] != UInt8(ascii: ":") { l += 1 }
+                        guard l == end || bytes[l] == UInt8(ascii: "."),
+                              let at = number(UnsafeBufferPointer(rebasing: bytes[k..<l])), at < count else { return nil }
+                        seen.append(entry(at))
+                        k = l
+                    }
+                    stamps.setSeen(field, seen)
+                }
+            }
+            if end == fieldsEnd { break }
+            start = end + 1
+        }
+        guard fields.next() == nil else { return nil }
+        return (stamps, flags)
     }
 
     static func number<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> Int? {
