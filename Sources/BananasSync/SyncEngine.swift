@@ -26,7 +26,7 @@ final class SyncEngine: @unchecked Sendable {
     ///
     /// `baseMark` is the newest hash in the base's written hashes when that file was read: the
     /// same mark later means no bananas write came between, so that file is newer than the base.
-    private var absorbed: (hash: UInt64, list: ShoppingList, baseMark: UInt64?, wasStampless: Bool)?
+    private var absorbed: (hash: UInt64, list: ShoppingList, baseMark: UInt64?)?
     /// Stamps foreign writers' changes. Its own replica id: the store's clock is separate.
     private var clock = StampClock(replica: ReplicaID.random())
     private var watcher: FolderWatcher?
@@ -130,7 +130,7 @@ final class SyncEngine: @unchecked Sendable {
 
     /// The file state this engine took in last, as `WriteOrigin` knows it.
     private var previous: WriteOrigin.Previous? {
-        absorbed.map { WriteOrigin.Previous(hash: $0.hash, baseMark: $0.baseMark, wasStampless: $0.wasStampless) }
+        absorbed.map { WriteOrigin.Previous(hash: $0.hash, baseMark: $0.baseMark) }
     }
 
     /// The file's list as `origin` says to take it; `base` is asked for only to absorb
@@ -156,7 +156,7 @@ final class SyncEngine: @unchecked Sendable {
         case .unsettled, .needsBase:
             preconditionFailure("the origin of a file state is settled before it is absorbed")
         }
-        absorbed = (origin.hash, list, origin.baseMark, list.isStampless)
+        absorbed = (origin.hash, list, origin.baseMark)
         return list
     }
 
@@ -185,7 +185,7 @@ final class SyncEngine: @unchecked Sendable {
         }
         let hash = result.snapshot.contentHash
         lastSeenHash = hash
-        if result.wrote { absorbed = (hash, result.list, file.base == nil ? nil : hash, result.list.isStampless) }  // its hash is the base's newest now
+        if result.wrote { absorbed = (hash, result.list, file.base == nil ? nil : hash) }  // its hash is the base's newest now
         return FlushOutcome(fileState: result.fileState, written: result.list, wrote: result.wrote, stateFailure: result.baseSaveFailure)
     }
 
@@ -253,7 +253,7 @@ final class SyncEngine: @unchecked Sendable {
                 }
             }
             let hash = result.snapshot.contentHash
-            if result.wrote { absorbed = (hash, result.list, file.base == nil ? nil : hash, result.list.isStampless) }
+            if result.wrote { absorbed = (hash, result.list, file.base == nil ? nil : hash) }
             // Written here, or by another process that merged the copies first: either way a
             // state the store has not seen (and the next read would take for one it has).
             if result.wrote || hash != lastSeenHash {

@@ -28,8 +28,6 @@ struct WriteOrigin: Equatable {
         var hash: UInt64
         /// The newest written hash when that state was read.
         var baseMark: UInt64?
-        /// Whether the list taken in then held no stamps at all.
-        var wasStampless: Bool
     }
 
     enum Verdict: Equatable {
@@ -48,8 +46,8 @@ struct WriteOrigin: Equatable {
         case needsBase
         /// A foreign write, its changes stamped against `Against`.
         case foreign(Against)
-        /// A foreign write with nothing to compare it with: taken as it is (deletes cannot
-        /// be told, and nothing is lost).
+        /// A foreign write with nothing to compare it with (the first read, with no base):
+        /// taken as it is (deletes cannot be told, and nothing is lost).
         case foreignWithoutBase
     }
 
@@ -74,7 +72,9 @@ struct WriteOrigin: Equatable {
             if let previous, previous.baseMark == baseMark { return .foreign(.lastRead) }
             return .foreign(.base)
         }
-        if let previous, !previous.wasStampless { return .foreign(.lastRead) }
+        // A device that only ever received the list: what it read last is what the writer
+        // changed, stamped or not (a phone's save after a phone's save deletes what it dropped).
+        if previous != nil { return .foreign(.lastRead) }
         return .foreignWithoutBase
     }
 

@@ -17,7 +17,7 @@ struct WriteOriginTests {
 
     @Test("the bytes taken in last are taken as they were then, whatever else holds")
     func seenBefore() {
-        let previous = Previous(hash: 7, baseMark: 1, wasStampless: true)
+        let previous = Previous(hash: 7, baseMark: 1)
         #expect(Self.origin(previous: previous).verdict == .seenBefore)
         #expect(Self.origin(exists: false, previous: previous).verdict == .seenBefore)
         #expect(Self.origin(written: [7], settled: false, previous: previous, hasBase: nil).verdict == .seenBefore)
@@ -26,7 +26,7 @@ struct WriteOriginTests {
     @Test("no file is absence, never a writer that deleted every row")
     func absent() {
         #expect(Self.origin(exists: false).verdict == .absent)
-        #expect(Self.origin(exists: false, written: nil, previous: Previous(hash: 3, baseMark: nil, wasStampless: false)).verdict == .absent)
+        #expect(Self.origin(exists: false, written: nil, previous: Previous(hash: 3, baseMark: nil)).verdict == .absent)
     }
 
     @Test("bytes bananas wrote (in the written hashes, or announced before a rename) are its own")
@@ -47,18 +47,17 @@ struct WriteOriginTests {
     @Test("a foreign write with a base: against the base, or the last read when no bananas write came between")
     func foreignWithBase() {
         #expect(Self.origin().verdict == .foreign(.base))
-        #expect(Self.origin(previous: Previous(hash: 5, baseMark: 1, wasStampless: false)).verdict == .foreign(.base))
-        #expect(Self.origin(previous: Previous(hash: 5, baseMark: 2, wasStampless: false)).verdict == .foreign(.lastRead))
-        #expect(Self.origin(previous: Previous(hash: 5, baseMark: 2, wasStampless: true)).verdict == .foreign(.lastRead))
-        #expect(Self.origin(written: [], previous: Previous(hash: 5, baseMark: nil, wasStampless: true)).verdict == .foreign(.lastRead))
+        #expect(Self.origin(previous: Previous(hash: 5, baseMark: 1)).verdict == .foreign(.base))
+        #expect(Self.origin(previous: Previous(hash: 5, baseMark: 2)).verdict == .foreign(.lastRead))
+        #expect(Self.origin(written: [], previous: Previous(hash: 5, baseMark: nil)).verdict == .foreign(.lastRead))
     }
 
-    @Test("a foreign write with no base: against the last read when bananas had stamped it, else taken as it is")
+    @Test("a foreign write with no base: against the last read, stamped or not; the first read is taken as it is")
     func foreignWithoutBase() {
         #expect(Self.origin(hasBase: false).verdict == .foreignWithoutBase)
-        #expect(Self.origin(previous: Previous(hash: 5, baseMark: 2, wasStampless: false), hasBase: false).verdict == .foreign(.lastRead))
-        #expect(Self.origin(previous: Previous(hash: 5, baseMark: 2, wasStampless: true), hasBase: false).verdict == .foreignWithoutBase)
-        #expect(Self.origin(written: nil, previous: Previous(hash: 5, baseMark: nil, wasStampless: false), hasBase: false).verdict
+        #expect(Self.origin(previous: Previous(hash: 5, baseMark: 2), hasBase: false).verdict == .foreign(.lastRead))
+        #expect(Self.origin(previous: Previous(hash: 5, baseMark: nil), hasBase: false).verdict == .foreign(.lastRead))
+        #expect(Self.origin(written: nil, previous: Previous(hash: 5, baseMark: nil), hasBase: false).verdict
                 == .foreign(.lastRead))
     }
 
