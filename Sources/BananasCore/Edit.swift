@@ -89,6 +89,7 @@ extension ShoppingList {
                 guard item[field] != value else { continue }
                 let fieldStamp = Stamp.edit(stamp, replacing: item.stamps[field])
                 let current = item.stamps[field]
+                let overwritten = item[field]  // a section as its key, as every record holds it
                 undo[field] = shown(item)[field]
                 item[field] = value
                 item.stamps.supersede(field, with: fieldStamp)
@@ -96,7 +97,7 @@ extension ShoppingList {
                     // The author saw an older value: the one overwritten was not replaced
                     // knowingly, so it stays out of the history and goes to review.
                     item.stamps.setSeen(field, [saw] + item.stamps.seen(field).filter { $0 != current })
-                    let record = ConflictRecord(subject: .item(id, field), lost: undo[field]!, lostStamp: current)
+                    let record = ConflictRecord(subject: .item(id, field), lost: overwritten, lostStamp: current)
                     conflicts[record.key] = conflicts[record.key].map { $0.merged(with: record) } ?? record
                 }
                 wrote[field] = fieldStamp

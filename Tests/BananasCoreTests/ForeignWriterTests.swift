@@ -193,6 +193,31 @@ enum StamplessWriter {
     // Found by ContractModelTests (shrunk): the app's save taken in without a base records the
     // amount it replaced; a prompt opened on that amount before is saved with it. The author saw
     // it, so its record is settled: the list must not change when merged with itself.
+    // Found by ContractModelTests in CI (shrunk): a prompt opened on B's section; Dairy renamed
+    // Fridge; the app, which read the list before the rename, files B under "Dairy" (taken in
+    // without a base: an unlisted section of that name); the prompt saved with Bakery. The
+    // app's section was overwritten unseen: it is for review, as its key (as every record of a
+    // section holds it), shown and restored by its name.
+    @Test func aPromptSavedOverASectionTheAppGaveMeanwhileRecordsItsKey() throws {
+        var list = try sampleList()
+        let seen = list.rows["B"]!.stamps[.section]
+        let appRead = list
+        try list.apply(try list.renameSectionEdit("Dairy", to: "Fridge"), stamp: stamp(10, "me"))
+        let file = StamplessWriter.app(appRead) { $0[$0.firstIndex { $0.id == "B" }!].name = "Oat milk" }
+        var received = list.mergingStampless(file, stamp: stamp(50, "f"))
+        let appSection = received.rows["B"]!.section
+        try received.apply(.batch([received.ensureSectionEdit("Bakery"),
+                                   .update(id: "B", changes: [.section: .text("Bakery")], seen: [.section: seen])].compactMap { $0 }),
+                           stamp: stamp(60, "me"))
+        #expect(received.item("B")?.section == "Bakery")
+        let records = received.conflicts.values.filter { $0.key.subject == .item("B", .section) }
+        #expect(records.contains { $0.lost == .text(appSection) }, "recorded as the key the row held: \(records.map(\.lost))")
+        let review = try #require(received.conflictList().first { $0.subjectID == "B" && $0.field == "section" && $0.lost == .text(received.sectionName(appSection)) })
+        try received.apply(try received.restoreEdit(review), stamp: stamp(70, "me"))
+        #expect(received.shown(received.rows["B"]!).section == received.sectionName(appSection), "restored to the section shown by that name")
+        #expect(received.merged(with: received) == received)
+    }
+
     @Test func aPromptSavedOverAValueRecordedAsLostSettlesTheRecord() throws {
         let list = try sampleList()
         let seen = list.rows["A"]!.stamps[.amount]
