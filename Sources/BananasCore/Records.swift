@@ -133,23 +133,30 @@ public struct ConflictRecord: Hashable, Sendable {
         }
     }
 
-    /// A record is one lost version of a field: its subject and its stamp. (The same value
-    /// lost in two versions, held by two replicas, is shown once: `conflictList`.)
+    /// A record is one lost version of a field: its subject, its stamp and its value. (The same
+    /// value lost in two versions, held by two replicas, is shown once: `conflictList`.) The
+    /// value is part of the key because one stamp can stand for two values: a stampless save
+    /// absorbed at one stamp both writes a value and, in case it set another back, records
+    /// that one for review (`absorbing(stampless:bases:stamp:)`).
     public struct Key: Hashable, Sendable, Comparable {
         public var subject: Subject
         public var lostStamp: Stamp
+        public var lost: FieldValue
 
-        public init(subject: Subject, lostStamp: Stamp) {
+        public init(subject: Subject, lostStamp: Stamp, lost: FieldValue) {
             self.subject = subject
             self.lostStamp = lostStamp
+            self.lost = lost
         }
 
         public static func < (a: Key, b: Key) -> Bool {
-            a.subject != b.subject ? a.subject < b.subject : a.lostStamp < b.lostStamp
+            if a.subject != b.subject { return a.subject < b.subject }
+            if a.lostStamp != b.lostStamp { return a.lostStamp < b.lostStamp }
+            return a.lost.description < b.lost.description
         }
     }
 
-    public var key: Key { Key(subject: subject, lostStamp: lostStamp) }
+    public var key: Key { Key(subject: subject, lostStamp: lostStamp, lost: lost) }
     public var subject: Subject
     public var lost: FieldValue
     public var lostStamp: Stamp
