@@ -1,4 +1,5 @@
 import Testing
+import PropertyBased
 @testable import BananasCore
 import BananasTestSupport
 
@@ -179,26 +180,27 @@ import BananasTestSupport
     }
 
     /// The stored memory merges like the rest: in any order, any number of times.
-    @Test(arguments: 0..<50)
-    func memoryMergeIsAJoin(seed: UInt64) throws {
-        var rng = SplitMix(seed: seed)
-        func memory() -> ItemMemory {
-            var entries: [String: ItemMemory.Entry] = [:]
-            var forgotten: [String: Stamp] = [:]
-            for _ in 0..<Int(rng.next() % 5) {
-                let name = ["Milk", "milk", "Tea", "Cake"][Int(rng.next() % 4)]
-                let stamp = Stamp(millis: Int64(rng.next() % 20), counter: 0, replica: ["a", "b"][Int(rng.next() % 2)])
-                let entry = ItemMemory.Entry(name: name, section: ["Dairy", "Pantry"][Int(rng.next() % 2)], stamp: stamp,
-                                             purchases: (0..<Int(rng.next() % 12)).map { Stamp(millis: Int64($0) + Int64(rng.next() % 20), counter: 0, replica: "a") })
-                entries[ItemMemory.fold(name)] = entries[ItemMemory.fold(name)].map { $0.merged(with: entry) } ?? entry
-                if rng.next() % 4 == 0 { forgotten[ItemMemory.fold(name)] = Stamp(millis: Int64(rng.next() % 20), counter: 1, replica: "c") }
+    @Test func memoryMergeIsAJoin() async {
+        await propertyCheck(count: 100, input: Gen.uint64().array(of: 0...200)) { draws in
+            var rng = DrawnChoices(draws)
+            func memory() -> ItemMemory {
+                var entries: [String: ItemMemory.Entry] = [:]
+                var forgotten: [String: Stamp] = [:]
+                for _ in 0..<rng.below(5) {
+                    let name = ["Milk", "milk", "Tea", "Cake"][rng.below(4)]
+                    let stamp = Stamp(millis: Int64(rng.below(20)), counter: 0, replica: ["a", "b"][rng.below(2)])
+                    let entry = ItemMemory.Entry(name: name, section: ["Dairy", "Pantry"][rng.below(2)], stamp: stamp,
+                                                 purchases: (0..<rng.below(12)).map { Stamp(millis: Int64($0) + Int64(rng.below(20)), counter: 0, replica: "a") })
+                    entries[ItemMemory.fold(name)] = entries[ItemMemory.fold(name)].map { $0.merged(with: entry) } ?? entry
+                    if rng.below(4) == 0 { forgotten[ItemMemory.fold(name)] = Stamp(millis: Int64(rng.below(20)), counter: 1, replica: "c") }
+                }
+                return ItemMemory(entries: entries, forgotten: forgotten, cleared: rng.below(6) == 0 ? Stamp(millis: 5, counter: 0, replica: "c") : .zero)
             }
-            return ItemMemory(entries: entries, forgotten: forgotten, cleared: rng.next() % 6 == 0 ? Stamp(millis: 5, counter: 0, replica: "c") : .zero)
+            let (a, b, c) = (memory(), memory(), memory())
+            func merged(_ x: ItemMemory, _ y: ItemMemory) -> ItemMemory { var z = x; z.merge(y); return z }
+            #expect(merged(a, b) == merged(b, a))
+            #expect(merged(merged(a, b), c) == merged(a, merged(b, c)))
+            #expect(merged(a, a) == a)
         }
-        let (a, b, c) = (memory(), memory(), memory())
-        func merged(_ x: ItemMemory, _ y: ItemMemory) -> ItemMemory { var z = x; z.merge(y); return z }
-        #expect(merged(a, b) == merged(b, a))
-        #expect(merged(merged(a, b), c) == merged(a, merged(b, c)))
-        #expect(merged(a, a) == a)
     }
 }

@@ -49,8 +49,7 @@ struct RandomReplica {
 }
 
 /// Several replicas from one start, editing and exchanging copies at random.
-func randomReplicas(seed: Int, count: Int = 3, steps: Int = 30) -> [ShoppingList] {
-    var rng = SplitMix(seed: UInt64(seed))
+func randomReplicas(using rng: inout some RandomNumberGenerator, count: Int = 3, steps: Int = 30) -> [ShoppingList] {
     var start = ShoppingList(sections: ["A", "B"])
     for n in 0..<3 {
         try! start.apply(.insert(Item(id: "ITEM-\(n)", name: "item \(n)", section: "A", sortOrder: Double(n))), stamp: stamp(1, "origin"))
@@ -69,26 +68,30 @@ func randomReplicas(seed: Int, count: Int = 3, steps: Int = 30) -> [ShoppingList
 }
 
 @Suite struct MergeTests {
+    /// The random choices of one history; shrinking shortens them (see `DrawnChoices`).
+    static let choices = Gen.uint64().array(of: 0...600)
+
     @Test func mergeIsCommutativeAssociativeAndIdempotent() async {
-        await propertyCheck(count: 300, input: Gen.int(in: 0...Int(Int32.max))) { seed in
-            let copies = randomReplicas(seed: seed)
+        await propertyCheck(count: 300, input: Self.choices) { draws in
+            var rng = DrawnChoices(draws)
+            let copies = randomReplicas(using: &rng)
             let (a, b, c) = (copies[0], copies[1], copies[2])
-            #expect(a.merged(with: b) == b.merged(with: a), "commutative, seed \(seed)")
-            #expect(a.merged(with: b).merged(with: c) == a.merged(with: b.merged(with: c)), "associative, seed \(seed)")
-            #expect(a.merged(with: a) == a, "idempotent, seed \(seed)")
-            #expect(a.merged(with: b).merged(with: b) == a.merged(with: b), "idempotent, seed \(seed)")
+            #expect(a.merged(with: b) == b.merged(with: a), "commutative")
+            #expect(a.merged(with: b).merged(with: c) == a.merged(with: b.merged(with: c)), "associative")
+            #expect(a.merged(with: a) == a, "idempotent")
+            #expect(a.merged(with: b).merged(with: b) == a.merged(with: b), "idempotent")
         }
     }
 
     @Test func anyDeliveryOrderConverges() async {
-        await propertyCheck(count: 200, input: Gen.int(in: 0...Int(Int32.max))) { seed in
-            let copies = randomReplicas(seed: seed, count: 4)
-            var rng = SplitMix(seed: UInt64(seed) ^ 0xABCDEF)
+        await propertyCheck(count: 200, input: Self.choices) { draws in
+            var rng = DrawnChoices(draws)
+            let copies = randomReplicas(using: &rng, count: 4)
             let reference = copies.dropFirst().reduce(copies[0]) { $0.merged(with: $1) }
             // Shuffled, with duplicates: every copy at least once, some twice.
             let delivery = (copies + copies.shuffled(using: &rng).prefix(2)).shuffled(using: &rng)
             let merged = delivery.dropFirst().reduce(delivery[0]) { $0.merged(with: $1) }
-            #expect(merged == reference, "seed \(seed)")
+            #expect(merged == reference)
             #expect(ListDigest(merged) == ListDigest(reference))
         }
     }
