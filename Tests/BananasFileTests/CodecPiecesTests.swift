@@ -1,5 +1,6 @@
 import BananasTestSupport
 import Testing
+import PropertyBased
 @testable import BananasCore
 @testable import BananasFile
 
@@ -84,7 +85,7 @@ import Testing
 
     // MARK: Random tables
 
-    static func randomStamp(_ rng: inout SplitMix) -> Stamp {
+    static func randomStamp(_ rng: inout Xoshiro) -> Stamp {
         switch rng.next() % 10 {
         case 0: Stamp(millis: 3_600_000_000_000_000 + Int64(rng.next() % 200_000_000_000_000), counter: Int(rng.next() % 1_000), replica: "r\(rng.next() % 9)")  // some out of the compact range
         case 1: Stamp(millis: Int64(rng.next() % 1_000), counter: 0, replica: "0123456789ab")
@@ -92,7 +93,7 @@ import Testing
         }
     }
 
-    static func randomTable(_ rng: inout SplitMix) -> ItemStamps {
+    static func randomTable(_ rng: inout Xoshiro) -> ItemStamps {
         var pool: [Stamp] = []
         for _ in 0..<(1 + rng.next() % 5) { pool.append(randomStamp(&rng)) }
         var table = ItemStamps()
@@ -106,7 +107,7 @@ import Testing
     }
 
     @Test func theVTextIsTheReferenceTextAndReadsBack() {
-        var rng = SplitMix(seed: 20)
+        var rng = Xoshiro(seed: (20, 0, 0, 0))
         for n in 0..<3_000 {
             let table = n == 0 ? ItemStamps() : Self.randomTable(&rng)
             let flags = n % 7 == 0 ? "g" : ""
@@ -124,7 +125,7 @@ import Testing
     }
 
     @Test func damagedVTextIsReadAsTheReferenceReadsIt() {
-        var rng = SplitMix(seed: 21)
+        var rng = Xoshiro(seed: (21, 0, 0, 0))
         let alphabet = Array("0123456789 |,:.-abz".utf8)
         var texts: [[UInt8]] = ["", "|", "||", "|,,,,,", "|,,,,,|", "|,,,,,|g|x", "|,,,,", "|,,,,,,", "0mi4x0b9a40000ab|0:,,,,,",
                                 "0mi4x0b9a40000ab|0:1,,,,,", "0mi4x0b9a40000ab|0::0,,,,,", "0mi4x0b9a40000ab|0:0:0,,,,,",
@@ -149,7 +150,7 @@ import Testing
     }
 
     @Test func theDateIsFormattedAndComparedAsTheReferenceDoes() {
-        var rng = SplitMix(seed: 22)
+        var rng = Xoshiro(seed: (22, 0, 0, 0))
         var samples: [Int64] = [0, -1, 1, 86_399_999, 86_400_000, -86_400_000, 951_782_400_000 /* 2000-02-29 */,
                                 253_402_300_799_999 /* 9999-12-31T23:59:59.999Z */, 253_402_300_800_000, -62_167_219_200_000, -62_167_219_200_001]
         for _ in 0..<5_000 { samples.append(Int64(rng.next() % 600_000_000_000_000) - 100_000_000_000_000) }

@@ -1,6 +1,7 @@
 import Foundation
 import BananasTestSupport
 import Testing
+import PropertyBased
 @testable import BananasCore
 @testable import BananasFile
 
@@ -62,8 +63,8 @@ struct FuzzTests {
 
     /// Runs `body` on inputs until the time is up; records an issue with the seed and the
     /// input (base64) for every failure, stopping after a few.
-    static func run(_ name: String, _ body: (inout SplitMix, inout Stats) -> [UInt8]?) -> Stats {
-        var rng = SplitMix(seed: seed &+ UInt64(name.utf8.reduce(0) { $0 &* 31 &+ Int($1) }))
+    static func run(_ name: String, _ body: (inout Xoshiro, inout Stats) -> [UInt8]?) -> Stats {
+        var rng = Xoshiro(seed: (seed &+ UInt64(name.utf8.reduce(0) { $0 &* 31 &+ Int($1) }), 0, 0, 0))
         var stats = Stats()
         let clock = ContinuousClock()
         let end = clock.now + .seconds(seconds)
@@ -84,7 +85,7 @@ struct FuzzTests {
         return stats
     }
 
-    static func mutated(_ rng: inout SplitMix) -> [UInt8] {
+    static func mutated(_ rng: inout Xoshiro) -> [UInt8] {
         var bytes = seeds[rng.below(seeds.count)]
         for _ in 0...rng.below(4) {
             let at = bytes.isEmpty ? 0 : rng.below(bytes.count + 1)
@@ -111,7 +112,7 @@ struct FuzzTests {
 
     /// A random list-shaped JSON value: mostly the keys the decoder knows, with values of
     /// every type, so the structure checks see every wrong type.
-    static func generatedValue(_ rng: inout SplitMix, depth: Int = 0) -> JSONValue {
+    static func generatedValue(_ rng: inout Xoshiro, depth: Int = 0) -> JSONValue {
         func text() -> String {
             let pieces = ["Milk", "", " ", "A", "B", "日本", "🍌", "\u{0}", "\u{1B}[31m", "\u{202E}", "x", "0000000000001-0000-aaaaaaaaaaaa",
                           "id-1", "ID-1", "\u{FFFF}", "é", "e\u{301}"]
