@@ -15,7 +15,10 @@ public struct ItemMemory: Hashable, Sendable {
         public var section: String
         public var amount: String
         public var optional: Bool
-        /// The stamp of the newest of these values.
+        /// When these values were last known: their newest edit, or a later purchase (the row
+        /// still had them when it was bought). Never older than a purchase, so a forget either
+        /// covers an entry whole or not at all, and merging then forgetting gives the same
+        /// memory in any order (a kept purchase never keeps values older than the forget).
         public var stamp: Stamp
         /// Purchases (the stamps of the deletes of checked rows), newest first.
         public var purchases: [Stamp]
@@ -25,8 +28,8 @@ public struct ItemMemory: Hashable, Sendable {
             self.section = section
             self.amount = amount
             self.optional = optional
-            self.stamp = stamp
             self.purchases = Self.bounded(purchases)
+            self.stamp = max(stamp, self.purchases.first ?? .zero)
         }
 
         /// The newer values (by stamp); the purchases of both.

@@ -179,6 +179,20 @@ import BananasTestSupport
         #expect(me.list.remembered(named: "Milk", now: Self.start + 400 * Self.day)?.section == "Dairy")
     }
 
+    /// Found by `memoryMergeIsAJoin` (shrunk): an entry kept only for a purchase after a
+    /// `forget --all` kept values from before it, and which ones depended on the merge order.
+    @Test func valuesBoughtAfterAForgetAreTheOnesKeptInAnyOrder() {
+        let boughtAfter = ItemMemory(entries: ["milk": .init(name: "Milk", section: "Dairy", stamp: Stamp(millis: 0, counter: 0, replica: "a"),
+                                                             purchases: [Stamp(millis: 6, counter: 0, replica: "a")])])
+        let editedBefore = ItemMemory(entries: ["milk": .init(name: "Milk", section: "Pantry", stamp: Stamp(millis: 1, counter: 0, replica: "b"))])
+        let forgetAll = ItemMemory(cleared: Stamp(millis: 5, counter: 0, replica: "c"))
+        func merged(_ x: ItemMemory, _ y: ItemMemory) -> ItemMemory { var z = x; z.merge(y); return z }
+        let leftFirst = merged(merged(boughtAfter, editedBefore), forgetAll)
+        let rightFirst = merged(boughtAfter, merged(editedBefore, forgetAll))
+        #expect(leftFirst == rightFirst)
+        #expect(leftFirst.entries["milk"]?.section == "Dairy", "the values the row had when it was bought, after the forget")
+    }
+
     /// The stored memory merges like the rest: in any order, any number of times.
     @Test func memoryMergeIsAJoin() async {
         await propertyCheck(count: 100, input: Gen.uint64().array(of: 0...200)) { draws in
