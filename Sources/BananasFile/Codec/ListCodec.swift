@@ -509,14 +509,42 @@ public enum ListCodec {
         var sectionKey: String?, held = false
         var seen: UInt16 = 0  // a bit per key
         var ascii = false
+        let literals = PlainKey.written
+        var nextLiteral = 0
+        /// The key at `at` when it is one of those the encoder writes next, in its spelling
+        /// (`"name": `), stepped past: most rows are read without scanning their keys.
+        func writtenKey() -> PlainKey? {
+            guard at < end, bytes[at] == quote else { return nil }
+            var k = nextLiteral
+            while k < literals.count {
+                let literal = literals[k].bytes
+                if end - at >= literal.count {
+                    var i = 1
+                    while i < literal.count, bytes[at + i] == literal[i] { i += 1 }
+                    if i == literal.count {
+                        at += literal.count
+                        nextLiteral = k + 1
+                        return literals[k].key
+                    }
+                }
+                k += 1
+            }
+            return nil
+        }
         while true {
             skipWhitespace()
-            // Keys matched on their bytes: no String and no hashing per key.
-            guard let range = plainString(ascii: &ascii), let key = PlainKey(utf8: UnsafeBufferPointer(rebasing: bytes[range])),
-                  seen & key.bit == 0 else { return nil }
+            let key: PlainKey
+            if let written = writtenKey() {
+                key = written
+            } else {
+                // Keys matched on their bytes: no String and no hashing per key.
+                guard let range = plainString(ascii: &ascii), let other = PlainKey(utf8: UnsafeBufferPointer(rebasing: bytes[range])) else { return nil }
+                key = other
+                skipWhitespace()
+                guard take(UInt8(ascii: ":")) else { return nil }
+            }
+            guard seen & key.bit == 0 else { return nil }
             seen |= key.bit
-            skipWhitespace()
-            guard take(UInt8(ascii: ":")) else { return nil }
             skipWhitespace()
             switch key {
             case .id:
@@ -624,6 +652,15 @@ public enum ListCodec {
         }
 
         var bit: UInt16 { 1 << rawValue }
+
+        /// The keys `appendPlainItem` writes, in its order and spelling (quotes, colon, space).
+        static let written: [(key: PlainKey, bytes: [UInt8])] = {
+            let order: [(PlainKey, String)] = [
+                (.id, "id"), (.name, "name"), (.amount, "amount"), (.section, "section"), (.checked, "checked"), (.optional, "optional"),
+                (.sortOrder, "sortOrder"), (.lastModified, "lastModified"), (.sectionKey, "sectionKey"), (.v, "v"),
+            ]
+            return order.map { (key: $0.0, bytes: Array("\"\($0.1)\": ".utf8)) }
+        }()
 
         /// The merged field a key's stamp belongs to.
         var field: ItemField? {
