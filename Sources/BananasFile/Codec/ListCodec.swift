@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import BananasCore
 
 /// A list as read from a file, with what the reader had to work around.
@@ -457,20 +462,21 @@ public enum ListCodec {
         /// lie, stepped past; nil without a step for anything else (`JSONCursor.plainString`).
         func plainString(ascii: inout Bool) -> Range<Int>? {
             guard at < end, bytes[at] == quote else { return nil }
-            var i = at + 1, high = false
-            while i < end {
+            // The closing quote by memchr, then the bytes before it looked at without a branch
+            // per byte: a string scanned byte by byte was a third of reading a row.
+            let from = at + 1
+            guard from < end, let found = memchr(bytes.baseAddress! + from, Int32(quote), end - from) else { return nil }
+            let close = from + (UnsafeRawPointer(found) - UnsafeRawPointer(bytes.baseAddress! + from))
+            var bits: UInt8 = 0, special: UInt8 = 0
+            for i in from..<close {
                 let byte = bytes[i]
-                if byte == quote {
-                    let range = (at + 1)..<i
-                    at = i + 1
-                    ascii = !high
-                    return range
-                }
-                if byte == UInt8(ascii: "\\") || byte < 0x20 { return nil }
-                if byte >= 0x80 { high = true }
-                i += 1
+                bits |= byte
+                special |= (byte < 0x20 ? 1 : 0) | (byte == UInt8(ascii: "\\") ? 1 : 0)
             }
-            return nil
+            guard special == 0 else { return nil }
+            at = close + 1
+            ascii = bits < 0x80
+            return from..<close
         }
         func text() -> String? {
             guard at < end, bytes[at] == quote else { return nil }
@@ -518,14 +524,10 @@ public enum ListCodec {
             var k = nextLiteral
             while k < literals.count {
                 let literal = literals[k].bytes
-                if end - at >= literal.count {
-                    var i = 1
-                    while i < literal.count, bytes[at + i] == literal[i] { i += 1 }
-                    if i == literal.count {
-                        at += literal.count
-                        nextLiteral = k + 1
-                        return literals[k].key
-                    }
+                if end - at >= literal.count, literal.withUnsafeBufferPointer({ memcmp(bytes.baseAddress! + at, $0.baseAddress!, $0.count) }) == 0 {
+                    at += literal.count
+                    nextLiteral = k + 1
+                    return literals[k].key
                 }
                 k += 1
             }
