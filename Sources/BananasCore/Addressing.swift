@@ -69,7 +69,7 @@ public enum Addressing {
         for row in list.rows.values where unique {
             // An id in another case comes before any name: leave that to the ordered path.
             if row.id.utf8.count == length, row.id.lowercased() == folded { unique = false }
-            if row.name.lowercased() == folded, list.isVisible(row.id) {
+            if row.name.lowercasedEquals(folded), list.isVisible(row.id) {
                 if named == nil { named = row } else { unique = false }
             }
         }
@@ -112,7 +112,7 @@ extension ShoppingList {
     public func firstItem(named name: String) -> Item? {
         let folded = name.lowercased()
         var found: Item?
-        for item in rows.values where item.name.lowercased() == folded && isVisible(item.id) {
+        for item in rows.values where item.name.lowercasedEquals(folded) && isVisible(item.id) {
             if let best = found, (best.sortOrder, best.id) < (item.sortOrder, item.id) { continue }
             found = item
         }

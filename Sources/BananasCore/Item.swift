@@ -53,6 +53,15 @@ public struct StampTable<Field: StampedField>: Hashable, Sendable {
         histories = []
     }
 
+    /// A table of these stamps, one per field in `allCases` order, no history (the codec
+    /// builds one per row read: no table of zeros written over field by field).
+    @inlinable
+    public init(stamps: [Stamp]) {
+        precondition(stamps.count == Field.allCases.count, "one stamp per field")
+        values = stamps
+        histories = []
+    }
+
     /// Equal when the stamps and what each field superseded are: no histories at all equals
     /// a history per field with nothing in it.
     public static func == (a: StampTable, b: StampTable) -> Bool {

@@ -35,11 +35,20 @@ extension ShoppingList {
         if sections.contains(name) { return name }
         let folded = name.lowercased()
         var variants: Set<String> = []
-        var looked: Set<String> = []  // each section once: lowercasing per row was most of an `add`
-        for row in rows.values where (tombstones.isEmpty || isVisible(row.id)) && looked.insert(row.section).inserted {
-            let shown = sectionName(row.section)
-            if shown == name { return name }
-            if shown.lowercased() == folded { variants.insert(shown) }
+        if hasRenamedSections {
+            var looked: Set<String> = []  // each section once: its shown name is looked up
+            for row in rows.values where (tombstones.isEmpty || isVisible(row.id)) && looked.insert(row.section).inserted {
+                let shown = sectionName(row.section)
+                if shown == name { return name }
+                if shown.lowercasedEquals(folded) { variants.insert(shown) }
+            }
+        } else {
+            // Keys are the names shown: compared in place, no set of them (a hash per row).
+            for row in rows.values where tombstones.isEmpty || isVisible(row.id) {
+                let shown = row.section
+                if shown == name { return name }
+                if shown.lowercasedEquals(folded) { variants.insert(shown) }
+            }
         }
         if let own = sections.first(where: { $0.lowercased() == folded }) { return own }
         if variants.count <= 1 { return variants.first }

@@ -66,9 +66,20 @@ public struct ShoppingList: Hashable, Sendable {
         conflicts: [ConflictRecord] = [], memory: ItemMemory = ItemMemory(), extra: [String: JSONValue] = [:],
         syncExtra: [String: JSONValue] = [:], unreadableRows: [UnreadableRow] = []
     ) {
+        self.init(sectionEntries: sectionEntries, rowsByID: Dictionary(rows.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first }),
+                  tombstones: tombstones, conflicts: conflicts, memory: memory, extra: extra, syncExtra: syncExtra, unreadableRows: unreadableRows)
+    }
+
+    /// The rows already in a table by id, each under its own id (the codec fills one as it
+    /// reads: a second table of 10,000 rows was a tenth of a whole-process command).
+    public init(
+        sectionEntries: [String: SectionEntry], rowsByID: [String: Item], tombstones: [String: Tombstone] = [:],
+        conflicts: [ConflictRecord] = [], memory: ItemMemory = ItemMemory(), extra: [String: JSONValue] = [:],
+        syncExtra: [String: JSONValue] = [:], unreadableRows: [UnreadableRow] = []
+    ) {
         self.sectionEntries = sectionEntries
         self.memory = memory
-        self.rows = Dictionary(rows.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        self.rows = rowsByID
         self.tombstones = tombstones
         self.conflicts = Dictionary(conflicts.map { ($0.key, $0) }, uniquingKeysWith: { $0.merged(with: $1) })
         self.extra = extra

@@ -187,6 +187,29 @@ public enum TextRules {
 }
 
 extension String {
+    /// `lowercased() == folded`, without making the lower-case string when both are ASCII
+    /// (nearly every name): finding an item or a section by name asks it of every row.
+    /// Anything else goes through `lowercased()` and `==` (canonical equivalence included).
+    public func lowercasedEquals(_ folded: String) -> Bool {
+        var text = self, folded = folded
+        let answer: Bool? = text.withUTF8 { a in
+            folded.withUTF8 { b -> Bool? in
+                var high: UInt8 = 0
+                for byte in b { high |= byte }
+                for byte in a { high |= byte }
+                guard high < 0x80 else { return nil }
+                guard a.count == b.count else { return false }
+                for i in 0..<a.count {
+                    let byte = a[i]
+                    let lower = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
+                    if lower != b[i] { return false }
+                }
+                return true
+            }
+        }
+        return answer ?? (lowercased() == folded)
+    }
+
     /// The string without leading and trailing white space (spaces, tabs, newlines).
     public func trimmingWhitespace() -> String {
         let scalars = unicodeScalars

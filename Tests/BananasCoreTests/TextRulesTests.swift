@@ -1,7 +1,23 @@
+import BananasTestSupport
 import Testing
 @testable import BananasCore
 
 @Suite struct TextRulesTests {
+    @Test("lowercasedEquals answers as lowercased() == folded, on ASCII, other scripts and canonical twins")
+    func lowercasedEqualsIsLowercasedThenEqual() {
+        var rng = SplitMix(seed: 77)
+        // Letters of both cases, a Kelvin sign and a Greek question mark (canonically K and
+        // `;`), a sharp s, a dotted capital I, a combining accent.
+        let pieces = ["a", "B", "z", "Z", "0", " ", ";", "K", "k", "\u{212A}", "\u{37E}", "ß", "İ", "é", "e\u{301}", "Milk", "MILK"]
+        func random() -> String { (0..<Int(rng.next() % 4)).map { _ in pieces[Int(rng.next() % UInt64(pieces.count))] }.joined() }
+        for _ in 0..<5_000 {
+            let text = random(), other = random()
+            for folded in [other, other.lowercased(), text.lowercased()] {
+                #expect(text.lowercasedEquals(folded) == (text.lowercased() == folded), "\(text.unicodeScalars.map(\.value)) vs \(folded.unicodeScalars.map(\.value))")
+            }
+        }
+    }
+
     @Test func namesAreTrimmedAndMustNotBeEmpty() throws {
         #expect(try TextRules.validated("  Milk ", as: .name) == "Milk")
         #expect(throws: TextRules.Violation.empty(.name)) { try TextRules.validated("   ", as: .name) }

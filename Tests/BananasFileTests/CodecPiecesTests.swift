@@ -130,7 +130,12 @@ import PropertyBased
         var texts: [[UInt8]] = ["", "|", "||", "|,,,,,", "|,,,,,|", "|,,,,,|g|x", "|,,,,", "|,,,,,,", "0mi4x0b9a40000ab|0:,,,,,",
                                 "0mi4x0b9a40000ab|0:1,,,,,", "0mi4x0b9a40000ab|0::0,,,,,", "0mi4x0b9a40000ab|0:0:0,,,,,",
                                 "0mi4x0b9a40000ab  0mi4x0b9a40001ab |1:0..0,0,,,,0", " 0mi4x0b9a40000ab|000000,,,,,",
-                                "0mi4x0b9a40000ab|00000,,,,,", "0mi4x0b9a40000ab|0.0,,,,,", "0001763720130123-000007-3f9a|0,,,,,"].map { Array($0.utf8) }
+                                "0mi4x0b9a40000ab|00000,,,,,", "0mi4x0b9a40000ab|0.0,,,,,", "0001763720130123-000007-3f9a|0,,,,,",
+                                // The one-stamp form most rows have, and its near misses.
+                                "0mi4x0b9a40000ab|0,0,0,0,0,0", "0mi4x0b9a40000ab|0,,0,,0,", "0mi4x0b9a40000ab|0,0,0,0,0,0,",
+                                "0mi4x0b9a40000ab|0,0,0,0,0,00", "0mi4x0b9a40000ab|0,0,0,0,0", "0mi4x0b9a40000ab|,,,,,",
+                                "0mi4x0b9a40000ab|0,0,0,0,0,0|g", "0mi4x0b9a40000ab|0,0,0,0,0,1", "0mi4x0b9a40000ab|0,0,0,0,0,0 ",
+                                "0mi4x0b9a40000ab |0,0,0,0,0,0", "0mi4x0b9a4000|0,0,0,0,0,0"].map { Array($0.utf8) }
         for _ in 0..<3_000 {
             var bytes = Array((Meta.encode(Self.randomTable(&rng), flags: rng.next() % 2 == 0 ? "g" : "") ?? "|,,,,,").utf8)
             for _ in 0...(rng.next() % 3) where !bytes.isEmpty {

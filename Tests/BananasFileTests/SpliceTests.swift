@@ -59,6 +59,8 @@ import PropertyBased
             for step in 0..<15 {
                 var next = decoded.list
                 for _ in 0..<Int(1 + rng.next() % 3) { SpliceTests.mutate(&next, &rng, clock: &clock) }
+                // A write's own mark, as `ListFile.update` gives every write (`sync.written`).
+                if step % 3 != 0 { next.writeStamp = clock.next(now: 1_800_000_000_000) }
                 let known = layout.map { ListCodec.Known(bytes: bytes, decoded: decoded, layout: $0) }
                 let (newBytes, newLayout) = ListCodec.encode(next, after: known)
                 let wholeBytes = ListCodec.encode(next)
@@ -93,6 +95,31 @@ import PropertyBased
         // Most random changes move, add or remove rows (the writer then encodes whole); a
         // reader splices nearly everything.
         #expect(spliced > 15 && splicedReads > 60, "the splicing paths were hardly taken (\(spliced) writes, \(splicedReads) reads)")
+    }
+
+    @Test("a write that changes rows and its own mark replaces the mark's text, as a whole encode writes it, and a reader splices it")
+    func aNewWriteStampIsSplicedIn() throws {
+        var clock = StampClock(replica: "fedcba987654")
+        var list = SpliceTests.list(40)
+        list.writeStamp = clock.next(now: 1_800_000_000_000)
+        var (bytes, layout) = ListCodec.encode(list, after: nil)
+        var decoded = DecodedList(list: list, schemaVersion: ListCodec.currentSchemaVersion, problems: [])
+        for n in 0..<20 {
+            var next = decoded.list
+            let id = next.items[n].id
+            try next.apply(.update(id: id, changes: [.checked: .flag(!(next.item(id)?.checked ?? false))]), stamp: clock.next(now: 1_800_000_000_000))
+            // Stamps of other lengths too (out of the compact range: the long form).
+            next.writeStamp = n % 4 == 3 ? Stamp(millis: 9_000_000_000_000_000 + Int64(n), counter: n, replica: "r\(n)") : clock.next(now: 1_800_000_000_000)
+            let known = ListCodec.Known(bytes: bytes, decoded: decoded, layout: try #require(layout))
+            let spliced = try #require(ListCodec.encodeSplicing(next, after: known), "step \(n): not spliced")
+            #expect(spliced.0 == ListCodec.encode(next), "step \(n)")
+            // Another instance that knew the previous version reads only the changed row.
+            let read = try #require(ListCodec.decodeSplicing(spliced.0, after: known), "step \(n): not read by splicing")
+            #expect(read.0 == (try ListCodec.decode(spliced.0)) ? true : false, "step \(n)")
+            #expect(read.0.list.writeStamp == next.writeStamp)
+            (bytes, layout) = spliced
+            decoded = DecodedList(list: next, schemaVersion: ListCodec.currentSchemaVersion, problems: [])
+        }
     }
 
     @Test("a file changed outside items, or with a row in another shape, is decoded whole and right")
