@@ -1,17 +1,16 @@
 import BananasTestSupport
 import Testing
+import PropertyBased
 @testable import BananasCore
 
 @Suite struct TextRulesTests {
     @Test("lowercasedEquals answers as lowercased() == folded, on ASCII, other scripts and canonical twins")
-    func lowercasedEqualsIsLowercasedThenEqual() {
-        var rng = SplitMix(seed: 77)
+    func lowercasedEqualsIsLowercasedThenEqual() async {
         // Letters of both cases, a Kelvin sign and a Greek question mark (canonically K and
         // `;`), a sharp s, a dotted capital I, a combining accent.
         let pieces = ["a", "B", "z", "Z", "0", " ", ";", "K", "k", "\u{212A}", "\u{37E}", "ß", "İ", "é", "e\u{301}", "Milk", "MILK"]
-        func random() -> String { (0..<Int(rng.next() % 4)).map { _ in pieces[Int(rng.next() % UInt64(pieces.count))] }.joined() }
-        for _ in 0..<5_000 {
-            let text = random(), other = random()
+        let text = Gen.int(in: 0...(pieces.count - 1)).array(of: 0...3).map { $0.map { pieces[$0] }.joined() }
+        await propertyCheck(count: 2_000, input: text, text) { text, other in
             for folded in [other, other.lowercased(), text.lowercased()] {
                 #expect(text.lowercasedEquals(folded) == (text.lowercased() == folded), "\(text.unicodeScalars.map(\.value)) vs \(folded.unicodeScalars.map(\.value))")
             }
