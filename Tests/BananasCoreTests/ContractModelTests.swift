@@ -842,4 +842,20 @@ final class ContractTally: @unchecked Sendable {
         model.run(history)
         #expect(model.failure == nil, Comment(rawValue: (model.failure ?? "") + "\n" + model.trace.joined(separator: "\n")))
     }
+
+    /// Shrunk counterexamples not fixed yet (issue 19's note): each still fails, as known. When
+    /// one is fixed, this test fails ("known issue was not recorded"): move it to
+    /// `foundHistoriesHold`.
+    @Test(arguments: [
+        // A section removed here, listed again by a phone save taken in without a base (its
+        // value recorded for review), loses that record when a second phone save is absorbed.
+        "offsets 0/0/0: update(0,0,0,5,1) insert(0,0,0,0,0) removeSection(2,0,0,3,0) phoneNoBase(0,2,2,1,0) phoneOlder(2,0,1,1,0)",
+    ])
+    func openHistoriesStillFail(_ text: String) {
+        let model = ContractModel(offsets: ContractHistory(text).offsets)
+        model.run(ContractHistory(text))
+        withKnownIssue {
+            #expect(model.failure == nil, Comment(rawValue: (model.failure ?? "") + "\n" + model.trace.joined(separator: "\n")))
+        }
+    }
 }
