@@ -301,6 +301,16 @@ extension ShoppingList {
             }
             if forked != row { result.rows[id] = forked }
         }
+        // Sections likewise: a save listing a section this device removed (or renamed, or
+        // moved) since that state is no knowing undo of it.
+        var sections = result.sectionEntries
+        for (key, entry) in sections {
+            for field in SectionField.allCases where entry.stamps[field] == stamp
+                && read.sectionEntries[key]?.stamps[field] != newest.sectionEntries[key]?.stamps[field] {
+                sections[key]!.stamps.setSeen(field, [])
+            }
+        }
+        if sections != result.sectionEntries { result.setSectionEntries(sections) }
         for row in file.rows.values {
             guard let was = read.item(row.id), let now = newest.item(row.id) else { continue }
             for field in ItemField.allCases where row[field] == was[field] && row[field] != now[field] {
