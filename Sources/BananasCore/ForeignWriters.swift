@@ -25,24 +25,11 @@ extension ShoppingList {
         guard let base else { return file }
         var result = stampingForeignEdits(file: file, base: base, stamp: stamp, deletesByAbsence: deletesByAbsence)
         if !deletesByAbsence {
-            // A fork: its edits are concurrent with the values they replace, so the one that
-            // loses is recorded (merge records values neither side had seen).
-            for (id, row) in result.rows {
-                guard let known = base.rows[id] else { continue }
-                var forked = row
-                for field in ItemField.allCases where row.stamps[field] == stamp && !known.stamps[field].isZero {
-                    forked.stamps.setSeen(field, [])
-                }
-                if forked != row { result.rows[id] = forked }
-            }
-            var sections = result.sectionEntries
-            for (key, entry) in sections {
-                guard let known = base.sectionEntries[key] else { continue }
-                for field in SectionField.allCases where entry.stamps[field] == stamp && !known.stamps[field].isZero {
-                    sections[key]!.stamps.setSeen(field, [])
-                }
-            }
-            if sections != result.sectionEntries { result.setSectionEntries(sections) }
+            // A fork: its edits are concurrent with the stamped values they replace, so the
+            // one that loses is recorded (merge records values neither side had seen).
+            result.clearSeen(ofFieldsStamped: stamp,
+                             items: { id, field in base.rows[id].map { !$0.stamps[field].isZero } ?? false },
+                             sections: { key, field in base.sectionEntries[key].map { !$0.stamps[field].isZero } ?? false })
         }
         result.merge(base)
         return result
@@ -116,6 +103,31 @@ extension ShoppingList {
             }
         }
         return result
+    }
+}
+
+extension ShoppingList {
+    /// Clears what the edits stamped `stamp` saw, for the item fields (by row id) and section
+    /// fields (by section key) the predicates pick: such an edit is concurrent with the value
+    /// it replaced, so merge records whichever of the two loses, and the edit settles no
+    /// record of that field.
+    mutating func clearSeen(ofFieldsStamped stamp: Stamp,
+                            items: (String, ItemField) -> Bool,
+                            sections: (String, SectionField) -> Bool) {
+        for (id, row) in rows {
+            var cleared = row
+            for field in ItemField.allCases where row.stamps[field] == stamp && items(id, field) {
+                cleared.stamps.setSeen(field, [])
+            }
+            if cleared != row { rows[id] = cleared }
+        }
+        var entries = sectionEntries
+        for (key, entry) in entries {
+            for field in SectionField.allCases where entry.stamps[field] == stamp && sections(key, field) {
+                entries[key]!.stamps.setSeen(field, [])
+            }
+        }
+        if entries != sectionEntries { setSectionEntries(entries) }
     }
 }
 
@@ -289,28 +301,17 @@ extension ShoppingList {
             }
         }
         var result = absorbing(file: file, base: read, stamp: stamp)
-        // The guess may be wrong; what it cannot tell apart is kept for review, never lost:
-        for (id, row) in result.rows {
-            guard let known = read.rows[id], let current = newest.rows[id] else { continue }
-            var forked = row
-            for field in ItemField.allCases where row.stamps[field] == stamp && known.stamps[field] != current.stamps[field] {
-                // An edit of a value changed here since that state: which of the two values its
-                // writer saw is unknown, so it is concurrent with both (the one that loses is
-                // recorded), and it settles no record of either.
-                forked.stamps.setSeen(field, [])
-            }
-            if forked != row { result.rows[id] = forked }
-        }
-        // Sections likewise: a save listing a section this device removed (or renamed, or
-        // moved) since that state is no knowing undo of it.
-        var sections = result.sectionEntries
-        for (key, entry) in sections {
-            for field in SectionField.allCases where entry.stamps[field] == stamp
-                && read.sectionEntries[key]?.stamps[field] != newest.sectionEntries[key]?.stamps[field] {
-                sections[key]!.stamps.setSeen(field, [])
-            }
-        }
-        if sections != result.sectionEntries { result.setSectionEntries(sections) }
+        // The guess may be wrong; what it cannot tell apart is kept for review, never lost.
+        // An edit of a value changed here since that state: which of the two values its
+        // writer saw is unknown, so it is concurrent with both. Sections likewise: a save
+        // listing a section this device removed (or renamed, or moved) since that state is no
+        // knowing undo of it.
+        result.clearSeen(ofFieldsStamped: stamp,
+                         items: { id, field in
+                             guard let known = read.rows[id], let current = newest.rows[id] else { return false }
+                             return known.stamps[field] != current.stamps[field]
+                         },
+                         sections: { key, field in read.sectionEntries[key]?.stamps[field] != newest.sectionEntries[key]?.stamps[field] })
         for row in file.rows.values {
             guard let was = read.item(row.id), let now = newest.item(row.id) else { continue }
             for field in ItemField.allCases where row[field] == was[field] && row[field] != now[field] {
