@@ -122,6 +122,28 @@ import PropertyBased
         }
     }
 
+    @Test("a write that changes what is remembered (sync.memory) and not its own mark writes the memory, as a whole encode does")
+    func aMemoryChangeIsWritten() throws {
+        var clock = StampClock(replica: "fedcba987654")
+        var list = SpliceTests.list(10)
+        list.writeStamp = clock.next(now: 1_800_000_000_000)
+        let (bytes, layout) = ListCodec.encode(list, after: nil)
+        let known = ListCodec.Known(bytes: bytes, decoded: DecodedList(list: list, schemaVersion: ListCodec.currentSchemaVersion, problems: []),
+                                    layout: try #require(layout))
+        for alsoARow in [false, true] {
+            var next = list
+            try next.apply(.forget(nil), stamp: clock.next(now: 1_800_000_000_000))
+            if alsoARow {
+                let id = next.items[0].id
+                try next.apply(.update(id: id, changes: [.checked: .flag(!next.items[0].checked)]), stamp: clock.next(now: 1_800_000_000_000))
+            }
+            #expect(next.memory != list.memory)
+            let (written, _) = ListCodec.encode(next, after: known)
+            #expect(written == ListCodec.encode(next) ? true : false, "alsoARow: \(alsoARow)")
+            #expect(try ListCodec.decode(written).list.memory == next.memory, "alsoARow: \(alsoARow)")
+        }
+    }
+
     @Test("a file changed outside items, or with a row in another shape, is decoded whole and right")
     func foreignShapes() throws {
         let list = SpliceTests.list(5)

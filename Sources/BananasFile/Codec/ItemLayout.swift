@@ -243,7 +243,7 @@ extension ListCodec {
         // The sections and other keys are written again around the spliced items (an `add`
         // into a new section); the same tombstones keep which rows show, and where.
         let sameOtherKeys = list.sectionEntries == old.sectionEntries && list.conflicts == old.conflicts
-            && list.extra == old.extra && list.syncExtra == old.syncExtra
+            && list.memory == old.memory && list.extra == old.extra && list.syncExtra == old.syncExtra
         let sameFrame = sameOtherKeys && list.writeStamp == old.writeStamp
         // Deleted rows are written under `sync`: they must be the same rows.
         for id in list.tombstones.keys where list.rows[id] != old.rows[id] { return nil }
@@ -325,7 +325,7 @@ extension ListCodec {
         // Every write gives the list a new `written` stamp: when nothing else around the
         // items changed, only its text is replaced, not the frame encoded again around a new
         // copy of the whole file (a fifth of a flush at 10,000 items).
-        if sameOtherKeys, list.memory == old.memory, replaceWritten(in: &out, after: next.itemsEnd, old: old.writeStamp, new: list.writeStamp) {
+        if sameOtherKeys, replaceWritten(in: &out, after: next.itemsEnd, old: old.writeStamp, new: list.writeStamp) {
             return (out, next)
         }
         let (prefix, suffix) = frame(list)
