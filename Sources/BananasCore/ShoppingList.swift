@@ -280,7 +280,7 @@ public struct ShoppingList: Hashable, Sendable {
     /// Every stamp in the list, for moving a clock past them.
     public var newestStamp: Stamp {
         var newest = newestSectionStamp
-        for row in rows.values { newest = max(newest, row.stamps.newest) }
+        for row in rows.values { newest = max(newest, row.newestStamp) }
         for tombstone in tombstones.values { newest = max(newest, tombstone.stamp) }
         return newest
     }
@@ -301,7 +301,7 @@ public struct ShoppingList: Hashable, Sendable {
     public func newestStamp(besides other: ShoppingList) -> Stamp {
         guard let ids = Self.differingRowIDs(rows, other.rows) else { return newestStamp }
         var newest = newestSectionStamp
-        for id in ids { if let row = rows[id] { newest = max(newest, row.stamps.newest) } }
+        for id in ids { if let row = rows[id] { newest = max(newest, row.newestStamp) } }
         for tombstone in tombstones.values { newest = max(newest, tombstone.stamp) }
         return newest
     }
