@@ -162,27 +162,19 @@ public enum FieldValue: Hashable, Sendable, CustomStringConvertible {
 public protocol EncodedRows: AnyObject, Sendable {
     /// The whole row, decoded (an item in its ordinary storage).
     func item(_ row: EncodedRow) -> Item
-    /// The text at `range` (a string the codec found plain when it read the row).
-    func text(_ range: Range<Int32>) -> String
-    /// The newest stamp of the row's stamps.
+    /// The row's newest stamp.
     func newestStamp(_ row: EncodedRow) -> Stamp
 }
 
-/// Where a row and its texts lie in the bytes of the file it was read from.
+/// Where a row lies in the bytes of the file it was read from.
 public struct EncodedRow: Sendable {
     public var bytes: Range<Int32>
-    public var name: Range<Int32>
-    public var amount: Range<Int32>
-    public var section: Range<Int32>
-    /// The `v` text (the row's stamps).
-    public var stamps: Range<Int32>
+    /// Its newest stamp's text (empty: no field is stamped).
+    public var newestStamp: Range<Int32>
 
-    public init(bytes: Range<Int32>, name: Range<Int32>, amount: Range<Int32>, section: Range<Int32>, stamps: Range<Int32>) {
+    public init(bytes: Range<Int32>, newestStamp: Range<Int32>) {
         self.bytes = bytes
-        self.name = name
-        self.amount = amount
-        self.section = section
-        self.stamps = stamps
+        self.newestStamp = newestStamp
     }
 }
 
@@ -233,19 +225,19 @@ public struct Item: Hashable, Sendable, Identifiable {
         var newestStamp: Stamp { stamps.newest }
     }
 
-    /// A row read from a file the codec keeps (`EncodedRows`): id, flags and order read at
-    /// once, its texts each read when asked, the rest (stamps, date) decoded in full the first
-    /// time it is asked for and kept. A whole-process command looks at a few fields of most
-    /// rows and at all of very few: it no longer decodes every row of the file.
+    /// A row read from a file the codec keeps (`EncodedRows`): its texts, flags and order read
+    /// at once, its stamps and date (most of the work of reading a row) decoded the first time
+    /// they are asked for, and kept. A whole-process command asks for them of very few rows.
     private final class EncodedStorage: Storage, @unchecked Sendable {  // immutable but for `decoded`, set once
         let file: any EncodedRows
         let row: EncodedRow
         let decoded = AtomicLazyReference<Storage>()
 
-        init(id: String, checked: Bool, optional: Bool, sortOrder: Double, row: EncodedRow, in file: any EncodedRows) {
+        init(id: String, name: String, amount: String, section: String, checked: Bool, optional: Bool, sortOrder: Double,
+             row: EncodedRow, in file: any EncodedRows) {
             self.file = file
             self.row = row
-            super.init(id: id, name: "", amount: "", section: "", checked: checked, optional: optional, sortOrder: sortOrder,
+            super.init(id: id, name: name, amount: amount, section: section, checked: checked, optional: optional, sortOrder: sortOrder,
                        lastModified: nil, stamps: ItemStamps(unfilled: ()), extra: [:], isEncoded: true)
         }
 
@@ -255,18 +247,6 @@ public struct Item: Hashable, Sendable, Identifiable {
             return decoded.storeIfNil(file.item(row).storage)
         }
 
-        override var name: String {
-            get { decoded.load()?.name ?? file.text(row.name) }
-            set { preconditionFailure("an encoded row is copied before it changes") }
-        }
-        override var amount: String {
-            get { decoded.load()?.amount ?? file.text(row.amount) }
-            set { preconditionFailure("an encoded row is copied before it changes") }
-        }
-        override var section: String {
-            get { decoded.load()?.section ?? file.text(row.section) }
-            set { preconditionFailure("an encoded row is copied before it changes") }
-        }
         override var lastModified: String? {
             get { whole.lastModified }
             set { preconditionFailure("an encoded row is copied before it changes") }
@@ -284,7 +264,7 @@ public struct Item: Hashable, Sendable, Identifiable {
             set { preconditionFailure("an encoded row is copied before it changes") }
         }
         override func copy() -> Storage { whole.copy() }
-        override var newestStamp: Stamp { decoded.load()?.stamps.newest ?? file.newestStamp(row) }
+        override var newestStamp: Stamp { file.newestStamp(row) }
     }
 
     private var storage: Storage
@@ -364,10 +344,12 @@ public struct Item: Hashable, Sendable, Identifiable {
                           sortOrder: sortOrder, lastModified: lastModified, stamps: stamps, extra: extra)
     }
 
-    /// A row still in the bytes of a file `file` read (`EncodedRows`): its other fields are
-    /// read from there when asked for.
-    public init(id: String, checked: Bool, optional: Bool, sortOrder: Double, encoded row: EncodedRow, in file: any EncodedRows) {
-        storage = EncodedStorage(id: id, checked: checked, optional: optional, sortOrder: sortOrder, row: row, in: file)
+    /// A row still in the bytes of a file `file` read (`EncodedRows`): its stamps and date
+    /// are read from there when asked for.
+    public init(id: String, name: String, amount: String, section: String, checked: Bool, optional: Bool, sortOrder: Double,
+                encoded row: EncodedRow, in file: any EncodedRows) {
+        storage = EncodedStorage(id: id, name: name, amount: amount, section: section, checked: checked, optional: optional,
+                                 sortOrder: sortOrder, row: row, in: file)
     }
 
     /// The newest stamp of any field (`stamps.newest`), read without decoding a row still in

@@ -112,7 +112,10 @@ import Testing
 }
 
 extension Meta {
+    /// The newest stamp `newestStampIfPlain` finds, read.
     static func newestStampIfPlain(_ text: String) -> Stamp? {
-        Array(text.utf8).withUnsafeBufferPointer { newestStampIfPlain($0) }
+        Array(text.utf8).withUnsafeBufferPointer { bytes in
+            newestStampIfPlain(bytes).map { $0.isEmpty ? .zero : Stamp(compactUTF8: UnsafeBufferPointer(rebasing: bytes[$0]))! }
+        }
     }
 }

@@ -7,7 +7,7 @@ import Darwin
 #endif
 
 /// The bytes of one file whose rows a reader left in them (`ListCodec.decode(_:rowsOnDemand:)`):
-/// a row is decoded when one of its fields is asked for, by the reader that reads every other
+/// a row's stamps and date are decoded when asked for, by the reader that reads every other
 /// row (`ListCodec.readPlainItem`). Only rows in exactly the shape `appendPlainItem` writes
 /// are left so, which is what makes reading them later the same as reading them now.
 final class FileRows: EncodedRows {
@@ -23,13 +23,10 @@ final class FileRows: EncodedRows {
         return item
     }
 
-    func text(_ range: Range<Int32>) -> String {
-        bytes.withUnsafeBufferPointer { String(decoding: UnsafeBufferPointer(rebasing: $0[Int(range.lowerBound)..<Int(range.upperBound)]), as: UTF8.self) }
-    }
-
     func newestStamp(_ row: EncodedRow) -> Stamp {
-        bytes.withUnsafeBufferPointer { buffer in
-            Meta.newestStampIfPlain(UnsafeBufferPointer(rebasing: buffer[Int(row.stamps.lowerBound)..<Int(row.stamps.upperBound)])) ?? .zero
+        guard !row.newestStamp.isEmpty else { return .zero }
+        return bytes.withUnsafeBufferPointer { buffer in
+            Stamp(compactUTF8: UnsafeBufferPointer(rebasing: buffer[Int(row.newestStamp.lowerBound)..<Int(row.newestStamp.upperBound)]))!
         }
     }
 }
@@ -40,9 +37,9 @@ extension ListCodec {
                                                 ", \"optional\": ", ", \"sortOrder\": ", ", \"lastModified\": ", ", \"v\": "].map { Array($0.utf8) }
 
     /// A row at `start` in exactly the shape `appendPlainItem` writes, its texts plain ASCII,
-    /// its `v` text well formed with no flags, left in the bytes: an item whose id, flags and
-    /// order are read and whose other fields are read from `file` when asked for. Nil, having
-    /// read nothing, for any other row (the caller reads it the usual way).
+    /// its `v` text well formed with no flags: an item whose stamps and date stay in `file`'s
+    /// bytes until asked for. Nil, having read nothing, for any other row (the caller reads
+    /// it the usual way).
     static func readEncodedRow(_ bytes: UnsafeBufferPointer<UInt8>, at start: Int, file: FileRows) -> (item: Item, end: Int)? {
         var at = start
         let end = bytes.count
@@ -85,12 +82,17 @@ extension ListCodec {
             if end - at >= 4, memcmp(bytes.baseAddress! + at, "null", 4) == 0 { at += 4 } else if plain() == nil { return nil }
         }
         guard key(8), let stamps = plain(),
-              Meta.newestStampIfPlain(UnsafeBufferPointer(rebasing: bytes[Int(stamps.lowerBound)..<Int(stamps.upperBound)])) != nil,
+              let newest = Meta.newestStampIfPlain(UnsafeBufferPointer(rebasing: bytes[Int(stamps.lowerBound)..<Int(stamps.upperBound)])),
               at < end, bytes[at] == UInt8(ascii: "}") else { return nil }
         at += 1
-        let rawID = String(decoding: UnsafeBufferPointer(rebasing: bytes[Int(id.lowerBound)..<Int(id.upperBound)]), as: UTF8.self)
-        let row = EncodedRow(bytes: Int32(start)..<Int32(at), name: name, amount: amount, section: section, stamps: stamps)
-        return (Item(id: normalizedID(rawID), checked: checked, optional: optional, sortOrder: sortOrder, encoded: row, in: file), at)
+        func text(_ range: Range<Int32>) -> String {
+            String(decoding: UnsafeBufferPointer(rebasing: bytes[Int(range.lowerBound)..<Int(range.upperBound)]), as: UTF8.self)
+        }
+        let row = EncodedRow(bytes: Int32(start)..<Int32(at),
+                             newestStamp: (stamps.lowerBound + Int32(newest.lowerBound))..<(stamps.lowerBound + Int32(newest.upperBound)))
+        let item = Item(id: normalizedID(text(id)), name: text(name), amount: text(amount), section: text(section), checked: checked,
+                        optional: optional, sortOrder: sortOrder, encoded: row, in: file)
+        return (item, at)
     }
 
     /// A whole number of 1 to 15 digits without a leading zero, sign, fraction or exponent
@@ -112,74 +114,74 @@ extension ListCodec {
 }
 
 extension Meta {
-    /// The newest stamp of an item's `v` text (zero when no field is stamped), when the text is
-    /// well formed with every stamp in the compact form, no flags and at most 64 stamps; nil
-    /// for any other text. What `decode` accepts of such a text, checked without building it.
-    static func newestStampIfPlain(_ bytes: UnsafeBufferPointer<UInt8>) -> Stamp? {
-        let bar = UInt8(ascii: "|")
-        guard let tableEnd = bytes.firstIndex(of: bar) else { return nil }
-        // The stamps' places (runs of spaces between them).
-        var tokens: [Range<Int>] = []
-        var i = 0
-        while i < tableEnd {
-            if bytes[i] == UInt8(ascii: " ") { i += 1; continue }
-            var j = i
-            while j < tableEnd, bytes[j] != UInt8(ascii: " ") {
-                let byte = bytes[j]
-                guard (byte >= 0x30 && byte <= 0x39) || (byte >= 0x61 && byte <= 0x7A) else { return nil }
-                j += 1
-            }
-            let length = j - i
+    /// Where the newest stamp of an item's `v` text lies (an empty range when no field is
+    /// stamped), when the text is well formed with every stamp in the compact form, no flags
+    /// and at most 64 stamps; nil for any other text. What `decode` accepts of such a text,
+    /// checked without building it. Compact stamps compare as their text does.
+    static func newestStampIfPlain(_ bytes: UnsafeBufferPointer<UInt8>) -> Range<Int>? {
+        guard let tableEnd = bytes.firstIndex(of: UInt8(ascii: "|")) else { return nil }
+        return withUnsafeTemporaryAllocation(of: Range<Int>.self, capacity: 64) { tokens -> Range<Int>? in
+            // The stamps' places (runs of spaces between them).
+            var count = 0
+            var i = 0
             let fixed = Stamp.compactMillisDigits + Stamp.compactCounterDigits
-            guard length > fixed, length - fixed <= 32 else { return nil }
-            tokens.append(i..<j)
-            i = j
+            while i < tableEnd {
+                if bytes[i] == UInt8(ascii: " ") { i += 1; continue }
+                var j = i
+                while j < tableEnd, bytes[j] != UInt8(ascii: " ") {
+                    let byte = bytes[j]
+                    guard (byte >= 0x30 && byte <= 0x39) || (byte >= 0x61 && byte <= 0x7A) else { return nil }
+                    j += 1
+                }
+                guard j - i > fixed, j - i - fixed <= 32, count < 64 else { return nil }
+                tokens[count] = i..<j
+                count += 1
+                i = j
+            }
+            // Six pieces, each empty, `i` or `i:j.k…`, every index a stamp of the table.
+            var fields = 0
+            var current: UInt64 = 0  // the stamps some field holds now
+            var k = tableEnd + 1
+            var atPieceStart = true, afterColon = false
+            while true {
+                guard k < bytes.count, bytes[k] != UInt8(ascii: ",") else {
+                    fields += 1
+                    guard fields <= ItemField.allCases.count else { return nil }
+                    if k >= bytes.count { break }
+                    (atPieceStart, afterColon) = (true, false)
+                    k += 1
+                    continue
+                }
+                let byte = bytes[k]
+                if byte == UInt8(ascii: ":") {
+                    guard !afterColon, !atPieceStart else { return nil }
+                    afterColon = true
+                    k += 1
+                    continue
+                }
+                if byte == UInt8(ascii: ".") {
+                    guard afterColon else { return nil }
+                    k += 1
+                    continue
+                }
+                var l = k, index = 0
+                while l < bytes.count, bytes[l] >= 0x30, bytes[l] <= 0x39 {
+                    index = index * 10 + Int(bytes[l] - 0x30)
+                    l += 1
+                }
+                guard l > k, l - k < 6, index < count else { return nil }
+                if atPieceStart { current |= 1 << UInt64(index) }
+                atPieceStart = false
+                k = l
+            }
+            guard fields == ItemField.allCases.count else { return nil }
+            var newest: Range<Int>?
+            for index in 0..<count where current & (1 << UInt64(index)) != 0 {
+                let token = tokens[index]
+                if let best = newest, !UnsafeBufferPointer(rebasing: bytes[best]).lexicographicallyPrecedes(UnsafeBufferPointer(rebasing: bytes[token])) { continue }
+                newest = token
+            }
+            return newest ?? 0..<0
         }
-        guard tokens.count <= 64 else { return nil }
-        // Six pieces, each empty, `i` or `i:j.k…`, every index a stamp of the table.
-        var fields = 0
-        var current: UInt64 = 0  // the stamps some field holds now
-        var k = tableEnd + 1
-        var atPieceStart = true
-        var afterColon = false
-        while true {
-            let byte: UInt8? = k < bytes.count ? bytes[k] : nil
-            if byte == nil || byte == UInt8(ascii: ",") {
-                fields += 1
-                guard fields <= ItemField.allCases.count else { return nil }
-                if byte == nil { break }
-                atPieceStart = true
-                afterColon = false
-                k += 1
-                continue
-            }
-            if byte == UInt8(ascii: ":") {
-                guard !afterColon, !atPieceStart else { return nil }
-                afterColon = true
-                k += 1
-                continue
-            }
-            if byte == UInt8(ascii: ".") {
-                guard afterColon else { return nil }
-                k += 1
-                continue
-            }
-            var l = k, index = 0
-            while l < bytes.count, bytes[l] >= 0x30, bytes[l] <= 0x39 {
-                index = index * 10 + Int(bytes[l] - 0x30)
-                l += 1
-            }
-            guard l > k, l - k < 6, index < tokens.count else { return nil }
-            if atPieceStart { current |= 1 << UInt64(index) }
-            atPieceStart = false
-            k = l
-        }
-        guard fields == ItemField.allCases.count else { return nil }
-        var newest = Stamp.zero
-        for (index, token) in tokens.enumerated() where current & (1 << UInt64(index)) != 0 {
-            guard let stamp = Stamp(compactUTF8: UnsafeBufferPointer(rebasing: bytes[token])) else { return nil }
-            newest = max(newest, stamp)
-        }
-        return newest
     }
 }
