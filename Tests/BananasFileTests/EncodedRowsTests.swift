@@ -79,6 +79,17 @@ import Testing
         #expect(other == merged)
     }
 
+    /// The eight-at-a-time test of a row's bytes against the plain rule, byte by byte.
+    @Test func aRowsBytesAreJudgedPlainAsByteByByte() async {
+        await propertyCheck(count: 3_000, input: Gen.uint8(in: 0...255).array(of: 0...40), Gen.int(in: 0...3)) { bytes, skew in
+            var padded = Array(repeating: UInt8(ascii: "a"), count: skew) + bytes.map { $0 % 5 == 0 ? $0 : 0x20 + $0 % 0x5F }
+            if bytes.count % 3 == 0, !padded.isEmpty { padded[bytes.count % padded.count] = bytes.first ?? 0 }
+            let expected = padded.dropFirst(skew).allSatisfy { $0 >= 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\\") }
+            let judged = padded.withUnsafeBytes { ListCodec.isPlainASCII($0.baseAddress! + skew, count: padded.count - skew) }
+            #expect(judged == expected, "\(padded)")
+        }
+    }
+
     /// Whatever `v` text the quick reading of a row's newest stamp accepts, the full reader
     /// reads, to the same newest stamp and with no flags; damaged texts of every kind.
     @Test func theQuickStampReadingAcceptsOnlyWhatTheFullReaderReads() async {

@@ -51,18 +51,15 @@ extension ListCodec {
             at += literal.count
             return true
         }
-        /// A string of printable ASCII without escapes: its bytes' range, stepped past.
+        /// A string, found by its closing quote: its bytes' range, stepped past. (An escaped
+        /// quote ends it early: the row's bytes are looked at once the row is read, and any
+        /// escape refuses it.)
         func plain() -> Range<Int32>? {
             guard at < end, bytes[at] == quote else { return nil }
             let from = at + 1
             guard from < end, let found = memchr(bytes.baseAddress! + from, Int32(quote), end - from) else { return nil }
             let close = from + (UnsafeRawPointer(found) - UnsafeRawPointer(bytes.baseAddress! + from))
-            var special: UInt8 = 0
-            for i in from..<close {
-                let byte = bytes[i]
-                special |= (byte < 0x20 ? 1 : 0) | (byte >= 0x7F ? 1 : 0) | (byte == UInt8(ascii: "\\") ? 1 : 0)
-            }
-            guard special == 0, close <= Int(Int32.max) else { return nil }
+            guard close <= Int(Int32.max) else { return nil }
             at = close + 1
             return Int32(from)..<Int32(close)
         }
@@ -85,14 +82,38 @@ extension ListCodec {
               let newest = Meta.newestStampIfPlain(UnsafeBufferPointer(rebasing: bytes[Int(stamps.lowerBound)..<Int(stamps.upperBound)])),
               at < end, bytes[at] == UInt8(ascii: "}") else { return nil }
         at += 1
+        // Its strings hold no escapes, control bytes or anything to validate as UTF-8.
+        guard isPlainASCII(UnsafeRawPointer(bytes.baseAddress! + start), count: at - start) else { return nil }
         func text(_ range: Range<Int32>) -> String {
-            String(decoding: UnsafeBufferPointer(rebasing: bytes[Int(range.lowerBound)..<Int(range.upperBound)]), as: UTF8.self)
+            range.isEmpty ? "" : String(decoding: UnsafeBufferPointer(rebasing: bytes[Int(range.lowerBound)..<Int(range.upperBound)]), as: UTF8.self)
         }
         let row = EncodedRow(bytes: Int32(start)..<Int32(at),
                              newestStamp: (stamps.lowerBound + Int32(newest.lowerBound))..<(stamps.lowerBound + Int32(newest.upperBound)))
         let item = Item(id: normalizedID(text(id)), name: text(name), amount: text(amount), section: text(section), checked: checked,
                         optional: optional, sortOrder: sortOrder, encoded: row, in: file)
         return (item, at)
+    }
+
+    /// True when the bytes are all printable ASCII but the backslash (no escapes, no control
+    /// bytes, nothing to validate as UTF-8): eight at a time.
+    static func isPlainASCII(_ start: UnsafeRawPointer, count: Int) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        func hasZeroByte(_ v: UInt64) -> Bool { (v &- ones) & ~v & highs != 0 }
+        func isPlain(_ x: UInt64) -> Bool {
+            x & highs == 0 && (x &- ones &* 0x20) & ~x & highs == 0
+                && !hasZeroByte(x ^ (ones &* 0x7F)) && !hasZeroByte(x ^ (ones &* 0x5C))
+        }
+        var i = 0
+        while i + 8 <= count {
+            guard isPlain(start.loadUnaligned(fromByteOffset: i, as: UInt64.self)) else { return false }
+            i += 8
+        }
+        while i < count {
+            let byte = start.load(fromByteOffset: i, as: UInt8.self)
+            guard byte >= 0x20, byte < 0x7F, byte != 0x5C else { return false }
+            i += 1
+        }
+        return true
     }
 
     /// A whole number of 1 to 15 digits without a leading zero, sign, fraction or exponent
@@ -120,6 +141,7 @@ extension Meta {
     /// checked without building it. Compact stamps compare as their text does.
     static func newestStampIfPlain(_ bytes: UnsafeBufferPointer<UInt8>) -> Range<Int>? {
         guard let tableEnd = bytes.firstIndex(of: UInt8(ascii: "|")) else { return nil }
+        if let one = newestOfOneStamp(bytes, tableEnd: tableEnd) { return one }
         return withUnsafeTemporaryAllocation(of: Range<Int>.self, capacity: 64) { tokens -> Range<Int>? in
             // The stamps' places (runs of spaces between them).
             var count = 0
@@ -182,6 +204,25 @@ extension Meta {
                 newest = token
             }
             return newest ?? 0..<0
+        }
+    }
+
+    /// `newestStampIfPlain` of most rows' text: one stamp, each field stamped with it or not
+    /// at all (`0` or nothing, six times); nil for any other text.
+    static func newestOfOneStamp(_ bytes: UnsafeBufferPointer<UInt8>, tableEnd: Int) -> Range<Int>? {
+        let fixed = Stamp.compactMillisDigits + Stamp.compactCounterDigits
+        guard tableEnd > fixed, tableEnd - fixed <= 32 else { return nil }
+        for i in 0..<tableEnd {
+            let byte = bytes[i]
+            guard (byte >= 0x30 && byte <= 0x39) || (byte >= 0x61 && byte <= 0x7A) else { return nil }
+        }
+        var i = tableEnd + 1, fields = 0, stamped = false
+        while true {
+            if i < bytes.count, bytes[i] == UInt8(ascii: "0") { stamped = true; i += 1 }
+            fields += 1
+            if fields == ItemField.allCases.count { return i == bytes.count ? (stamped ? 0..<tableEnd : 0..<0) : nil }
+            guard i < bytes.count, bytes[i] == UInt8(ascii: ",") else { return nil }
+            i += 1
         }
     }
 }
