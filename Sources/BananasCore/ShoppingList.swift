@@ -99,15 +99,19 @@ public struct ShoppingList: Hashable, Sendable {
     }
 
     private mutating func deriveSections() {
-        var shown: [SectionEntry] = []
+        // Small keys sorted, not whole entries (every edit derives them again: sorting the
+        // entries of 100 sections was a tenth of a whole-process `add`).
+        var shown: [(position: Double, key: String, name: String)] = []
+        shown.reserveCapacity(sectionEntries.count)
         var renamed = false
         for entry in sectionEntries.values {
             if entry.name != entry.key { renamed = true }
-            if !entry.removed { shown.append(entry) }
+            if !entry.removed { shown.append((entry.position, entry.key, entry.name)) }
         }
-        shown.sort(by: SectionEntry.displayOrder)
+        shown.sort { $0.position != $1.position ? $0.position < $1.position : $0.key < $1.key }
         var names: [String] = []
-        var seen = Set<String>()
+        names.reserveCapacity(shown.count)
+        var seen = Set<String>(minimumCapacity: shown.count)
         for entry in shown where seen.insert(entry.name).inserted { names.append(entry.name) }
         if names != sections { sections = names }
         hasRenamedSections = renamed

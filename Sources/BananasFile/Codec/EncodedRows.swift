@@ -89,7 +89,9 @@ extension ListCodec {
         }
         let row = EncodedRow(bytes: Int32(start)..<Int32(at),
                              newestStamp: (stamps.lowerBound + Int32(newest.lowerBound))..<(stamps.lowerBound + Int32(newest.upperBound)))
-        let item = Item(id: normalizedID(text(id)), name: text(name), amount: text(amount), section: text(section), checked: checked,
+        let rawID = text(id)
+        let hasLowercase = bytes[Int(id.lowerBound)..<Int(id.upperBound)].contains { $0 &- 0x61 < 26 }
+        let item = Item(id: hasLowercase ? normalizedID(rawID) : rawID, name: text(name), amount: text(amount), section: text(section), checked: checked,
                         optional: optional, sortOrder: sortOrder, encoded: row, in: file)
         return (item, at)
     }
@@ -98,16 +100,17 @@ extension ListCodec {
     /// bytes, nothing to validate as UTF-8): eight at a time.
     static func isPlainASCII(_ start: UnsafeRawPointer, count: Int) -> Bool {
         let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
-        func hasZeroByte(_ v: UInt64) -> Bool { (v &- ones) & ~v & highs != 0 }
-        func isPlain(_ x: UInt64) -> Bool {
-            x & highs == 0 && (x &- ones &* 0x20) & ~x & highs == 0
-                && !hasZeroByte(x ^ (ones &* 0x7F)) && !hasZeroByte(x ^ (ones &* 0x5C))
-        }
+        let below = ones &* 0x20, delete = ones &* 0x7F, backslash = ones &* 0x5C
         var i = 0
+        var bad: UInt64 = 0
         while i + 8 <= count {
-            guard isPlain(start.loadUnaligned(fromByteOffset: i, as: UInt64.self)) else { return false }
+            let x = start.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+            let d = x ^ delete, b = x ^ backslash
+            // A high bit, a byte under 0x20, a byte equal to 0x7F or to the backslash.
+            bad |= x | ((x &- below) & ~x) | ((d &- ones) & ~d) | ((b &- ones) & ~b)
             i += 8
         }
+        guard bad & highs == 0 else { return false }
         while i < count {
             let byte = start.load(fromByteOffset: i, as: UInt8.self)
             guard byte >= 0x20, byte < 0x7F, byte != 0x5C else { return false }
@@ -140,7 +143,8 @@ extension Meta {
     /// and at most 64 stamps; nil for any other text. What `decode` accepts of such a text,
     /// checked without building it. Compact stamps compare as their text does.
     static func newestStampIfPlain(_ bytes: UnsafeBufferPointer<UInt8>) -> Range<Int>? {
-        guard let tableEnd = bytes.firstIndex(of: UInt8(ascii: "|")) else { return nil }
+        guard !bytes.isEmpty, let bar = memchr(bytes.baseAddress!, Int32(UInt8(ascii: "|")), bytes.count) else { return nil }
+        let tableEnd = UnsafeRawPointer(bar) - UnsafeRawPointer(bytes.baseAddress!)
         if let one = newestOfOneStamp(bytes, tableEnd: tableEnd) { return one }
         return withUnsafeTemporaryAllocation(of: Range<Int>.self, capacity: 64) { tokens -> Range<Int>? in
             // The stamps' places (runs of spaces between them).
@@ -211,17 +215,18 @@ extension Meta {
     /// at all (`0` or nothing, six times); nil for any other text.
     static func newestOfOneStamp(_ bytes: UnsafeBufferPointer<UInt8>, tableEnd: Int) -> Range<Int>? {
         let fixed = Stamp.compactMillisDigits + Stamp.compactCounterDigits
-        guard tableEnd > fixed, tableEnd - fixed <= 32 else { return nil }
+        guard tableEnd > fixed, tableEnd - fixed <= 32, let base = bytes.baseAddress else { return nil }
         for i in 0..<tableEnd {
-            let byte = bytes[i]
-            guard (byte >= 0x30 && byte <= 0x39) || (byte >= 0x61 && byte <= 0x7A) else { return nil }
+            let byte = base[i]
+            guard (byte &- 0x30 < 10) || (byte &- 0x61 < 26) else { return nil }
         }
+        let count = bytes.count
         var i = tableEnd + 1, fields = 0, stamped = false
         while true {
-            if i < bytes.count, bytes[i] == UInt8(ascii: "0") { stamped = true; i += 1 }
+            if i < count, base[i] == UInt8(ascii: "0") { stamped = true; i += 1 }
             fields += 1
-            if fields == ItemField.allCases.count { return i == bytes.count ? (stamped ? 0..<tableEnd : 0..<0) : nil }
-            guard i < bytes.count, bytes[i] == UInt8(ascii: ",") else { return nil }
+            if fields == ItemField.allCases.count { return i == count ? (stamped ? 0..<tableEnd : 0..<0) : nil }
+            guard i < count, base[i] == UInt8(ascii: ",") else { return nil }
             i += 1
         }
     }
