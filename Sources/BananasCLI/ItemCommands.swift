@@ -44,12 +44,16 @@ struct ListCommand: ParsableCommand {
             if shown.isEmpty {
                 Output.line(list.items.isEmpty ? "The list is empty. Add something: bananas add Bananas --section Produce" : "Nothing to show.")
             }
+            // One write for the whole list: a line at a time was a tenth of listing 10,000 items.
+            var lines: [String] = []
+            lines.reserveCapacity(shown.count * 2 + shown.reduce(0) { $0 + $1.items.count })
             for (index, group) in shown.enumerated() {
-                if index > 0 { Output.line() }
+                if index > 0 { lines.append("") }
                 let count = counts[group.section] ?? (0, 0)
-                Output.line("\(Output.sectionTitle(group.section)) (\(Screen.checkedCount(count.checked, of: count.total)))")
-                for item in group.items { Output.line("  " + Output.row(item, showID: ids)) }
+                lines.append("\(Output.sectionTitle(group.section)) (\(Screen.checkedCount(count.checked, of: count.total)))")
+                for item in group.items { lines.append("  " + Output.row(item, showID: ids)) }
             }
+            if !lines.isEmpty { Output.line(lines.joined(separator: "\n")) }
             for note in Output.problemNotes(snapshot.decoded.problems) { Output.note(note) }
             if !session.waitingCopies.isEmpty { Output.note(Output.waitingCopiesNote(session.waitingCopies)) }
         }

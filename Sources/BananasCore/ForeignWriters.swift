@@ -49,7 +49,7 @@ extension ShoppingList {
     /// True when nothing in the list carries a stamp: a whole-list save by a writer that keeps
     /// none (or a version-1 file).
     public var isStampless: Bool {
-        tombstones.isEmpty && newestSectionStamp.isZero && !rows.values.contains { !$0.stamps.newest.isZero }
+        tombstones.isEmpty && newestSectionStamp.isZero && !rows.values.contains { !$0.newestStamp.isZero }
     }
 
     /// `absorbing` without merging the base back in: the file's own values, its foreign

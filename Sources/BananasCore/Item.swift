@@ -1,3 +1,5 @@
+import Synchronization
+
 /// The fields of an item that are merged one by one, each with its own stamp.
 public enum ItemField: String, CaseIterable, Sendable, Hashable, Comparable {
     case name, amount, section, checked, optional, sortOrder
@@ -50,6 +52,12 @@ public struct StampTable<Field: StampedField>: Hashable, Sendable {
     @inlinable
     public init(all stamp: Stamp = .zero) {
         values = Array(repeating: stamp, count: Field.allCases.count)
+        histories = []
+    }
+
+    /// No stamps at all: the unused table of a row still in its file's bytes (no allocation).
+    init(unfilled: ()) {
+        values = []
         histories = []
     }
 
@@ -149,6 +157,27 @@ public enum FieldValue: Hashable, Sendable, CustomStringConvertible {
     }
 }
 
+/// Where rows still in a file's bytes are read from: the codec, which found them in the
+/// shape it writes (docs/architecture.md, "Rows read on demand").
+public protocol EncodedRows: AnyObject, Sendable {
+    /// The whole row, decoded (an item in its ordinary storage).
+    func item(_ row: EncodedRow) -> Item
+    /// The row's newest stamp.
+    func newestStamp(_ row: EncodedRow) -> Stamp
+}
+
+/// Where a row lies in the bytes of the file it was read from.
+public struct EncodedRow: Sendable {
+    public var bytes: Range<Int32>
+    /// Its newest stamp's text (empty: no field is stamped).
+    public var newestStamp: Range<Int32>
+
+    public init(bytes: Range<Int32>, newestStamp: Range<Int32>) {
+        self.bytes = bytes
+        self.newestStamp = newestStamp
+    }
+}
+
 /// One row of the shopping list.
 ///
 /// A value with its fields in one shared, copy-on-write box: copying an item (into a
@@ -156,7 +185,7 @@ public enum FieldValue: Hashable, Sendable, CustomStringConvertible {
 /// unchanged row compare equal at once. Merging, encoding and rendering a 10,000-item list
 /// compare and copy every row (docs/performance.md).
 public struct Item: Hashable, Sendable, Identifiable {
-    private final class Storage: @unchecked Sendable {  // mutated only while uniquely referenced
+    private class Storage: @unchecked Sendable {  // mutated only while uniquely referenced
         var id: String
         var name: String
         var amount: String
@@ -168,9 +197,11 @@ public struct Item: Hashable, Sendable, Identifiable {
         var stamps: ItemStamps
         var extra: [String: JSONValue]
         var heldByStampless = false
+        /// Still in its file's bytes (`EncodedStorage`): never written to; a change copies it.
+        let isEncoded: Bool
 
         init(id: String, name: String, amount: String, section: String, checked: Bool, optional: Bool,
-             sortOrder: Double, lastModified: String?, stamps: ItemStamps, extra: [String: JSONValue]) {
+             sortOrder: Double, lastModified: String?, stamps: ItemStamps, extra: [String: JSONValue], isEncoded: Bool = false) {
             self.id = id
             self.name = name
             self.amount = amount
@@ -181,6 +212,7 @@ public struct Item: Hashable, Sendable, Identifiable {
             self.lastModified = lastModified
             self.stamps = stamps
             self.extra = extra
+            self.isEncoded = isEncoded
         }
 
         func copy() -> Storage {
@@ -189,12 +221,56 @@ public struct Item: Hashable, Sendable, Identifiable {
             copy.heldByStampless = heldByStampless
             return copy
         }
+
+        var newestStamp: Stamp { stamps.newest }
+    }
+
+    /// A row read from a file the codec keeps (`EncodedRows`): its texts, flags and order read
+    /// at once, its stamps and date (most of the work of reading a row) decoded the first time
+    /// they are asked for, and kept. A whole-process command asks for them of very few rows.
+    private final class EncodedStorage: Storage, @unchecked Sendable {  // immutable but for `decoded`, set once
+        let file: any EncodedRows
+        let row: EncodedRow
+        let decoded = AtomicLazyReference<Storage>()
+
+        init(id: String, name: String, amount: String, section: String, checked: Bool, optional: Bool, sortOrder: Double,
+             row: EncodedRow, in file: any EncodedRows) {
+            self.file = file
+            self.row = row
+            super.init(id: id, name: name, amount: amount, section: section, checked: checked, optional: optional, sortOrder: sortOrder,
+                       lastModified: nil, stamps: ItemStamps(unfilled: ()), extra: [:], isEncoded: true)
+        }
+
+        /// The whole row, decoded once.
+        var whole: Storage {
+            if let done = decoded.load() { return done }
+            return decoded.storeIfNil(file.item(row).storage)
+        }
+
+        override var lastModified: String? {
+            get { whole.lastModified }
+            set { preconditionFailure("an encoded row is copied before it changes") }
+        }
+        override var stamps: ItemStamps {
+            get { whole.stamps }
+            set { preconditionFailure("an encoded row is copied before it changes") }
+        }
+        override var extra: [String: JSONValue] {
+            get { whole.extra }
+            set { preconditionFailure("an encoded row is copied before it changes") }
+        }
+        override var heldByStampless: Bool {
+            get { whole.heldByStampless }
+            set { preconditionFailure("an encoded row is copied before it changes") }
+        }
+        override func copy() -> Storage { whole.copy() }
+        override var newestStamp: Stamp { file.newestStamp(row) }
     }
 
     private var storage: Storage
 
     private mutating func unique() -> Storage {
-        if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+        if storage.isEncoded || !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
         return storage
     }
 
@@ -267,6 +343,21 @@ public struct Item: Hashable, Sendable, Identifiable {
         storage = Storage(id: id, name: name, amount: amount, section: section, checked: checked, optional: optional,
                           sortOrder: sortOrder, lastModified: lastModified, stamps: stamps, extra: extra)
     }
+
+    /// A row still in the bytes of a file `file` read (`EncodedRows`): its stamps and date
+    /// are read from there when asked for.
+    public init(id: String, name: String, amount: String, section: String, checked: Bool, optional: Bool, sortOrder: Double,
+                encoded row: EncodedRow, in file: any EncodedRows) {
+        storage = EncodedStorage(id: id, name: name, amount: amount, section: section, checked: checked, optional: optional,
+                                 sortOrder: sortOrder, row: row, in: file)
+    }
+
+    /// The newest stamp of any field (`stamps.newest`), read without decoding a row still in
+    /// its file's bytes.
+    public var newestStamp: Stamp { storage.newestStamp }
+
+    /// True while the row is still in the bytes of the file it was read from.
+    public var isEncoded: Bool { storage.isEncoded }
 
     /// True when both are the same unchanged copy (no field compared).
     public func isSameCopy(as other: Item) -> Bool { storage === other.storage }

@@ -231,8 +231,8 @@ extension Stamp {
 // MARK: The compact text form (schema version 3)
 
 extension Stamp {
-    @usableFromInline static let compactMillisDigits = 10
-    @usableFromInline static let compactCounterDigits = 4
+    public static let compactMillisDigits = 10
+    public static let compactCounterDigits = 4
 
     /// The compact form: milliseconds in 10 base-36 digits, the counter in 4, then the replica
     /// (`0mi4x0b9a40000` + `9d4dbd8e90d0`). Fixed-width digits in ASCII order, so comparing two

@@ -20,6 +20,10 @@ public final class ListFile: Sendable {
     public let state: StateFolder?
     /// Where the base for merging stampless writers is kept; nil keeps none.
     public let base: BaseStore?
+    /// Rows in the encoder's own shape are left in the bytes read until a field of theirs is
+    /// asked for (`ListCodec.decode(_:after:rowsOnDemand:)`): for a whole-process command,
+    /// which looks at few rows once. A long-running instance reads them at once.
+    public let decodesRowsOnDemand: Bool
     /// The file as this process last read or wrote it.
     private let lastSnapshot = Mutex<Snapshot?>(nil)
     /// A write of this process whose base could not be saved (see `update`).
@@ -49,7 +53,16 @@ public final class ListFile: Sendable {
         let state = stateDirectory.map { StateFolder(listPath: resolved, stateDirectory: $0) }
         self.state = state
         self.base = state.map(BaseStore.init(folder:))
+        self.decodesRowsOnDemand = false
     }
+
+    private init(_ file: ListFile, rowsOnDemand: Bool) {
+        (path, lockPath, createsFolder, state, base) = (file.path, file.lockPath, file.createsFolder, file.state, file.base)
+        decodesRowsOnDemand = rowsOnDemand
+    }
+
+    /// The same file, read by a whole-process command (`decodesRowsOnDemand`).
+    public func readingRowsOnDemand() -> ListFile { ListFile(self, rowsOnDemand: true) }
 
     /// What `load` found.
     public struct Snapshot: Sendable {
@@ -114,7 +127,7 @@ public final class ListFile: Sendable {
         // Another version: only the rows whose bytes changed are decoded again, when it can.
         let decoded: DecodedList, layout: ItemLayout?
         do {
-            (decoded, layout) = try ListCodec.decode(bytes, after: last?.known)
+            (decoded, layout) = try ListCodec.decode(bytes, after: last?.known, rowsOnDemand: decodesRowsOnDemand)
         } catch {
             throw .unparseable(path: path, detail: error.description)
         }

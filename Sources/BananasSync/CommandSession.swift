@@ -30,7 +30,7 @@ public final class CommandSession {
     /// (`writing: false`) never writes: it shows the copies merged, in memory only, and
     /// leaves them, their deletes included, to a writer (docs/sync.md, "Who merges").
     public init(file: ListFile, lockTimeoutMillis: Int64 = 1_000, writing: Bool = true) throws(ListFileError) {
-        engine = SyncEngine(file: file)
+        engine = SyncEngine(file: file.readingRowsOnDemand())
         if writing {
             unmergedCopies = engine.mergeConflictCopies(lockTimeoutMillis: lockTimeoutMillis).unmerged
             engine.forgetLastSeen()

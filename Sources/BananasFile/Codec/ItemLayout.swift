@@ -102,10 +102,10 @@ extension ListCodec {
     /// `decode(bytes)`, reading again only the rows whose bytes differ from `known`'s (when
     /// every change lies inside the `items` array and the new rows have the plain shape);
     /// otherwise a whole decode. Also returns the new file's layout, if it has one.
-    public static func decode(_ bytes: [UInt8], after known: Known?) throws(DecodeError) -> (DecodedList, ItemLayout?) {
+    public static func decode(_ bytes: [UInt8], after known: Known?, rowsOnDemand: Bool = false) throws(DecodeError) -> (DecodedList, ItemLayout?) {
         if let known, let spliced = decodeSplicing(bytes, after: known) { return spliced }
         var layout = LayoutRecorder()
-        let decoded = try decode(bytes, readingItemsDirectly: true, layout: &layout)
+        let decoded = try decode(bytes, readingItemsDirectly: true, rowsOnDemand: rowsOnDemand, layout: &layout)
         return (decoded, layout.finish(for: decoded))
     }
 

@@ -59,12 +59,15 @@ public enum ListCodec {
         return try decode(bytes, readingItemsDirectly: readingItemsDirectly, layout: &layout)
     }
 
-    static func decode(_ bytes: [UInt8], readingItemsDirectly: Bool, layout: inout LayoutRecorder) throws(DecodeError) -> DecodedList {
+    /// `rowsOnDemand`: rows in the shape the encoder writes stay in the bytes until a field
+    /// of theirs is asked for (`FileRows`), for a command that looks at few of them.
+    static func decode(_ bytes: [UInt8], readingItemsDirectly: Bool, rowsOnDemand: Bool = false, layout: inout LayoutRecorder) throws(DecodeError) -> DecodedList {
         let root: JSONValue
         let itemRows: [RawRow]?
         let shadowed: [(key: String, value: JSONValue)]
         do {
-            (root, itemRows, shadowed) = try readDocument(bytes, direct: readingItemsDirectly, layout: &layout)
+            let onDemand = rowsOnDemand && readingItemsDirectly ? FileRows(bytes) : nil
+            (root, itemRows, shadowed) = try readDocument(bytes, direct: readingItemsDirectly, onDemand: onDemand, layout: &layout)
         } catch {
             throw .syntax(error)
         }
@@ -327,7 +330,7 @@ public enum ListCodec {
     /// row so). Same results and same errors as `JSONText.parse` followed by the general
     /// decoder, without a dictionary per item. A top-level key the file repeats is read as
     /// every JSON reader reads it (the last one wins); the values it shadows are returned.
-    static func readDocument(_ bytes: [UInt8], direct: Bool = true, layout: inout LayoutRecorder) throws(JSONSyntaxError) -> (JSONValue, [RawRow]?, shadowed: [(key: String, value: JSONValue)]) {
+    static func readDocument(_ bytes: [UInt8], direct: Bool = true, onDemand: FileRows? = nil, layout: inout LayoutRecorder) throws(JSONSyntaxError) -> (JSONValue, [RawRow]?, shadowed: [(key: String, value: JSONValue)]) {
         var cursor = JSONCursor(bytes)
         cursor.skipWhitespace()
         guard cursor.current == UInt8(ascii: "{") else { return (try JSONText.parse(bytes), nil, []) }
@@ -368,7 +371,7 @@ public enum ListCodec {
                 layout.orders.removeAll()
                 layout.ranges.removeAll()
                 let start = cursor.index
-                items = try readItems(&cursor, direct: direct, layout: &layout)
+                items = try readItems(&cursor, direct: direct, onDemand: onDemand, layout: &layout)
                 itemsText = start..<cursor.index
                 object[key] = .array([])
             } else if key == "sync" {
@@ -388,7 +391,7 @@ public enum ListCodec {
         return (.object(object), items, shadowed)
     }
 
-    static func readItems(_ cursor: inout JSONCursor, direct: Bool, layout: inout LayoutRecorder) throws(JSONSyntaxError) -> [RawRow] {
+    static func readItems(_ cursor: inout JSONCursor, direct: Bool, onDemand: FileRows? = nil, layout: inout LayoutRecorder) throws(JSONSyntaxError) -> [RawRow] {
         try cursor.enter()
         cursor.index += 1
         layout.itemsStart = cursor.index
@@ -402,17 +405,22 @@ public enum ListCodec {
         // The bytes in hand once, for matching keys and reading stamps in place.
         let bytes = cursor.bytes
         return try bytes.withUnsafeBufferPointer { (bytes) throws(JSONSyntaxError) -> [RawRow] in
-            try readItems(&cursor, bytes: bytes, direct: direct, layout: &layout)
+            try readItems(&cursor, bytes: bytes, direct: direct, onDemand: onDemand, layout: &layout)
         }
     }
 
     /// The rows of a non-empty `items` array, from the first one.
-    static func readItems(_ cursor: inout JSONCursor, bytes: UnsafeBufferPointer<UInt8>, direct: Bool, layout: inout LayoutRecorder) throws(JSONSyntaxError) -> [RawRow] {
+    static func readItems(_ cursor: inout JSONCursor, bytes: UnsafeBufferPointer<UInt8>, direct: Bool, onDemand: FileRows? = nil,
+                          layout: inout LayoutRecorder) throws(JSONSyntaxError) -> [RawRow] {
         var rows: [RawRow] = []
         while true {
             cursor.skipWhitespace()
             let start = cursor.index
-            if direct, let item = readPlainItem(&cursor, bytes: bytes) {
+            if let onDemand, let (item, end) = readEncodedRow(bytes, at: start, file: onDemand) {
+                cursor.index = end
+                rows.append(.item(item))
+                layout.row(item, start..<end)
+            } else if direct, let item = readPlainItem(&cursor, bytes: bytes) {
                 rows.append(.item(item))
                 layout.row(item, start..<cursor.index)
             } else {
@@ -494,20 +502,6 @@ public enum ListCodec {
             if take(word: "false") { return false }
             return nil
         }
-        /// A whole number of 1 to 15 digits without a leading zero, sign, fraction or exponent
-        /// (every sortOrder bananas makes), as `Double(literal)` reads it; nil without a step.
-        func wholeNumber() -> Double? {
-            var i = at, value: Int64 = 0
-            while i < end, i - at < 16, bytes[i] >= 0x30, bytes[i] <= 0x39 {
-                value = value * 10 + Int64(bytes[i] - 0x30)
-                i += 1
-            }
-            let digits = i - at
-            guard digits >= 1, digits <= 15, digits == 1 || bytes[at] != UInt8(ascii: "0") else { return nil }
-            if i < end, bytes[i] == UInt8(ascii: ".") || bytes[i] == UInt8(ascii: "e") || bytes[i] == UInt8(ascii: "E") { return nil }
-            at = i
-            return Double(value)
-        }
         guard take(UInt8(ascii: "{")) else { return nil }
         var id: String?, name: String?, sortOrder: Double?, lastModified: String?, noDate = false
         var amount = "", section = "", checked = false, optional = false
@@ -561,7 +555,7 @@ public enum ListCodec {
             case .optional: guard let value = flag() else { return nil }; optional = value
             case .sortOrder:
                 guard at < end, bytes[at] == UInt8(ascii: "-") || (bytes[at] >= 0x30 && bytes[at] <= 0x39) else { return nil }
-                if let value = wholeNumber() {
+                if let value = plainWholeNumber(bytes, at: &at) {
                     sortOrder = value
                 } else {
                     cursor.index = at

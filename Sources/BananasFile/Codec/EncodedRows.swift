@@ -1,0 +1,233 @@
+import BananasCore
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The bytes of one file whose rows a reader left in them (`ListCodec.decode(_:rowsOnDemand:)`):
+/// a row's stamps and date are decoded when asked for, by the reader that reads every other
+/// row (`ListCodec.readPlainItem`). Only rows in exactly the shape `appendPlainItem` writes
+/// are left so, which is what makes reading them later the same as reading them now.
+final class FileRows: EncodedRows {
+    let bytes: [UInt8]
+
+    init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+    func item(_ row: EncodedRow) -> Item {
+        var cursor = JSONCursor(bytes)
+        cursor.index = Int(row.bytes.lowerBound)
+        let item = bytes.withUnsafeBufferPointer { ListCodec.readPlainItem(&cursor, bytes: $0) }
+        guard let item else { preconditionFailure("a row found in the written shape reads as one") }
+        return item
+    }
+
+    func newestStamp(_ row: EncodedRow) -> Stamp {
+        guard !row.newestStamp.isEmpty else { return .zero }
+        return bytes.withUnsafeBufferPointer { buffer in
+            Stamp(compactUTF8: UnsafeBufferPointer(rebasing: buffer[Int(row.newestStamp.lowerBound)..<Int(row.newestStamp.upperBound)]))!
+        }
+    }
+}
+
+extension ListCodec {
+    /// The separators and keys `appendPlainItem` writes, in its order.
+    private static let encodedKeys: [[UInt8]] = ["{\"id\": ", ", \"name\": ", ", \"amount\": ", ", \"section\": ", ", \"checked\": ",
+                                                ", \"optional\": ", ", \"sortOrder\": ", ", \"lastModified\": ", ", \"v\": "].map { Array($0.utf8) }
+
+    /// A row at `start` in exactly the shape `appendPlainItem` writes, its texts plain ASCII,
+    /// its `v` text well formed with no flags: an item whose stamps and date stay in `file`'s
+    /// bytes until asked for. Nil, having read nothing, for any other row (the caller reads
+    /// it the usual way).
+    static func readEncodedRow(_ bytes: UnsafeBufferPointer<UInt8>, at start: Int, file: FileRows) -> (item: Item, end: Int)? {
+        var at = start
+        let end = bytes.count
+        let quote = UInt8(ascii: "\"")
+        func key(_ k: Int) -> Bool {
+            let literal = encodedKeys[k]
+            guard end - at >= literal.count,
+                  literal.withUnsafeBufferPointer({ memcmp(bytes.baseAddress! + at, $0.baseAddress!, $0.count) }) == 0 else { return false }
+            at += literal.count
+            return true
+        }
+        /// A string, found by its closing quote: its bytes' range, stepped past. (An escaped
+        /// quote ends it early: the row's bytes are looked at once the row is read, and any
+        /// escape refuses it.)
+        func plain() -> Range<Int32>? {
+            guard at < end, bytes[at] == quote else { return nil }
+            let from = at + 1
+            guard from < end, let found = memchr(bytes.baseAddress! + from, Int32(quote), end - from) else { return nil }
+            let close = from + (UnsafeRawPointer(found) - UnsafeRawPointer(bytes.baseAddress! + from))
+            guard close <= Int(Int32.max) else { return nil }
+            at = close + 1
+            return Int32(from)..<Int32(close)
+        }
+        func flag() -> Bool? {
+            if end - at >= 4, memcmp(bytes.baseAddress! + at, "true", 4) == 0 { at += 4; return true }
+            if end - at >= 5, memcmp(bytes.baseAddress! + at, "false", 5) == 0 { at += 5; return false }
+            return nil
+        }
+        guard key(0), let id = plain(), !id.isEmpty,
+              key(1), let name = plain(), bytes[Int(name.lowerBound)..<Int(name.upperBound)].contains(where: { $0 != 0x20 }),
+              key(2), let amount = plain(),
+              key(3), let section = plain(),
+              key(4), let checked = flag(),
+              key(5), let optional = flag(),
+              key(6), let sortOrder = plainWholeNumber(bytes, at: &at) else { return nil }
+        if key(7) {
+            if end - at >= 4, memcmp(bytes.baseAddress! + at, "null", 4) == 0 { at += 4 } else if plain() == nil { return nil }
+        }
+        guard key(8), let stamps = plain(),
+              let newest = Meta.newestStampIfPlain(UnsafeBufferPointer(rebasing: bytes[Int(stamps.lowerBound)..<Int(stamps.upperBound)])),
+              at < end, bytes[at] == UInt8(ascii: "}") else { return nil }
+        at += 1
+        // Its strings hold no escapes, control bytes or anything to validate as UTF-8.
+        guard isPlainASCII(UnsafeRawPointer(bytes.baseAddress! + start), count: at - start) else { return nil }
+        func text(_ range: Range<Int32>) -> String {
+            range.isEmpty ? "" : String(decoding: UnsafeBufferPointer(rebasing: bytes[Int(range.lowerBound)..<Int(range.upperBound)]), as: UTF8.self)
+        }
+        let row = EncodedRow(bytes: Int32(start)..<Int32(at),
+                             newestStamp: (stamps.lowerBound + Int32(newest.lowerBound))..<(stamps.lowerBound + Int32(newest.upperBound)))
+        let rawID = text(id)
+        let hasLowercase = bytes[Int(id.lowerBound)..<Int(id.upperBound)].contains { $0 &- 0x61 < 26 }
+        let item = Item(id: hasLowercase ? normalizedID(rawID) : rawID, name: text(name), amount: text(amount), section: text(section), checked: checked,
+                        optional: optional, sortOrder: sortOrder, encoded: row, in: file)
+        return (item, at)
+    }
+
+    /// True when the bytes are all printable ASCII but the backslash (no escapes, no control
+    /// bytes, nothing to validate as UTF-8): eight at a time.
+    static func isPlainASCII(_ start: UnsafeRawPointer, count: Int) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        let below = ones &* 0x20, delete = ones &* 0x7F, backslash = ones &* 0x5C
+        var i = 0
+        var bad: UInt64 = 0
+        while i + 8 <= count {
+            let x = start.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+            let d = x ^ delete, b = x ^ backslash
+            // A high bit, a byte under 0x20, a byte equal to 0x7F or to the backslash.
+            bad |= x | ((x &- below) & ~x) | ((d &- ones) & ~d) | ((b &- ones) & ~b)
+            i += 8
+        }
+        guard bad & highs == 0 else { return false }
+        while i < count {
+            let byte = start.load(fromByteOffset: i, as: UInt8.self)
+            guard byte >= 0x20, byte < 0x7F, byte != 0x5C else { return false }
+            i += 1
+        }
+        return true
+    }
+
+    /// A whole number of 1 to 15 digits without a leading zero, sign, fraction or exponent
+    /// (every sortOrder bananas makes), as `Double(literal)` reads it, stepped past; nil without
+    /// a step.
+    static func plainWholeNumber(_ bytes: UnsafeBufferPointer<UInt8>, at: inout Int) -> Double? {
+        let end = bytes.count
+        var i = at, value: Int64 = 0
+        while i < end, i - at < 16, bytes[i] >= 0x30, bytes[i] <= 0x39 {
+            value = value * 10 + Int64(bytes[i] - 0x30)
+            i += 1
+        }
+        let digits = i - at
+        guard digits >= 1, digits <= 15, digits == 1 || bytes[at] != UInt8(ascii: "0") else { return nil }
+        if i < end, bytes[i] == UInt8(ascii: ".") || bytes[i] == UInt8(ascii: "e") || bytes[i] == UInt8(ascii: "E") { return nil }
+        at = i
+        return Double(value)
+    }
+}
+
+extension Meta {
+    /// Where the newest stamp of an item's `v` text lies (an empty range when no field is
+    /// stamped), when the text is well formed with every stamp in the compact form, no flags
+    /// and at most 64 stamps; nil for any other text. What `decode` accepts of such a text,
+    /// checked without building it. Compact stamps compare as their text does.
+    static func newestStampIfPlain(_ bytes: UnsafeBufferPointer<UInt8>) -> Range<Int>? {
+        guard !bytes.isEmpty, let bar = memchr(bytes.baseAddress!, Int32(UInt8(ascii: "|")), bytes.count) else { return nil }
+        let tableEnd = UnsafeRawPointer(bar) - UnsafeRawPointer(bytes.baseAddress!)
+        if let one = newestOfOneStamp(bytes, tableEnd: tableEnd) { return one }
+        return withUnsafeTemporaryAllocation(of: Range<Int>.self, capacity: 64) { tokens -> Range<Int>? in
+            // The stamps' places (runs of spaces between them).
+            var count = 0
+            var i = 0
+            let fixed = Stamp.compactMillisDigits + Stamp.compactCounterDigits
+            while i < tableEnd {
+                if bytes[i] == UInt8(ascii: " ") { i += 1; continue }
+                var j = i
+                while j < tableEnd, bytes[j] != UInt8(ascii: " ") {
+                    let byte = bytes[j]
+                    guard (byte >= 0x30 && byte <= 0x39) || (byte >= 0x61 && byte <= 0x7A) else { return nil }
+                    j += 1
+                }
+                guard j - i > fixed, j - i - fixed <= 32, count < 64 else { return nil }
+                tokens[count] = i..<j
+                count += 1
+                i = j
+            }
+            // Six pieces, each empty, `i` or `i:j.k…`, every index a stamp of the table.
+            var fields = 0
+            var current: UInt64 = 0  // the stamps some field holds now
+            var k = tableEnd + 1
+            var atPieceStart = true, afterColon = false
+            while true {
+                guard k < bytes.count, bytes[k] != UInt8(ascii: ",") else {
+                    fields += 1
+                    guard fields <= ItemField.allCases.count else { return nil }
+                    if k >= bytes.count { break }
+                    (atPieceStart, afterColon) = (true, false)
+                    k += 1
+                    continue
+                }
+                let byte = bytes[k]
+                if byte == UInt8(ascii: ":") {
+                    guard !afterColon, !atPieceStart else { return nil }
+                    afterColon = true
+                    k += 1
+                    continue
+                }
+                if byte == UInt8(ascii: ".") {
+                    guard afterColon else { return nil }
+                    k += 1
+                    continue
+                }
+                var l = k, index = 0
+                while l < bytes.count, bytes[l] >= 0x30, bytes[l] <= 0x39 {
+                    index = index * 10 + Int(bytes[l] - 0x30)
+                    l += 1
+                }
+                guard l > k, l - k < 6, index < count else { return nil }
+                if atPieceStart { current |= 1 << UInt64(index) }
+                atPieceStart = false
+                k = l
+            }
+            guard fields == ItemField.allCases.count else { return nil }
+            var newest: Range<Int>?
+            for index in 0..<count where current & (1 << UInt64(index)) != 0 {
+                let token = tokens[index]
+                if let best = newest, !UnsafeBufferPointer(rebasing: bytes[best]).lexicographicallyPrecedes(UnsafeBufferPointer(rebasing: bytes[token])) { continue }
+                newest = token
+            }
+            return newest ?? 0..<0
+        }
+    }
+
+    /// `newestStampIfPlain` of most rows' text: one stamp, each field stamped with it or not
+    /// at all (`0` or nothing, six times); nil for any other text.
+    static func newestOfOneStamp(_ bytes: UnsafeBufferPointer<UInt8>, tableEnd: Int) -> Range<Int>? {
+        let fixed = Stamp.compactMillisDigits + Stamp.compactCounterDigits
+        guard tableEnd > fixed, tableEnd - fixed <= 32, let base = bytes.baseAddress else { return nil }
+        for i in 0..<tableEnd {
+            let byte = base[i]
+            guard (byte &- 0x30 < 10) || (byte &- 0x61 < 26) else { return nil }
+        }
+        let count = bytes.count
+        var i = tableEnd + 1, fields = 0, stamped = false
+        while true {
+            if i < count, base[i] == UInt8(ascii: "0") { stamped = true; i += 1 }
+            fields += 1
+            if fields == ItemField.allCases.count { return i == count ? (stamped ? 0..<tableEnd : 0..<0) : nil }
+            guard i < count, base[i] == UInt8(ascii: ",") else { return nil }
+            i += 1
+        }
+    }
+}

@@ -1,0 +1,132 @@
+import BananasTestSupport
+import PropertyBased
+import Testing
+@testable import BananasCore
+@testable import BananasFile
+
+/// Rows left in the bytes they were read from (`ListCodec.decode(_:rowsOnDemand:)`, what a
+/// whole-process command reads) against rows decoded at once: every field, every compare,
+/// every write must be the same, whichever rows a reader leaves and whichever it decodes.
+@Suite struct EncodedRowsTests {
+    static func onDemand(_ bytes: [UInt8]) throws -> ShoppingList {
+        var layout = LayoutRecorder()
+        return try ListCodec.decode(bytes, readingItemsDirectly: true, rowsOnDemand: true, layout: &layout).list
+    }
+
+    /// Every field of every row, read from `lazy` (rows still encoded) and from `eager`.
+    static func expectSameRows(_ lazy: ShoppingList, _ eager: ShoppingList, _ context: String) {
+        #expect(lazy.rows.count == eager.rows.count, "\(context)")
+        for (id, row) in eager.rows {
+            guard let other = lazy.rows[id] else { Issue.record("\(context): row \(id) missing"); continue }
+            #expect(other.id == row.id && other.name == row.name && other.amount == row.amount && other.section == row.section
+                    && other.checked == row.checked && other.optional == row.optional && other.sortOrder == row.sortOrder,
+                    "\(context): row \(id)'s fields differ")
+            #expect(other.newestStamp == row.stamps.newest, "\(context): row \(id)'s newest stamp")
+            #expect(other.lastModified == row.lastModified && other.stamps == row.stamps && other.extra == row.extra
+                    && other.heldByStampless == row.heldByStampless, "\(context): row \(id)'s stamps or date differ")
+            #expect(other == row && row == other && other.hashValue == row.hashValue, "\(context): row \(id) compares unequal")
+        }
+    }
+
+    /// Lists as the splice tests make them, edited by many steps (rows with several stamps and
+    /// superseded ones, moved, renamed with escapes and non-ASCII text, unknown keys, deletes).
+    static func editedLists() -> [ShoppingList] {
+        var rng = Xoshiro(seed: (31, 0, 0, 0))
+        var clock = StampClock(replica: "a1b2c3d4e5f6")
+        var lists: [ShoppingList] = FastCodecTests.lists()
+        for round in 0..<12 {
+            var list = SpliceTests.list(Int(rng.next() % 50))
+            for _ in 0..<(round * 6) { SpliceTests.mutate(&list, &rng, clock: &clock) }
+            lists.append(list)
+        }
+        return lists
+    }
+
+    @Test func rowsLeftInTheBytesReadAsRowsReadAtOnce() throws {
+        var leftEncoded = 0
+        for (n, list) in Self.editedLists().enumerated() {
+            let bytes = ListCodec.encode(list)
+            let eager = try ListCodec.decode(bytes).list
+            let lazy = try Self.onDemand(bytes)
+            leftEncoded += lazy.rows.values.filter(\.isEncoded).count
+            #expect(lazy == eager, "list \(n)")
+            #expect(ListCodec.encode(lazy) == bytes, "list \(n) is written back otherwise")
+            #expect(lazy.newestStamp == eager.newestStamp && lazy.items == eager.items, "list \(n)")
+            Self.expectSameRows(lazy, eager, "list \(n)")
+        }
+        #expect(leftEncoded > 200, "too few rows were left in the bytes for this test to mean anything")
+    }
+
+    @Test func aRowLeftInTheBytesChangesLikeAnyOther() throws {
+        let list = SpliceTests.list(20)
+        let lazy = try Self.onDemand(ListCodec.encode(list))
+        let id = list.items[3].id
+        #expect(lazy.rows[id]?.isEncoded == true)
+        var edited = lazy
+        let stamp = Stamp(millis: 1_900_000_000_000, counter: 0, replica: "0123456789ab")
+        try edited.apply(.update(id: id, changes: [.name: .text("Renamed"), .checked: .flag(true)]), stamp: stamp)
+        var expected = list
+        try expected.apply(.update(id: id, changes: [.name: .text("Renamed"), .checked: .flag(true)]), stamp: stamp)
+        #expect(edited == expected)
+        #expect(edited.item(id)?.name == "Renamed" && edited.rows[id]?.isEncoded == false)
+        // The list it was copied from still holds the row as read.
+        #expect(lazy.item(id)?.name == list.item(id)?.name && lazy.rows[id]?.isEncoded == true)
+        var merged = lazy
+        merged.merge(expected)
+        #expect(merged == expected)
+        var other = expected
+        other.merge(lazy)
+        #expect(other == merged)
+    }
+
+    /// The eight-at-a-time test of a row's bytes against the plain rule, byte by byte.
+    @Test func aRowsBytesAreJudgedPlainAsByteByByte() async {
+        await propertyCheck(count: 3_000, input: Gen.uint8(in: 0...255).array(of: 0...40), Gen.int(in: 0...3)) { bytes, skew in
+            var padded = Array(repeating: UInt8(ascii: "a"), count: skew) + bytes.map { $0 % 5 == 0 ? $0 : 0x20 + $0 % 0x5F }
+            if bytes.count % 3 == 0, !padded.isEmpty { padded[bytes.count % padded.count] = bytes.first ?? 0 }
+            let expected = padded.dropFirst(skew).allSatisfy { $0 >= 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\\") }
+            let judged = padded.withUnsafeBytes { ListCodec.isPlainASCII($0.baseAddress! + skew, count: padded.count - skew) }
+            #expect(judged == expected, "\(padded)")
+        }
+    }
+
+    /// Whatever `v` text the quick reading of a row's newest stamp accepts, the full reader
+    /// reads, to the same newest stamp and with no flags; damaged texts of every kind.
+    @Test func theQuickStampReadingAcceptsOnlyWhatTheFullReaderReads() async {
+        let good = [
+            "0mubbs7i800000123456789ab|0,0,0,0,0,0",
+            "0mubbs7i800000123456789ab 0mubbs7i800010fedcba987654|1,0:1,0,,0,1:0",
+            "0mubbs7i800000123456789ab  0mubbs7i800010fedcba987654|1:0.0,0,,,,",
+        ]
+        for text in good {
+            let decoded = Meta.decode(Array(text.utf8), as: ItemField.self)
+            #expect(Meta.newestStampIfPlain(text) == decoded?.stamps.newest && decoded != nil, "\(text)")
+        }
+        let alphabet = Array("0a1z|:., -g9".utf8)
+        await propertyCheck(count: 2_000, input: Gen.uint64().array(of: 1...30), Gen.int(in: 0...2)) { draws, base in
+            var choices = DrawnChoices(draws)
+            var bytes = Array(good[base].utf8)
+            for _ in 0..<(1 + choices.below(3)) {
+                let at = choices.below(bytes.count + 1)
+                switch choices.below(3) {
+                case 0: bytes.insert(alphabet[choices.below(alphabet.count)], at: at)
+                case 1: if at < bytes.count { bytes.remove(at: at) }
+                default: if at < bytes.count { bytes[at] = alphabet[choices.below(alphabet.count)] }
+                }
+            }
+            let text = String(decoding: bytes, as: UTF8.self)
+            guard let quick = Meta.newestStampIfPlain(text) else { return }
+            let full = Meta.decode(bytes, as: ItemField.self)
+            #expect(full != nil && full?.flags.isEmpty == true && full?.stamps.newest == quick, "\(text)")
+        }
+    }
+}
+
+extension Meta {
+    /// The newest stamp `newestStampIfPlain` finds, read.
+    static func newestStampIfPlain(_ text: String) -> Stamp? {
+        Array(text.utf8).withUnsafeBufferPointer { bytes in
+            newestStampIfPlain(bytes).map { $0.isEmpty ? .zero : Stamp(compactUTF8: UnsafeBufferPointer(rebasing: bytes[$0]))! }
+        }
+    }
+}
