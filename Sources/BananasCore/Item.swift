@@ -164,6 +164,8 @@ public protocol EncodedRows: AnyObject, Sendable {
     func item(_ row: EncodedRow) -> Item
     /// The row's newest stamp.
     func newestStamp(_ row: EncodedRow) -> Stamp
+    /// The newest stamp of every row left in these bytes.
+    var newestStampOfAllRows: Stamp { get }
 }
 
 /// Where a row lies in the bytes of the file it was read from.
@@ -358,6 +360,11 @@ public struct Item: Hashable, Sendable, Identifiable {
 
     /// True while the row is still in the bytes of the file it was read from.
     public var isEncoded: Bool { storage.isEncoded }
+
+    /// The bytes the row is still in, if it is.
+    public var encodedRows: (any EncodedRows)? {
+        storage.isEncoded ? unsafeDowncast(storage, to: EncodedStorage.self).file : nil
+    }
 
     /// True when both are the same unchanged copy (no field compared).
     public func isSameCopy(as other: Item) -> Bool { storage === other.storage }

@@ -174,9 +174,10 @@ public struct ShoppingList: Hashable, Sendable {
 
     public static let explicitKeyMark = "\u{0}"
 
-    /// Every row through `keyed`.
-    public mutating func keySections() {
-        guard hasRenamedSections || rows.values.contains(where: { $0.section.utf8.first == 0 }) else { return }
+    /// Every row through `keyed`. `explicitKeys`: false when the reader knows no row's section
+    /// names its key outright (no walk over every row then).
+    public mutating func keySections(explicitKeys: Bool = true) {
+        guard hasRenamedSections || explicitKeys && rows.values.contains(where: { $0.section.utf8.first == 0 }) else { return }
         for (id, row) in rows {
             let keyedRow = keyed(row)
             if keyedRow.section != row.section { rows[id] = keyedRow }
@@ -281,10 +282,23 @@ public struct ShoppingList: Hashable, Sendable {
         return displaySections(of: all).map { ($0, bySection[$0] ?? []) }
     }
 
-    /// Every stamp in the list, for moving a clock past them.
+    /// Every stamp in the list, for moving a clock past them. Rows still in the bytes of a file
+    /// count as the newest stamp of any row of that file (read once per file): a stamp this
+    /// list's holder has seen, which is all a clock needs.
     public var newestStamp: Stamp {
         var newest = newestSectionStamp
-        for row in rows.values { newest = max(newest, row.newestStamp) }
+        var files: [ObjectIdentifier] = []  // nearly always one
+        for row in rows.values {
+            if let file = row.encodedRows {
+                let id = ObjectIdentifier(file)
+                if !files.contains(id) {
+                    files.append(id)
+                    newest = max(newest, file.newestStampOfAllRows)
+                }
+            } else {
+                newest = max(newest, row.newestStamp)
+            }
+        }
         for tombstone in tombstones.values { newest = max(newest, tombstone.stamp) }
         return newest
     }
@@ -312,7 +326,9 @@ public struct ShoppingList: Hashable, Sendable {
 
     /// A sortOrder after every item of the list.
     public var nextSortOrder: Double {
-        (rows.values.map(\.sortOrder).max() ?? 0).rounded(.down) + 1024
+        var last: Double?
+        for row in rows.values where last.map({ row.sortOrder > $0 }) ?? true { last = row.sortOrder }
+        return (last ?? 0).rounded(.down) + 1024
     }
 }
 

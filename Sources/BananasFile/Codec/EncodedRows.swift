@@ -10,10 +10,28 @@ import Darwin
 /// a row's stamps and date are decoded when asked for, by the reader that reads every other
 /// row (`ListCodec.readPlainItem`). Only rows in exactly the shape `appendPlainItem` writes
 /// are left so, which is what makes reading them later the same as reading them now.
-final class FileRows: EncodedRows {
+final class FileRows: EncodedRows, @unchecked Sendable {  // `newest` is set only while the rows are read
     let bytes: [UInt8]
+    /// The newest stamp's text among every row left in the bytes (compact stamps compare as
+    /// their text does).
+    private var newest: Range<Int32> = 0..<0
 
     init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+    /// Called for each row left in the bytes, as it is read.
+    func noteNewest(_ range: Range<Int32>) {
+        guard !range.isEmpty else { return }
+        if !newest.isEmpty {
+            let isNewer = bytes.withUnsafeBufferPointer { buffer in
+                UnsafeBufferPointer(rebasing: buffer[Int(newest.lowerBound)..<Int(newest.upperBound)])
+                    .lexicographicallyPrecedes(UnsafeBufferPointer(rebasing: buffer[Int(range.lowerBound)..<Int(range.upperBound)]))
+            }
+            guard isNewer else { return }
+        }
+        newest = range
+    }
+
+    var newestStampOfAllRows: Stamp { newestStamp(EncodedRow(bytes: 0..<0, newestStamp: newest)) }
 
     func item(_ row: EncodedRow) -> Item {
         var cursor = JSONCursor(bytes)
@@ -89,6 +107,7 @@ extension ListCodec {
         }
         let row = EncodedRow(bytes: Int32(start)..<Int32(at),
                              newestStamp: (stamps.lowerBound + Int32(newest.lowerBound))..<(stamps.lowerBound + Int32(newest.upperBound)))
+        file.noteNewest(row.newestStamp)
         let rawID = text(id)
         let hasLowercase = bytes[Int(id.lowerBound)..<Int(id.upperBound)].contains { $0 &- 0x61 < 26 }
         let item = Item(id: hasLowercase ? normalizedID(rawID) : rawID, name: text(name), amount: text(amount), section: text(section), checked: checked,

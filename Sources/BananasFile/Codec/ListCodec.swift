@@ -97,11 +97,13 @@ public enum ListCodec {
         var problems: [String] = []
         var unreadable: [UnreadableRow] = []
         var table: [String: Item] = [:]
+        var explicitKeys = false
         if let itemRows {
-            _ = decodeRows(itemRows, path: "items", problems: &problems, unreadable: &unreadable, table: &table)
+            _ = decodeRows(itemRows, path: "items", problems: &problems, unreadable: &unreadable, table: &table, explicitKeys: &explicitKeys)
         } else if let value = top["items"] {
             guard case .array(let array) = value else { throw .structure("items is \(value.typeDescription), not an array") }
-            _ = decodeRows(array.map { .value($0, text: nil) }, path: "items", problems: &problems, unreadable: &unreadable, table: &table)
+            _ = decodeRows(array.map { .value($0, text: nil) }, path: "items", problems: &problems, unreadable: &unreadable, table: &table,
+                           explicitKeys: &explicitKeys)
         }
 
         var sectionsStamp = Stamp.zero
@@ -127,7 +129,7 @@ public enum ListCodec {
                 var ignoredRows: [UnreadableRow] = []
                 var hiddenTable: [String: Item] = [:]
                 let hiddenRows = decodeRows(hidden.map { .value($0, text: nil) }, path: "sync.deletedRows", problems: &ignored, unreadable: &ignoredRows,
-                                            table: &hiddenTable)
+                                            table: &hiddenTable, explicitKeys: &explicitKeys)
                 let joining = hiddenRows.filter { table[$0.id] == nil }
                 for row in joining where table[row.id] == nil { table[row.id] = row }
                 layout.hiddenRows = joining.count
@@ -159,7 +161,7 @@ public enum ListCodec {
             sectionEntries: sectionEntries, rowsByID: table, tombstones: tombstones, conflicts: records, memory: memory,
             extra: extra, syncExtra: syncExtra, unreadableRows: unreadable
         )
-        list.keySections()
+        list.keySections(explicitKeys: explicitKeys)
         list.writeStamp = writeStamp
         return DecodedList(list: list, schemaVersion: schemaVersion, problems: problems)
     }
@@ -241,7 +243,7 @@ public enum ListCodec {
     /// The rows in file order; `table` gets them by id as they are read (the list's own
     /// table: one hash of each id, which also tells a repeated one).
     static func decodeRows(_ array: [RawRow], path: String, problems: inout [String], unreadable: inout [UnreadableRow],
-                           table: inout [String: Item]) -> [Item] {
+                           table: inout [String: Item], explicitKeys: inout Bool) -> [Item] {
         var rows: [Item] = []
         // Where each unreadable row sits: after the readable row before it (nil: none yet),
         // its place among the unreadable rows there, and which copy of its text it is.
@@ -258,6 +260,8 @@ public enum ListCodec {
         func placed(_ item: Item) {
             anchor = item
             placeAtAnchor = 0
+            // A row left in the bytes never names its section's key (`readEncodedRow`).
+            if !item.isEncoded, item.section.utf8.first == 0 { explicitKeys = true }
         }
         rows.reserveCapacity(array.count)
         var seenSeeds: [String: Int] = [:]
