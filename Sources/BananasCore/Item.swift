@@ -13,9 +13,14 @@ public enum ItemField: String, CaseIterable, Sendable, Hashable, Comparable {
 public protocol StampedField: CaseIterable, Hashable, Sendable {
     /// The field's place in `allCases` (a table of stamps is indexed by it).
     var stampIndex: Int { get }
+    /// `allCases.count`, kept: `allCases` makes an array at every use, and a table of stamps
+    /// is made for every row read.
+    static var fieldCount: Int { get }
 }
 
 extension ItemField: StampedField {
+    public static let fieldCount = allCases.count
+
     public var stampIndex: Int {
         switch self {
         case .name: 0
@@ -51,7 +56,7 @@ public struct StampTable<Field: StampedField>: Hashable, Sendable {
 
     @inlinable
     public init(all stamp: Stamp = .zero) {
-        values = Array(repeating: stamp, count: Field.allCases.count)
+        values = Array(repeating: stamp, count: Field.fieldCount)
         histories = []
     }
 
@@ -65,7 +70,7 @@ public struct StampTable<Field: StampedField>: Hashable, Sendable {
     /// builds one per row read: no table of zeros written over field by field).
     @inlinable
     public init(stamps: [Stamp]) {
-        precondition(stamps.count == Field.allCases.count, "one stamp per field")
+        precondition(stamps.count == Field.fieldCount, "one stamp per field")
         values = stamps
         histories = []
     }
@@ -95,7 +100,7 @@ public struct StampTable<Field: StampedField>: Hashable, Sendable {
         let trimmed = Self.trimmedHistory(stamps)
         if histories.isEmpty {
             if trimmed.isEmpty { return }
-            histories = Array(repeating: [], count: Field.allCases.count)
+            histories = Array(repeating: [], count: Field.fieldCount)
         }
         histories[field.stampIndex] = trimmed
     }

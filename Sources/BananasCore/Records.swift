@@ -56,6 +56,8 @@ public struct Tombstone: Hashable, Sendable {
 public enum SectionField: String, CaseIterable, Sendable, Hashable, StampedField {
     case name, position, removed
 
+    public static let fieldCount = allCases.count
+
     public var stampIndex: Int {
         switch self {
         case .name: 0

@@ -22,11 +22,10 @@ final class FileRows: EncodedRows, @unchecked Sendable {  // `newest` is set onl
     func noteNewest(_ range: Range<Int32>) {
         guard !range.isEmpty else { return }
         if !newest.isEmpty {
-            let isNewer = bytes.withUnsafeBufferPointer { buffer in
-                UnsafeBufferPointer(rebasing: buffer[Int(newest.lowerBound)..<Int(newest.upperBound)])
-                    .lexicographicallyPrecedes(UnsafeBufferPointer(rebasing: buffer[Int(range.lowerBound)..<Int(range.upperBound)]))
-            }
-            guard isNewer else { return }
+            let (old, new) = (Int(newest.lowerBound), Int(range.lowerBound))
+            let (oldCount, newCount) = (newest.count, range.count)
+            let order = bytes.withUnsafeBufferPointer { memcmp($0.baseAddress! + old, $0.baseAddress! + new, min(oldCount, newCount)) }
+            guard order < 0 || order == 0 && oldCount < newCount else { return }
         }
         newest = range
     }
@@ -191,7 +190,7 @@ extension Meta {
             while true {
                 guard k < bytes.count, bytes[k] != UInt8(ascii: ",") else {
                     fields += 1
-                    guard fields <= ItemField.allCases.count else { return nil }
+                    guard fields <= ItemField.fieldCount else { return nil }
                     if k >= bytes.count { break }
                     (atPieceStart, afterColon) = (true, false)
                     k += 1
@@ -219,7 +218,7 @@ extension Meta {
                 atPieceStart = false
                 k = l
             }
-            guard fields == ItemField.allCases.count else { return nil }
+            guard fields == ItemField.fieldCount else { return nil }
             var newest: Range<Int>?
             for index in 0..<count where current & (1 << UInt64(index)) != 0 {
                 let token = tokens[index]
@@ -244,7 +243,7 @@ extension Meta {
         while true {
             if i < count, base[i] == UInt8(ascii: "0") { stamped = true; i += 1 }
             fields += 1
-            if fields == ItemField.allCases.count { return i == count ? (stamped ? 0..<tableEnd : 0..<0) : nil }
+            if fields == ItemField.fieldCount { return i == count ? (stamped ? 0..<tableEnd : 0..<0) : nil }
             guard i < count, base[i] == UInt8(ascii: ",") else { return nil }
             i += 1
         }

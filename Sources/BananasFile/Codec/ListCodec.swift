@@ -1318,7 +1318,7 @@ enum Meta {
     static func decodeOneStamp<Field: StampedField>(_ bytes: UnsafeBufferPointer<UInt8>, tableEnd: Int, as: Field.Type) -> StampTable<Field>? {
         guard tableEnd > 0, !UnsafeBufferPointer(rebasing: bytes[..<tableEnd]).contains(UInt8(ascii: " ")),
               let single = stamp(UnsafeBufferPointer(rebasing: bytes[..<tableEnd])) else { return nil }
-        let count = Field.allCases.count
+        let count = Field.fieldCount
         var values: [Stamp] = []
         values.reserveCapacity(count)
         var i = tableEnd + 1
