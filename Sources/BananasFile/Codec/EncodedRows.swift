@@ -50,8 +50,19 @@ final class FileRows: EncodedRows, @unchecked Sendable {  // `newest` is set onl
 
 extension ListCodec {
     /// The separators and keys `appendPlainItem` writes, in its order.
-    private static let encodedKeys: [[UInt8]] = ["{\"id\": ", ", \"name\": ", ", \"amount\": ", ", \"section\": ", ", \"checked\": ",
-                                                ", \"optional\": ", ", \"sortOrder\": ", ", \"lastModified\": ", ", \"v\": "].map { Array($0.utf8) }
+    private static func encodedKey(_ k: Int) -> StaticString {
+        switch k {
+        case 0: "{\"id\": "
+        case 1: ", \"name\": "
+        case 2: ", \"amount\": "
+        case 3: ", \"section\": "
+        case 4: ", \"checked\": "
+        case 5: ", \"optional\": "
+        case 6: ", \"sortOrder\": "
+        case 7: ", \"lastModified\": "
+        default: ", \"v\": "
+        }
+    }
 
     /// A row at `start` in exactly the shape `appendPlainItem` writes, its texts plain ASCII,
     /// its `v` text well formed with no flags: an item whose stamps and date stay in `file`'s
@@ -62,21 +73,21 @@ extension ListCodec {
         let end = bytes.count
         let quote = UInt8(ascii: "\"")
         func key(_ k: Int) -> Bool {
-            let literal = encodedKeys[k]
-            guard end - at >= literal.count,
-                  literal.withUnsafeBufferPointer({ memcmp(bytes.baseAddress! + at, $0.baseAddress!, $0.count) }) == 0 else { return false }
-            at += literal.count
+            let literal = encodedKey(k)
+            let count = literal.utf8CodeUnitCount
+            guard end - at >= count, memcmp(bytes.baseAddress! + at, literal.utf8Start, count) == 0 else { return false }
+            at += count
             return true
         }
-        /// A string, found by its closing quote: its bytes' range, stepped past. (An escaped
-        /// quote ends it early: the row's bytes are looked at once the row is read, and any
-        /// escape refuses it.)
+        /// A string of printable ASCII without escapes, found by its closing quote: its bytes'
+        /// range, stepped past. (An escaped quote ends it early, after its backslash, which
+        /// refuses it.)
         func plain() -> Range<Int32>? {
             guard at < end, bytes[at] == quote else { return nil }
             let from = at + 1
             guard from < end, let found = memchr(bytes.baseAddress! + from, Int32(quote), end - from) else { return nil }
             let close = from + (UnsafeRawPointer(found) - UnsafeRawPointer(bytes.baseAddress! + from))
-            guard close <= Int(Int32.max) else { return nil }
+            guard close <= Int(Int32.max), isPlainASCII(UnsafeRawPointer(bytes.baseAddress! + from), count: close - from) else { return nil }
             at = close + 1
             return Int32(from)..<Int32(close)
         }
@@ -99,8 +110,6 @@ extension ListCodec {
               let newest = Meta.newestStampIfPlain(UnsafeBufferPointer(rebasing: bytes[Int(stamps.lowerBound)..<Int(stamps.upperBound)])),
               at < end, bytes[at] == UInt8(ascii: "}") else { return nil }
         at += 1
-        // Its strings hold no escapes, control bytes or anything to validate as UTF-8.
-        guard isPlainASCII(UnsafeRawPointer(bytes.baseAddress! + start), count: at - start) else { return nil }
         func text(_ range: Range<Int32>) -> String {
             range.isEmpty ? "" : String(decoding: UnsafeBufferPointer(rebasing: bytes[Int(range.lowerBound)..<Int(range.upperBound)]), as: UTF8.self)
         }
