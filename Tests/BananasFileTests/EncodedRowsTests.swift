@@ -34,6 +34,15 @@ import Testing
         var rng = Xoshiro(seed: (31, 0, 0, 0))
         var clock = StampClock(replica: "a1b2c3d4e5f6")
         var lists: [ShoppingList] = FastCodecTests.lists()
+        // Texts beyond ASCII, blank ones among them (a row no reader shows), each stamped.
+        let texts = ["\u{3000}", "\u{85}", " \u{A0} ", "é", "日本 🍌 café", "\u{FEFF}x", "\u{7F}", "a\u{2028}b", "\u{10FFFF}"]
+        var unicode = ShoppingList(sections: ["Épicerie"])
+        for (n, text) in texts.enumerated() {
+            let stamp = Stamp(millis: 1_800_000_000_000 + Int64(n), counter: 0, replica: "c0ffee000001")
+            _ = try? unicode.apply(.insert(Item(id: "U-\(n)", name: text, amount: texts[(n + 1) % texts.count],
+                                            section: n % 2 == 0 ? "Épicerie" : text, sortOrder: Double(n))), stamp: stamp)
+        }
+        lists.append(unicode)
         for round in 0..<12 {
             var list = SpliceTests.list(Int(rng.next() % 50))
             for _ in 0..<(round * 6) { SpliceTests.mutate(&list, &rng, clock: &clock) }
@@ -43,18 +52,20 @@ import Testing
     }
 
     @Test func rowsLeftInTheBytesReadAsRowsReadAtOnce() throws {
-        var leftEncoded = 0
+        var leftEncoded = 0, beyondASCII = 0
         for (n, list) in Self.editedLists().enumerated() {
             let bytes = ListCodec.encode(list)
             let eager = try ListCodec.decode(bytes).list
             let lazy = try Self.onDemand(bytes)
             leftEncoded += lazy.rows.values.filter(\.isEncoded).count
+            beyondASCII += lazy.rows.values.filter { $0.isEncoded && !$0.name.utf8.allSatisfy { $0 < 0x80 } }.count
             #expect(lazy == eager, "list \(n)")
             #expect(ListCodec.encode(lazy) == bytes, "list \(n) is written back otherwise")
             #expect(lazy.newestStamp == eager.newestStamp && lazy.items == eager.items, "list \(n)")
             Self.expectSameRows(lazy, eager, "list \(n)")
         }
         #expect(leftEncoded > 200, "too few rows were left in the bytes for this test to mean anything")
+        #expect(beyondASCII >= 5, "rows with texts beyond ASCII are left in the bytes too")
     }
 
     /// Damaged files (a byte changed, removed or added anywhere, the end cut off) read the same
@@ -114,13 +125,14 @@ import Testing
         #expect(other == merged)
     }
 
-    /// The eight-at-a-time test of a row's bytes against the plain rule, byte by byte.
-    @Test func aRowsBytesAreJudgedPlainAsByteByByte() async {
+    /// The eight-at-a-time test of a string's bytes, byte by byte.
+    @Test func aStringsBytesAreJudgedAsByteByByte() async {
         await propertyCheck(count: 3_000, input: Gen.uint8(in: 0...255).array(of: 0...40), Gen.int(in: 0...3)) { bytes, skew in
             var padded = Array(repeating: UInt8(ascii: "a"), count: skew) + bytes.map { $0 % 5 == 0 ? $0 : 0x20 + $0 % 0x5F }
             if bytes.count % 3 == 0, !padded.isEmpty { padded[bytes.count % padded.count] = bytes.first ?? 0 }
-            let expected = padded.dropFirst(skew).allSatisfy { $0 >= 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\\") }
-            let judged = padded.withUnsafeBytes { ListCodec.isPlainASCII($0.baseAddress! + skew, count: padded.count - skew) }
+            let text = padded.dropFirst(skew)
+            let expected: Bool? = text.allSatisfy { $0 >= 0x20 && $0 != UInt8(ascii: "\\") } ? text.allSatisfy { $0 < 0x80 } : nil
+            let judged = padded.withUnsafeBytes { ListCodec.unescapedText($0.baseAddress! + skew, count: padded.count - skew) }
             #expect(judged == expected, "\(padded)")
         }
     }

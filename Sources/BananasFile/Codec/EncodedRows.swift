@@ -64,8 +64,8 @@ extension ListCodec {
         }
     }
 
-    /// A row at `start` in exactly the shape `appendPlainItem` writes, its texts plain ASCII,
-    /// its `v` text well formed with no flags: an item whose stamps and date stay in `file`'s
+    /// A row at `start` in exactly the shape `appendPlainItem` writes, its texts without
+    /// escapes, its `v` text well formed with no flags: an item whose stamps and date stay in `file`'s
     /// bytes until asked for. Nil, having read nothing, for any other row (the caller reads
     /// it the usual way).
     static func readEncodedRow(_ bytes: UnsafeBufferPointer<UInt8>, at start: Int, file: FileRows) -> (item: Item, end: Int)? {
@@ -79,71 +79,85 @@ extension ListCodec {
             at += count
             return true
         }
-        /// A string of printable ASCII without escapes, found by its closing quote: its bytes'
-        /// range, stepped past. (An escaped quote ends it early, after its backslash, which
-        /// refuses it.)
-        func plain() -> Range<Int32>? {
+        /// A string without escapes or control bytes, found by its closing quote: its bytes'
+        /// range and whether they are all ASCII, stepped past. (An escaped quote ends it
+        /// early, after its backslash, which refuses it.)
+        func plain() -> (range: Range<Int32>, ascii: Bool)? {
             guard at < end, bytes[at] == quote else { return nil }
             let from = at + 1
             guard from < end, let found = memchr(bytes.baseAddress! + from, Int32(quote), end - from) else { return nil }
             let close = from + (UnsafeRawPointer(found) - UnsafeRawPointer(bytes.baseAddress! + from))
-            guard close <= Int(Int32.max), isPlainASCII(UnsafeRawPointer(bytes.baseAddress! + from), count: close - from) else { return nil }
+            guard close <= Int(Int32.max), let ascii = unescapedText(UnsafeRawPointer(bytes.baseAddress! + from), count: close - from) else { return nil }
             at = close + 1
-            return Int32(from)..<Int32(close)
+            return (Int32(from)..<Int32(close), ascii)
+        }
+        /// A string as `plain` finds it, as the usual reader makes it: ASCII as it is, anything
+        /// else only when it is UTF-8.
+        func text() -> String? {
+            guard let (range, ascii) = plain() else { return nil }
+            return string(range, ascii: ascii)
+        }
+        func string(_ range: Range<Int32>, ascii: Bool) -> String? {
+            let slice = UnsafeBufferPointer(rebasing: bytes[Int(range.lowerBound)..<Int(range.upperBound)])
+            if range.isEmpty { return "" }
+            return ascii ? String(decoding: slice, as: UTF8.self) : String(validating: slice, as: UTF8.self)
         }
         func flag() -> Bool? {
             if end - at >= 4, memcmp(bytes.baseAddress! + at, "true", 4) == 0 { at += 4; return true }
             if end - at >= 5, memcmp(bytes.baseAddress! + at, "false", 5) == 0 { at += 5; return false }
             return nil
         }
-        guard key(0), let id = plain(), !id.isEmpty,
-              key(1), let name = plain(), bytes[Int(name.lowerBound)..<Int(name.upperBound)].contains(where: { $0 != 0x20 }),
-              key(2), let amount = plain(),
-              key(3), let section = plain(),
+        guard key(0), let (idRange, idASCII) = plain(), let id = string(idRange, ascii: idASCII), !id.isEmpty,
+              key(1), let name = text(), !isBlank(name),
+              key(2), let amount = text(),
+              key(3), let section = text(),
               key(4), let checked = flag(),
               key(5), let optional = flag(),
               key(6), let sortOrder = plainWholeNumber(bytes, at: &at) else { return nil }
         if key(7) {
-            if end - at >= 4, memcmp(bytes.baseAddress! + at, "null", 4) == 0 { at += 4 } else if plain() == nil { return nil }
+            // Read in full when asked for; taken here only in the plain form.
+            if end - at >= 4, memcmp(bytes.baseAddress! + at, "null", 4) == 0 { at += 4 } else if plain()?.ascii != true { return nil }
         }
-        guard key(8), let stamps = plain(),
+        guard key(8), let (stamps, _) = plain(),
               let newest = Meta.newestStampIfPlain(UnsafeBufferPointer(rebasing: bytes[Int(stamps.lowerBound)..<Int(stamps.upperBound)])),
               at < end, bytes[at] == UInt8(ascii: "}") else { return nil }
         at += 1
-        func text(_ range: Range<Int32>) -> String {
-            range.isEmpty ? "" : String(decoding: UnsafeBufferPointer(rebasing: bytes[Int(range.lowerBound)..<Int(range.upperBound)]), as: UTF8.self)
-        }
         let row = EncodedRow(bytes: Int32(start)..<Int32(at),
                              newestStamp: (stamps.lowerBound + Int32(newest.lowerBound))..<(stamps.lowerBound + Int32(newest.upperBound)))
         file.noteNewest(row.newestStamp)
-        let rawID = text(id)
-        let hasLowercase = bytes[Int(id.lowerBound)..<Int(id.upperBound)].contains { $0 &- 0x61 < 26 }
-        let item = Item(id: hasLowercase ? normalizedID(rawID) : rawID, name: text(name), amount: text(amount), section: text(section), checked: checked,
+        // Most ids are upper case already: the bytes in hand tell, without a look at the String.
+        let lowercase = bytes[Int(idRange.lowerBound)..<Int(idRange.upperBound)].contains { $0 &- 0x61 < 26 || $0 >= 0x80 }
+        let item = Item(id: lowercase ? normalizedID(id) : id, name: name, amount: amount, section: section, checked: checked,
                         optional: optional, sortOrder: sortOrder, encoded: row, in: file)
         return (item, at)
     }
 
-    /// True when the bytes are all printable ASCII but the backslash (no escapes, no control
-    /// bytes, nothing to validate as UTF-8): eight at a time.
-    static func isPlainASCII(_ start: UnsafeRawPointer, count: Int) -> Bool {
+    /// Whether a string's bytes need no unescaping: nil when they hold a control byte or a
+    /// backslash; otherwise whether they are all ASCII (nothing to validate as UTF-8). Eight
+    /// at a time.
+    static func unescapedText(_ start: UnsafeRawPointer, count: Int) -> Bool? {
         let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
-        let below = ones &* 0x20, delete = ones &* 0x7F, backslash = ones &* 0x5C
+        let below = ones &* 0x20, backslash = ones &* 0x5C
         var i = 0
-        var bad: UInt64 = 0
+        var refused: UInt64 = 0, high: UInt64 = 0
         while i + 8 <= count {
             let x = start.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-            let d = x ^ delete, b = x ^ backslash
-            // A high bit, a byte under 0x20, a byte equal to 0x7F or to the backslash.
-            bad |= x | ((x &- below) & ~x) | ((d &- ones) & ~d) | ((b &- ones) & ~b)
+            let b = x ^ backslash
+            // A byte under 0x20 or equal to the backslash (exact whatever the high bytes are:
+            // only a byte under 0x20 borrows).
+            refused |= ((x &- below) & ~x) | ((b &- ones) & ~b)
+            high |= x
             i += 8
         }
-        guard bad & highs == 0 else { return false }
+        guard refused & highs == 0 else { return nil }
+        var ascii = high & highs == 0
         while i < count {
             let byte = start.load(fromByteOffset: i, as: UInt8.self)
-            guard byte >= 0x20, byte < 0x7F, byte != 0x5C else { return false }
+            guard byte >= 0x20, byte != 0x5C else { return nil }
+            if byte >= 0x80 { ascii = false }
             i += 1
         }
-        return true
+        return ascii
     }
 
     /// A whole number of 1 to 15 digits without a leading zero, sign, fraction or exponent
