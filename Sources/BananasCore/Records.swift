@@ -106,6 +106,11 @@ public struct SectionEntry: Hashable, Sendable {
     }
 
     static func displayOrder(_ a: SectionEntry, _ b: SectionEntry) -> Bool {
+        displayOrder((a.position, a.key), (b.position, b.key))
+    }
+
+    /// The display order on a section's position and key alone (no whole entries moved).
+    static func displayOrder(_ a: (position: Double, key: String), _ b: (position: Double, key: String)) -> Bool {
         a.position != b.position ? a.position < b.position : a.key < b.key
     }
 }

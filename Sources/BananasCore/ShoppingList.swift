@@ -108,7 +108,7 @@ public struct ShoppingList: Hashable, Sendable {
             if entry.name != entry.key { renamed = true }
             if !entry.removed { shown.append((entry.position, entry.key, entry.name)) }
         }
-        shown.sort { $0.position != $1.position ? $0.position < $1.position : $0.key < $1.key }
+        shown.sort { SectionEntry.displayOrder(($0.position, $0.key), ($1.position, $1.key)) }
         var names: [String] = []
         names.reserveCapacity(shown.count)
         var seen = Set<String>(minimumCapacity: shown.count)
@@ -326,9 +326,7 @@ public struct ShoppingList: Hashable, Sendable {
 
     /// A sortOrder after every item of the list.
     public var nextSortOrder: Double {
-        var last: Double?
-        for row in rows.values where last.map({ row.sortOrder > $0 }) ?? true { last = row.sortOrder }
-        return (last ?? 0).rounded(.down) + 1024
+        (rows.values.lazy.map(\.sortOrder).max() ?? 0).rounded(.down) + 1024
     }
 }
 

@@ -49,21 +49,6 @@ final class FileRows: EncodedRows, @unchecked Sendable {  // `newest` is set onl
 }
 
 extension ListCodec {
-    /// The separators and keys `appendPlainItem` writes, in its order.
-    private static func encodedKey(_ k: Int) -> StaticString {
-        switch k {
-        case 0: "{\"id\": "
-        case 1: ", \"name\": "
-        case 2: ", \"amount\": "
-        case 3: ", \"section\": "
-        case 4: ", \"checked\": "
-        case 5: ", \"optional\": "
-        case 6: ", \"sortOrder\": "
-        case 7: ", \"lastModified\": "
-        default: ", \"v\": "
-        }
-    }
-
     /// A row at `start` in exactly the shape `appendPlainItem` writes, its texts without
     /// escapes, its `v` text well formed with no flags: an item whose stamps and date stay in `file`'s
     /// bytes until asked for. Nil, having read nothing, for any other row (the caller reads
@@ -72,8 +57,8 @@ extension ListCodec {
         var at = start
         let end = bytes.count
         let quote = UInt8(ascii: "\"")
-        func key(_ k: Int) -> Bool {
-            let literal = encodedKey(k)
+        func key(_ key: PlainKey) -> Bool {
+            let literal = key.writtenText
             let count = literal.utf8CodeUnitCount
             guard end - at >= count, memcmp(bytes.baseAddress! + at, literal.utf8Start, count) == 0 else { return false }
             at += count
@@ -107,18 +92,18 @@ extension ListCodec {
             if end - at >= 5, memcmp(bytes.baseAddress! + at, "false", 5) == 0 { at += 5; return false }
             return nil
         }
-        guard key(0), let (idRange, idASCII) = plain(), let id = string(idRange, ascii: idASCII), !id.isEmpty,
-              key(1), let name = text(), !isBlank(name),
-              key(2), let amount = text(),
-              key(3), let section = text(),
-              key(4), let checked = flag(),
-              key(5), let optional = flag(),
-              key(6), let sortOrder = plainWholeNumber(bytes, at: &at) else { return nil }
-        if key(7) {
+        guard key(.id), let (idRange, idASCII) = plain(), let id = string(idRange, ascii: idASCII), !id.isEmpty,
+              key(.name), let name = text(), !isBlank(name),
+              key(.amount), let amount = text(),
+              key(.section), let section = text(),
+              key(.checked), let checked = flag(),
+              key(.optional), let optional = flag(),
+              key(.sortOrder), let sortOrder = plainWholeNumber(bytes, at: &at) else { return nil }
+        if key(.lastModified) {
             // Read in full when asked for; taken here only in the plain form.
             if end - at >= 4, memcmp(bytes.baseAddress! + at, "null", 4) == 0 { at += 4 } else if plain()?.ascii != true { return nil }
         }
-        guard key(8), let (stamps, _) = plain(),
+        guard key(.v), let (stamps, _) = plain(),
               let newest = Meta.newestStampIfPlain(UnsafeBufferPointer(rebasing: bytes[Int(stamps.lowerBound)..<Int(stamps.upperBound)])),
               at < end, bytes[at] == UInt8(ascii: "}") else { return nil }
         at += 1

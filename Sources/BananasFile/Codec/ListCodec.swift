@@ -653,14 +653,32 @@ public enum ListCodec {
 
         var bit: UInt16 { 1 << rawValue }
 
-        /// The keys `appendPlainItem` writes, in its order and spelling (quotes, colon, space).
-        static let written: [(key: PlainKey, bytes: [UInt8])] = {
-            let order: [(PlainKey, String)] = [
-                (.id, "id"), (.name, "name"), (.amount, "amount"), (.section, "section"), (.checked, "checked"), (.optional, "optional"),
-                (.sortOrder, "sortOrder"), (.lastModified, "lastModified"), (.sectionKey, "sectionKey"), (.v, "v"),
-            ]
-            return order.map { (key: $0.0, bytes: Array("\"\($0.1)\": ".utf8)) }
-        }()
+        /// The keys `appendPlainItem` writes, in its order.
+        static let writtenOrder: [PlainKey] = [.id, .name, .amount, .section, .checked, .optional, .sortOrder, .lastModified, .sectionKey, .v]
+
+        /// A written key as `appendPlainItem` spells it (quotes, colon, space), after the
+        /// separator before every key but the first (`{` before the first).
+        var writtenText: StaticString {
+            switch self {
+            case .id: "{\"id\": "
+            case .name: ", \"name\": "
+            case .amount: ", \"amount\": "
+            case .section: ", \"section\": "
+            case .checked: ", \"checked\": "
+            case .optional: ", \"optional\": "
+            case .sortOrder: ", \"sortOrder\": "
+            case .lastModified: ", \"lastModified\": "
+            case .sectionKey: ", \"sectionKey\": "
+            case .v: ", \"v\": "
+            case .stamps: ", \"stamps\": "
+            }
+        }
+
+        /// The keys `appendPlainItem` writes, in its order and spelling, without the separator.
+        static let written: [(key: PlainKey, bytes: [UInt8])] = writtenOrder.map { key in
+            let text = key.writtenText
+            return (key, Array(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount).drop { $0 != UInt8(ascii: "\"") }))
+        }
 
         /// The merged field a key's stamp belongs to.
         var field: ItemField? {
