@@ -28,6 +28,7 @@ func mutate<Report>(
 /// out was a fifth of the instructions of `bananas add` at 1,000 items (callgrind), and the
 /// system takes the memory back at once.
 func openList(_ file: ListFile, lockTimeoutMillis: Int64 = 1_000, writing: Bool = false) throws(ListFileError) -> CommandSession {
+    file.reserveMemoryForOneCommand()
     let session = try CommandSession(file: file, lockTimeoutMillis: lockTimeoutMillis, writing: writing)
     keptUntilExit.append(session)
     return session

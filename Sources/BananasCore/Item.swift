@@ -193,13 +193,13 @@ public struct EncodedRow: Sendable {
 /// compare and copy every row (docs/performance.md).
 public struct Item: Hashable, Sendable, Identifiable {
     private class Storage: @unchecked Sendable {  // mutated only while uniquely referenced
-        var id: String
-        var name: String
-        var amount: String
-        var section: String
-        var checked: Bool
-        var optional: Bool
-        var sortOrder: Double
+        final var id: String
+        final var name: String
+        final var amount: String
+        final var section: String
+        final var checked: Bool
+        final var optional: Bool
+        final var sortOrder: Double
         var lastModified: String?
         var stamps: ItemStamps
         var extra: [String: JSONValue]
@@ -285,38 +285,31 @@ public struct Item: Hashable, Sendable, Identifiable {
     public var id: String {
         get { storage.id }
         set { unique().id = newValue }
-        _modify { yield &unique().id }
     }
     public var name: String {
         get { storage.name }
         set { unique().name = newValue }
-        _modify { yield &unique().name }
     }
     public var amount: String {
         get { storage.amount }
         set { unique().amount = newValue }
-        _modify { yield &unique().amount }
     }
     public var section: String {
         get { storage.section }
         set { unique().section = newValue }
-        _modify { yield &unique().section }
     }
     public var checked: Bool {
         get { storage.checked }
         set { unique().checked = newValue }
-        _modify { yield &unique().checked }
     }
     public var optional: Bool {
         get { storage.optional }
         set { unique().optional = newValue }
-        _modify { yield &unique().optional }
     }
     /// Position among the items of the list; ties sort by id.
     public var sortOrder: Double {
         get { storage.sortOrder }
         set { unique().sortOrder = newValue }
-        _modify { yield &unique().sortOrder }
     }
     /// When the row last changed, as the ISO 8601 text written in the file.
     public var lastModified: String? {

@@ -142,6 +142,47 @@ import PropertyBased
         }
     }
 
+    @Test("an add, into a section or a new one, with a row changed too: written in one buffer of the file's size, a new frame around the copied rows")
+    func anAddIsWrittenOnce() throws {
+        var clock = StampClock(replica: "fedcba987654")
+        var list = SpliceTests.list(2_000)
+        list.writeStamp = clock.next(now: 1_800_000_000_000)
+        let (bytes, layout) = ListCodec.encode(list, after: nil)
+        let known = ListCodec.Known(bytes: bytes, decoded: DecodedList(list: list, schemaVersion: ListCodec.currentSchemaVersion, problems: []),
+                                    layout: try #require(layout))
+        // `add` (a new section, or remembered items: a new frame), and rows put after the
+        // last one with nothing else changed (the frame kept, its `written` text replaced).
+        for (section, changingARow) in [("Pantry", false), ("Pantry", true), ("S1", false), (nil, false), (nil, true)] {
+            var next = list
+            if let section {
+                let added = next.addEdit(["Peer item", "Second item"], section: section, makeID: { "NEW-\(clock.next(now: 1).counter)" })
+                try next.apply(added.edit, stamp: clock.next(now: 1_800_000_000_000))
+            } else {
+                for n in 0..<3 {
+                    try next.apply(.insert(Item(id: "NEW-\(n)", name: "Put last \(n)", section: "S2", sortOrder: next.nextSortOrder)),
+                                   stamp: clock.next(now: 1_800_000_000_000))
+                }
+                #expect(next.memory == list.memory && next.sectionEntries == list.sectionEntries)
+            }
+            if changingARow {
+                try next.apply(.update(id: next.items[7].id, changes: [.name: .text("Renamed, and longer than it was")]), stamp: clock.next(now: 1_800_000_000_000))
+            }
+            next.writeStamp = clock.next(now: 1_800_000_000_000)
+            if let section { #expect(next.sections.contains(section) && list.sections.contains(section) == (section == "S1")) }
+            let (written, newLayout) = try #require(ListCodec.encodeSplicing(next, after: known), "not spliced")
+            #expect(written == ListCodec.encode(next) ? true : false, "\(section ?? "put last"), changingARow: \(changingARow)")
+            // No buffer that grew, and no second copy of the rows for the frame.
+            #expect(written.capacity <= written.count + 64 * 1024, "capacity \(written.capacity) for \(written.count) bytes")
+            // The layout names each row's bytes, and the items array's, in the new file.
+            #expect(newLayout.ids.count == next.items.count)
+            #expect(written[newLayout.itemsStart - 1] == UInt8(ascii: "[") && written[newLayout.itemsEnd] == UInt8(ascii: "]"))
+            for (i, range) in newLayout.ranges.enumerated() where i % 97 == 0 || i >= newLayout.ranges.count - 2 || i == 7 {
+                guard case .object(let row)? = try? JSONText.parse(Array(written[range])) else { Issue.record("row \(i) is not an object"); continue }
+                #expect(row["id"] == .string(newLayout.ids[i]), "row \(i)")
+            }
+        }
+    }
+
     @Test("a file changed outside items, or with a row in another shape, is decoded whole and right")
     func foreignShapes() throws {
         let list = SpliceTests.list(5)

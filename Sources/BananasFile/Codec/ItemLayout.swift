@@ -282,10 +282,21 @@ extension ListCodec {
             }
         }
         // The same rows in the same order (`rows.count` equal, every id present): splice.
+        // Written once into a buffer of about the final size: at 10,000 items a buffer that
+        // grew, and a second copy for a new frame, were 8 MB of fresh memory to fault in.
+        // A new frame (the sections or other keys changed) is written around the items in place of the old one.
+        let framing = sameOtherKeys ? nil : frame(list)
         var out: [UInt8] = []
-        out.reserveCapacity(known.bytes.count + changed.count * 256)
+        out.reserveCapacity(known.bytes.count + (changed.count + appended.count) * 512
+                            + (framing.map { $0.prefix.count + $0.suffix.count } ?? 0))
         var next = layout
         var copied = 0, shift = 0, changedIndex = 0
+        if let framing {
+            out.append(contentsOf: framing.prefix)
+            copied = layout.itemsStart
+            shift = framing.prefix.count - layout.itemsStart
+            next.itemsStart += shift
+        }
         known.bytes.withUnsafeBufferPointer { source in
             for (i, item) in changed {
                 let range = layout.ranges[i]
@@ -318,16 +329,22 @@ extension ListCodec {
                 }
                 shift += out.count - before
             }
-            out.append(contentsOf: UnsafeBufferPointer(rebasing: source[copied...]))
+            if let framing {
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: source[copied..<layout.itemsEnd]))
+                out.append(contentsOf: framing.suffix)
+            } else {
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: source[copied...]))
+            }
         }
         next.itemsEnd += shift
-        if sameFrame { return (out, next) }
+        if sameFrame || framing != nil { return (out, next) }
         // Every write gives the list a new `written` stamp: when nothing else around the
         // items changed, only its text is replaced, not the frame encoded again around a new
         // copy of the whole file (a fifth of a flush at 10,000 items).
-        if sameOtherKeys, replaceWritten(in: &out, after: next.itemsEnd, old: old.writeStamp, new: list.writeStamp) {
+        if replaceWritten(in: &out, after: next.itemsEnd, old: old.writeStamp, new: list.writeStamp) {
             return (out, next)
         }
+        // The old `written` text is not where the encoder puts it: the frame is written anew.
         let (prefix, suffix) = frame(list)
         var framed = prefix
         framed.reserveCapacity(prefix.count + (next.itemsEnd - next.itemsStart) + suffix.count)
@@ -391,6 +408,12 @@ struct LayoutRecorder {
     var hiddenRows = 0
     /// False once a row without the plain shape (or a second `items`) was seen.
     var usable = true
+
+    mutating func reserveCapacity(_ rows: Int) {
+        ids.reserveCapacity(rows)
+        orders.reserveCapacity(rows)
+        ranges.reserveCapacity(rows)
+    }
 
     mutating func row(_ item: Item, _ range: Range<Int>) {
         ids.append(item.id)

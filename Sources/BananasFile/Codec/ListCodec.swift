@@ -417,6 +417,11 @@ public enum ListCodec {
     static func readItems(_ cursor: inout JSONCursor, bytes: UnsafeBufferPointer<UInt8>, direct: Bool, onDemand: FileRows? = nil,
                           layout: inout LayoutRecorder) throws(JSONSyntaxError) -> [RawRow] {
         var rows: [RawRow] = []
+        // Room for as many rows as the bytes could hold, so the arrays do not grow by copies
+        // (pages never written are never faulted in).
+        let most = (bytes.count - cursor.index) / 128 + 1
+        rows.reserveCapacity(most)
+        layout.reserveCapacity(most)
         while true {
             cursor.skipWhitespace()
             let start = cursor.index
