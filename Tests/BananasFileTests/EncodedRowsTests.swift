@@ -125,14 +125,44 @@ import Testing
         #expect(other == merged)
     }
 
-    /// The eight-at-a-time test of a string's bytes, byte by byte.
-    @Test func aStringsBytesAreJudgedAsByteByByte() async {
-        await propertyCheck(count: 3_000, input: Gen.uint8(in: 0...255).array(of: 0...40), Gen.int(in: 0...3)) { bytes, skew in
-            var padded = Array(repeating: UInt8(ascii: "a"), count: skew) + bytes.map { $0 % 5 == 0 ? $0 : 0x20 + $0 % 0x5F }
+    /// The eight-at-a-time scan of a string's bytes, byte by byte: where its closing quote is,
+    /// whether what comes before it is ASCII, and nil for a backslash or control byte first.
+    @Test func aStringsEndIsFoundAsByteByByte() async {
+        await propertyCheck(count: 5_000, input: Gen.uint8(in: 0...255).array(of: 0...40), Gen.int(in: 0...3)) { bytes, skew in
+            // Mostly printable text, with quotes, backslashes, control and high bytes mixed in.
+            var padded = Array(repeating: UInt8(ascii: "a"), count: skew) + bytes.map { byte -> UInt8 in
+                switch byte % 13 {
+                case 0: UInt8(ascii: "\"")
+                case 1: byte % 2 == 0 ? UInt8(ascii: "\\") : byte % 0x20
+                case 2, 3: 0x80 | byte
+                default: 0x20 + byte % 0x5F
+                }
+            }
             if bytes.count % 3 == 0, !padded.isEmpty { padded[bytes.count % padded.count] = bytes.first ?? 0 }
-            let text = padded.dropFirst(skew)
-            let expected: Bool? = text.allSatisfy { $0 >= 0x20 && $0 != UInt8(ascii: "\\") } ? text.allSatisfy { $0 < 0x80 } : nil
-            let judged = padded.withUnsafeBytes { ListCodec.unescapedText($0.baseAddress! + skew, count: padded.count - skew) }
+            var expected: (close: Int, ascii: Bool)?
+            var ascii = true
+            for i in skew..<padded.count {
+                let byte = padded[i]
+                if byte == UInt8(ascii: "\"") { expected = (i, ascii); break }
+                if byte < 0x20 || byte == UInt8(ascii: "\\") { break }
+                if byte >= 0x80 { ascii = false }
+            }
+            let found = padded.isEmpty ? nil : padded.withUnsafeBufferPointer { ListCodec.plainTextEnd($0.baseAddress!, from: skew, end: $0.count) }
+            #expect(found?.close == expected?.close && found?.ascii == expected?.ascii, "\(padded)")
+        }
+    }
+
+    /// The eight-at-a-time look for lower case in an id (or bytes beyond ASCII), byte by byte.
+    @Test func anIdsCaseIsJudgedAsByteByByte() async {
+        await propertyCheck(count: 3_000, input: Gen.uint8(in: 0...255).array(of: 0...44), Gen.int(in: 0...3)) { bytes, skew in
+            // Mostly an upper-case id's bytes, with the letters' neighbours and others mixed in.
+            let alphabet = Array("0123456789ABCDEF-`az{@Z[".utf8)
+            let padded = Array(repeating: UInt8(ascii: "x"), count: skew)
+                + bytes.map { $0 % 7 == 0 ? $0 : alphabet[Int($0) % alphabet.count] }
+            let id = padded.dropFirst(skew)
+            let expected = id.contains { ($0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z")) || $0 >= 0x80 }
+            let judged = padded.isEmpty ? false
+                : padded.withUnsafeBufferPointer { ListCodec.mayHaveLowerCase($0.baseAddress! + skew, count: $0.count - skew) }
             #expect(judged == expected, "\(padded)")
         }
     }
@@ -149,7 +179,7 @@ import Testing
             let decoded = Meta.decode(Array(text.utf8), as: ItemField.self)
             #expect(Meta.newestStampIfPlain(text) == decoded?.stamps.newest && decoded != nil, "\(text)")
         }
-        let alphabet = Array("0a1z|:., -g9".utf8)
+        let alphabet = Array("0a1z|:., -g9/`{AZé".utf8)
         await propertyCheck(count: 2_000, input: Gen.uint64().array(of: 1...30), Gen.int(in: 0...2)) { draws, base in
             var choices = DrawnChoices(draws)
             var bytes = Array(good[base].utf8)

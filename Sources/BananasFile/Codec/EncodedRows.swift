@@ -64,15 +64,12 @@ extension ListCodec {
             at += count
             return true
         }
-        /// A string without escapes or control bytes, found by its closing quote: its bytes'
-        /// range and whether they are all ASCII, stepped past. (An escaped quote ends it
-        /// early, after its backslash, which refuses it.)
+        /// A string without escapes or control bytes: its bytes' range and whether they are
+        /// all ASCII, stepped past.
         func plain() -> (range: Range<Int32>, ascii: Bool)? {
             guard at < end, bytes[at] == quote else { return nil }
             let from = at + 1
-            guard from < end, let found = memchr(bytes.baseAddress! + from, Int32(quote), end - from) else { return nil }
-            let close = from + (UnsafeRawPointer(found) - UnsafeRawPointer(bytes.baseAddress! + from))
-            guard close <= Int(Int32.max), let ascii = unescapedText(UnsafeRawPointer(bytes.baseAddress! + from), count: close - from) else { return nil }
+            guard let (close, ascii) = plainTextEnd(bytes.baseAddress!, from: from, end: end), close <= Int(Int32.max) else { return nil }
             at = close + 1
             return (Int32(from)..<Int32(close), ascii)
         }
@@ -111,38 +108,70 @@ extension ListCodec {
                              newestStamp: (stamps.lowerBound + Int32(newest.lowerBound))..<(stamps.lowerBound + Int32(newest.upperBound)))
         file.noteNewest(row.newestStamp)
         // Most ids are upper case already: the bytes in hand tell, without a look at the String.
-        let lowercase = bytes[Int(idRange.lowerBound)..<Int(idRange.upperBound)].contains { $0 &- 0x61 < 26 || $0 >= 0x80 }
+        let lowercase = mayHaveLowerCase(bytes.baseAddress! + Int(idRange.lowerBound), count: idRange.count)
         let item = Item(id: lowercase ? normalizedID(id) : id, name: name, amount: amount, section: section, checked: checked,
                         optional: optional, sortOrder: sortOrder, encoded: row, in: file)
         return (item, at)
     }
 
-    /// Whether a string's bytes need no unescaping: nil when they hold a control byte or a
-    /// backslash; otherwise whether they are all ASCII (nothing to validate as UTF-8). Eight
-    /// at a time.
-    static func unescapedText(_ start: UnsafeRawPointer, count: Int) -> Bool? {
+    /// The end of a JSON string that needs no unescaping, from just after its opening quote:
+    /// where its closing quote is, and whether the bytes before it are all ASCII (nothing to
+    /// validate as UTF-8). Nil when a backslash or a control byte comes before a quote, or no
+    /// quote comes. Eight bytes at a time: one pass finds the quote and checks the text.
+    static func plainTextEnd(_ base: UnsafePointer<UInt8>, from: Int, end: Int) -> (close: Int, ascii: Bool)? {
         let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
-        let below = ones &* 0x20, backslash = ones &* 0x5C
-        var i = 0
-        var refused: UInt64 = 0, high: UInt64 = 0
-        while i + 8 <= count {
-            let x = start.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-            let b = x ^ backslash
-            // A byte under 0x20 or equal to the backslash (exact whatever the high bytes are:
-            // only a byte under 0x20 borrows).
-            refused |= ((x &- below) & ~x) | ((b &- ones) & ~b)
+        let quotes = ones &* 0x22, backslashes = ones &* 0x5C, below = ones &* 0x20
+        var i = from, high: UInt64 = 0
+        while i + 8 <= end {
+            let x = UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)
+            let q = x ^ quotes, b = x ^ backslashes
+            // A quote, a backslash or a byte under 0x20. Only a byte that is one borrows, so
+            // the lowest byte flagged is one (those above it may be flagged wrongly).
+            let found = (((q &- ones) & ~q) | ((b &- ones) & ~b) | ((x &- below) & ~x)) & highs
+            if found != 0 {
+                let k = found.trailingZeroBitCount / 8
+                guard base[i + k] == UInt8(ascii: "\"") else { return nil }
+                if k > 0 { high |= x & (UInt64.max >> (64 - 8 * k)) }
+                return (i + k, high & highs == 0)
+            }
             high |= x
             i += 8
         }
-        guard refused & highs == 0 else { return nil }
-        var ascii = high & highs == 0
-        while i < count {
-            let byte = start.load(fromByteOffset: i, as: UInt8.self)
-            guard byte >= 0x20, byte != 0x5C else { return nil }
-            if byte >= 0x80 { ascii = false }
+        while i < end {
+            let byte = base[i]
+            if byte == UInt8(ascii: "\"") { return (i, high & highs == 0) }
+            guard byte >= 0x20, byte != UInt8(ascii: "\\") else { return nil }
+            high |= UInt64(byte)
             i += 1
         }
-        return ascii
+        return nil
+    }
+
+    static let highBits: UInt64 = 0x8080_8080_8080_8080
+
+    /// For eight bytes under 0x80: the high bit of each one from `low` through `high` (both
+    /// under 0x80). A byte from 0x80 up may spoil its neighbours' answers: callers refuse
+    /// those first.
+    @inline(__always)
+    static func bytes(_ x: UInt64, from low: UInt8, through high: UInt8) -> UInt64 {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        return (x &+ ones &* UInt64(0x80 - low)) & ~(x &+ ones &* UInt64(0x7F - high)) & highBits
+    }
+
+    /// Whether the bytes hold a lower-case ASCII letter or a byte beyond ASCII (an id to
+    /// normalise), eight at a time.
+    static func mayHaveLowerCase(_ start: UnsafePointer<UInt8>, count: Int) -> Bool {
+        var i = 0
+        while i + 8 <= count {
+            let x = UnsafeRawPointer(start + i).loadUnaligned(as: UInt64.self)
+            if x & highBits != 0 || bytes(x, from: 0x61, through: 0x7A) != 0 { return true }
+            i += 8
+        }
+        while i < count {
+            if start[i] &- 0x61 < 26 || start[i] >= 0x80 { return true }
+            i += 1
+        }
+        return false
     }
 
     /// A whole number of 1 to 15 digits without a leading zero, sign, fraction or exponent
@@ -242,12 +271,22 @@ extension Meta {
     static func newestOfOneStamp(_ bytes: UnsafeBufferPointer<UInt8>, tableEnd: Int) -> Range<Int>? {
         let fixed = Stamp.compactMillisDigits + Stamp.compactCounterDigits
         guard tableEnd > fixed, tableEnd - fixed <= 32, let base = bytes.baseAddress else { return nil }
-        for i in 0..<tableEnd {
+        // Digits and lower-case letters only, eight at a time.
+        var i = 0
+        while i + 8 <= tableEnd {
+            let x = UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)
+            guard x & ListCodec.highBits == 0,
+                  ListCodec.bytes(x, from: 0x30, through: 0x39) | ListCodec.bytes(x, from: 0x61, through: 0x7A) == ListCodec.highBits else { return nil }
+            i += 8
+        }
+        while i < tableEnd {
             let byte = base[i]
             guard (byte &- 0x30 < 10) || (byte &- 0x61 < 26) else { return nil }
+            i += 1
         }
         let count = bytes.count
-        var i = tableEnd + 1, fields = 0, stamped = false
+        i = tableEnd + 1
+        var fields = 0, stamped = false
         while true {
             if i < count, base[i] == UInt8(ascii: "0") { stamped = true; i += 1 }
             fields += 1
