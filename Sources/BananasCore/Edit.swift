@@ -266,17 +266,28 @@ extension ShoppingList {
     }
 
     /// The indices of a longest strictly increasing run of the known values (nil: unknown).
+    /// In n log n (patience sorting): a list of 2,000 sections made n² chains.
     static func longestIncreasingRun(_ values: [Double?]) -> [Int] {
-        var best: [[Int]] = []
+        // ends[k]: the index ending the run of length k + 1 whose last value is the least.
+        var ends: [Int] = []
+        var before = [Int](repeating: -1, count: values.count)
         for (index, value) in values.enumerated() {
-            guard let value else { best.append([]); continue }
-            var chain: [Int] = []
-            for earlier in 0..<index {
-                if let other = values[earlier], other < value, best[earlier].count > chain.count { chain = best[earlier] }
+            guard let value else { continue }
+            var low = 0, high = ends.count
+            while low < high {
+                let middle = (low + high) / 2
+                if values[ends[middle]]! < value { low = middle + 1 } else { high = middle }
             }
-            best.append(chain + [index])
+            if low > 0 { before[index] = ends[low - 1] }
+            if low == ends.count { ends.append(index) } else { ends[low] = index }
         }
-        return best.max { $0.count < $1.count } ?? []
+        var run: [Int] = []
+        var at = ends.last ?? -1
+        while at >= 0 {
+            run.append(at)
+            at = before[at]
+        }
+        return run.reversed()
     }
 }
 
