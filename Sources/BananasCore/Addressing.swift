@@ -110,12 +110,24 @@ extension ShoppingList {
     /// The first visible item (in list order) with this name in any case, found without
     /// putting the whole list in order (`add` asks once per name, at every size of list).
     public func firstItem(named name: String) -> Item? {
-        let folded = name.lowercased()
-        var found: Item?
-        for item in rows.values where item.name.lowercasedEquals(folded) && isVisible(item.id) {
-            if let best = found, (best.sortOrder, best.id) < (item.sortOrder, item.id) { continue }
-            found = item
-        }
-        return found.map(shown)
+        var lookup = FirstItemNamed(name)
+        for row in rows.values { lookup.consider(row, in: self) }
+        return lookup.found.map(shown)
+    }
+}
+
+/// `firstItem(named:)` one row at a time, so a caller with other questions about every row
+/// (`addEdit`) asks them all in one walk.
+struct FirstItemNamed {
+    let folded: String
+    /// The answer so far, the row as stored (its section by key).
+    private(set) var found: Item?
+
+    init(_ name: String) { folded = name.lowercased() }
+
+    mutating func consider(_ row: Item, in list: ShoppingList) {
+        guard row.name.lowercasedEquals(folded), list.isVisible(row.id) else { return }
+        if let best = found, (best.sortOrder, best.id) < (row.sortOrder, row.id) { return }
+        found = row
     }
 }

@@ -69,11 +69,21 @@ extension ShoppingList {
     ) -> (edit: ListEdit, outcomes: [AddOutcome]) {
         var steps: [ListEdit] = []
         var outcomes: [AddOutcome] = []
-        let given = section.map { self.section(named: $0) ?? $0 }
-        var order = nextSortOrder
+        // The section asked for, the order after every row and the items already named so:
+        // each rule's own test of a row, asked of every row in one walk.
+        var sectionLookup = section.flatMap { sections.contains($0) ? nil : SectionNamed($0) }
+        var nameLookups = duplicate ? [] : names.map(FirstItemNamed.init)
+        var highest: Double?
+        for row in rows.values {
+            if highest.map({ row.sortOrder > $0 }) ?? true { highest = row.sortOrder }
+            sectionLookup?.consider(row, in: self)
+            for i in nameLookups.indices { nameLookups[i].consider(row, in: self) }
+        }
+        let given = section.map { sectionLookup?.answer(in: self) ?? $0 }
+        var order = Self.sortOrder(after: highest)
         var newSections: [String] = []
-        for typed in names {
-            if !duplicate, let existing = firstItem(named: typed) {
+        for (index, typed) in names.enumerated() {
+            if !duplicate, let existing = nameLookups[index].found.map(shown) {
                 if existing.checked {
                     var changes: [ItemField: FieldValue] = [.checked: .flag(false)]
                     if let amount { changes[.amount] = .text(amount) }

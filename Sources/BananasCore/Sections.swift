@@ -33,26 +33,12 @@ extension ShoppingList {
         // `add --section` asks at every size of list): the list's own sections come first,
         // and only two spellings among the items' own sections need the items' order.
         if sections.contains(name) { return name }
-        let folded = name.lowercased()
-        var variants: Set<String> = []
-        if hasRenamedSections {
-            var looked: Set<String> = []  // each section once: its shown name is looked up
-            for row in rows.values where (tombstones.isEmpty || isVisible(row.id)) && looked.insert(row.section).inserted {
-                let shown = sectionName(row.section)
-                if shown == name { return name }
-                if shown.lowercasedEquals(folded) { variants.insert(shown) }
-            }
-        } else {
-            // Keys are the names shown: compared in place, no set of them (a hash per row).
-            for row in rows.values where tombstones.isEmpty || isVisible(row.id) {
-                let shown = row.section
-                if shown == name { return name }
-                if shown.lowercasedEquals(folded) { variants.insert(shown) }
-            }
+        var lookup = SectionNamed(name)
+        for row in rows.values {
+            lookup.consider(row, in: self)
+            if lookup.isExact { break }
         }
-        if let own = sections.first(where: { $0.lowercased() == folded }) { return own }
-        if variants.count <= 1 { return variants.first }
-        return displaySections.first { $0.lowercased() == folded }
+        return lookup.answer(in: self)
     }
 
     func requireSection(_ name: String) throws -> String {
@@ -141,4 +127,43 @@ extension ShoppingList {
 
     /// The section every surface files an item under when none is given or remembered.
     public static let defaultSection = "Other"
+}
+
+/// `section(named:)` for a name that is not one of the list's own sections, one row at a time
+/// (the items' own sections), so a caller with other questions about every row (`addEdit`)
+/// asks them all in one walk.
+struct SectionNamed {
+    let name: String
+    let folded: String
+    /// Spellings of the name among the items' sections, in other cases.
+    private var variants: Set<String> = []
+    /// Sections already looked at, when names are not keys (each one's name is looked up once).
+    private var looked: Set<String> = []
+    /// Some item's section is spelled exactly `name`: the answer, whatever else comes.
+    private(set) var isExact = false
+
+    init(_ name: String) {
+        self.name = name
+        folded = name.lowercased()
+    }
+
+    mutating func consider(_ row: Item, in list: ShoppingList) {
+        guard !isExact, list.tombstones.isEmpty || list.isVisible(row.id) else { return }
+        let shown: String
+        if list.hasRenamedSections {
+            guard looked.insert(row.section).inserted else { return }
+            shown = list.sectionName(row.section)
+        } else {
+            // Keys are the names shown: compared in place, no set of them (a hash per row).
+            shown = row.section
+        }
+        if shown == name { isExact = true } else if shown.lowercasedEquals(folded) { variants.insert(shown) }
+    }
+
+    func answer(in list: ShoppingList) -> String? {
+        if isExact || list.sections.contains(name) { return name }
+        if let own = list.sections.first(where: { $0.lowercased() == folded }) { return own }
+        if variants.count <= 1 { return variants.first }
+        return list.displaySections.first { $0.lowercased() == folded }
+    }
 }

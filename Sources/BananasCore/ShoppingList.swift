@@ -326,7 +326,12 @@ public struct ShoppingList: Hashable, Sendable {
 
     /// A sortOrder after every item of the list.
     public var nextSortOrder: Double {
-        (rows.values.lazy.map(\.sortOrder).max() ?? 0).rounded(.down) + 1024
+        Self.sortOrder(after: rows.values.lazy.map(\.sortOrder).max())
+    }
+
+    /// The order after every row, the highest being `highest` (nil: no rows).
+    static func sortOrder(after highest: Double?) -> Double {
+        (highest ?? 0).rounded(.down) + 1024
     }
 }
 
