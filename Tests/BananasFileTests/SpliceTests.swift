@@ -45,6 +45,15 @@ import PropertyBased
         }
     }
 
+    /// `list` written whole with a mark of its own, and what its writer knows after the write.
+    static func written(_ list: ShoppingList, clock: inout StampClock) throws -> (list: ShoppingList, known: ListCodec.Known) {
+        var list = list
+        list.writeStamp = clock.next(now: 1_800_000_000_000)
+        let (bytes, layout) = ListCodec.encode(list, after: nil)
+        let decoded = DecodedList(list: list, schemaVersion: ListCodec.currentSchemaVersion, problems: [])
+        return (list, ListCodec.Known(bytes: bytes, decoded: decoded, layout: try #require(layout)))
+    }
+
     @Test("a spliced encode is byte for byte the whole encode, and a spliced decode the whole decode")
     func splicingMatchesWholeCodec() throws {
         // Seeded: each step edits what the last one wrote, a fixed chain of writes to replay.
@@ -100,10 +109,9 @@ import PropertyBased
     @Test("a write that changes rows and its own mark replaces the mark's text, as a whole encode writes it, and a reader splices it")
     func aNewWriteStampIsSplicedIn() throws {
         var clock = StampClock(replica: "fedcba987654")
-        var list = SpliceTests.list(40)
-        list.writeStamp = clock.next(now: 1_800_000_000_000)
-        var (bytes, layout) = ListCodec.encode(list, after: nil)
-        var decoded = DecodedList(list: list, schemaVersion: ListCodec.currentSchemaVersion, problems: [])
+        let first = try SpliceTests.written(SpliceTests.list(40), clock: &clock)
+        var (bytes, layout): ([UInt8], ItemLayout?) = (first.known.bytes, first.known.layout)
+        var decoded = first.known.decoded
         for n in 0..<20 {
             var next = decoded.list
             let id = next.items[n].id
@@ -145,11 +153,7 @@ import PropertyBased
     @Test("an add, into a section or a new one, with a row changed too: written in one buffer of the file's size, a new frame around the copied rows")
     func anAddIsWrittenOnce() throws {
         var clock = StampClock(replica: "fedcba987654")
-        var list = SpliceTests.list(2_000)
-        list.writeStamp = clock.next(now: 1_800_000_000_000)
-        let (bytes, layout) = ListCodec.encode(list, after: nil)
-        let known = ListCodec.Known(bytes: bytes, decoded: DecodedList(list: list, schemaVersion: ListCodec.currentSchemaVersion, problems: []),
-                                    layout: try #require(layout))
+        let (list, known) = try SpliceTests.written(SpliceTests.list(2_000), clock: &clock)
         // `add` (a new section, or remembered items: a new frame), and rows put after the
         // last one with nothing else changed (the frame kept, its `written` text replaced).
         for (section, changingARow) in [("Pantry", false), ("Pantry", true), ("S1", false), (nil, false), (nil, true)] {

@@ -198,7 +198,7 @@ extension ListCodec {
     }
 
     /// When `bytes` are `known`'s but for the rows and the text of `sync.written` (as
-    /// `replaceWritten` writes it, in the encoder's own form): where the rows end in `bytes`,
+    /// `encodeSplicing` replaces it, in the encoder's own form): where the rows end in `bytes`,
     /// and the new stamp. Nil for anything else.
     static func writtenOnlyDiffers(_ bytes: [UInt8], after known: Known) -> (itemsEnd: Int, stamp: Stamp)? {
         let old = known.bytes, itemsEnd = known.layout.itemsEnd
@@ -284,8 +284,12 @@ extension ListCodec {
         // The same rows in the same order (`rows.count` equal, every id present): splice.
         // Written once into a buffer of about the final size: at 10,000 items a buffer that
         // grew, and a second copy for a new frame, were 8 MB of fresh memory to fault in.
-        // A new frame (the sections or other keys changed) is written around the items in place of the old one.
-        let framing = sameOtherKeys ? nil : frame(list)
+        // The old frame is kept when nothing around the items changed but the write's own
+        // mark, whose text is then replaced where the encoder wrote it (a fifth of a flush at
+        // 10,000 items was encoding the frame again); otherwise a new frame is written.
+        let oldMark = sameFrame || !sameOtherKeys || old.writeStamp.isZero || list.writeStamp.isZero ? nil
+            : writtenValue(in: known.bytes, from: layout.itemsEnd, is: old.writeStamp)
+        let framing = sameFrame || oldMark != nil ? nil : frame(list)
         var out: [UInt8] = []
         out.reserveCapacity(known.bytes.count + (changed.count + appended.count) * 512
                             + (framing.map { $0.prefix.count + $0.suffix.count } ?? 0))
@@ -337,40 +341,12 @@ extension ListCodec {
             }
         }
         next.itemsEnd += shift
-        if sameFrame || framing != nil { return (out, next) }
-        // Every write gives the list a new `written` stamp: when nothing else around the
-        // items changed, only its text is replaced, not the frame encoded again around a new
-        // copy of the whole file (a fifth of a flush at 10,000 items).
-        if replaceWritten(in: &out, after: next.itemsEnd, old: old.writeStamp, new: list.writeStamp) {
-            return (out, next)
-        }
-        // The old `written` text is not where the encoder puts it: the frame is written anew.
-        let (prefix, suffix) = frame(list)
-        var framed = prefix
-        framed.reserveCapacity(prefix.count + (next.itemsEnd - next.itemsStart) + suffix.count)
-        framed.append(contentsOf: out[next.itemsStart..<next.itemsEnd])
-        framed.append(contentsOf: suffix)
-        let move = prefix.count - next.itemsStart
-        if move != 0 {
-            for i in next.ranges.indices { next.ranges[i] = (next.ranges[i].lowerBound + move)..<(next.ranges[i].upperBound + move) }
-            next.itemsStart += move
-            next.itemsEnd += move
-        }
-        return (framed, next)
+        if let oldMark { out.replaceSubrange(oldMark.lowerBound + shift..<oldMark.upperBound + shift, with: writtenText(list.writeStamp)) }
+        return (out, next)
     }
 }
 
 extension ListCodec {
-    /// Replaces the `written` stamp's text in the frame after the items (`sync.written`, the
-    /// first `"written"` key there: `sync` follows `items`, and its `sections` hold no such
-    /// key) when it is `old`'s; false, with `out` unchanged, when it is not there as written.
-    static func replaceWritten(in out: inout [UInt8], after itemsEnd: Int, old: Stamp, new: Stamp) -> Bool {
-        guard !old.isZero, !new.isZero else { return false }
-        guard let range = writtenValue(in: out, from: itemsEnd, is: old) else { return false }
-        out.replaceSubrange(range, with: writtenText(new))
-        return true
-    }
-
     /// The `written` stamp's text as the encoder writes it, quotes included.
     static func writtenText(_ stamp: Stamp) -> [UInt8] {
         var bytes: [UInt8] = []
