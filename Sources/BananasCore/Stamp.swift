@@ -184,6 +184,14 @@ public struct StampClock: Sendable {
         return last
     }
 
+    /// False when no stamp this clock made or observed can be ahead of `now`: it never saw one
+    /// lead by more than a second (a lead over a minute is never taken in whole), and none
+    /// it took is ahead now. Then a list whose every stamp it observed has none ahead either,
+    /// and nothing need look for one in it.
+    public func mayHaveSeenStamp(aheadOf now: Int64) -> Bool {
+        last.millis > now || largestSkewSeen > 0
+    }
+
     /// Moves the clock past a stamp seen in the file, so our next edit orders after it.
     /// A stamp more than a minute ahead of `now` only moves us a minute ahead, and is
     /// remembered as skew so the user can be warned.

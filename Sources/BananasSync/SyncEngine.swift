@@ -63,7 +63,7 @@ final class SyncEngine: @unchecked Sendable {
         let hash: UInt64
         do {
             let read = try file.readFile()
-            hash = Hash.content(read.bytes ?? [])
+            hash = file.contentHash(of: read.bytes ?? [])
             if hash == lastSeenHash, lastSeenWritable { return .unchanged }
             snapshot = try file.snapshot(of: read.bytes, hash: hash, modifiedNanos: read.modifiedNanos)
         } catch {

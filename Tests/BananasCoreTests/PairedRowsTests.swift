@@ -35,6 +35,23 @@ import PropertyBased
         #expect(paired > 100, "the pairs should exercise the paired walk (\(paired) did)")
     }
 
+    /// A copy not written to since is the same table: nothing differs. Once either side is
+    /// written to, it is a table of its own again and its rows are compared.
+    @Test func aCopyIsTheSameTableUntilWrittenTo() {
+        for (a, _) in Self.pairs() where !a.rows.isEmpty {
+            let copy = a
+            #expect(ShoppingList.differingRowIDs(copy.rows, a.rows) == [])
+            #expect(copy == a)
+            var changed = copy
+            let id = changed.rows.keys.sorted()[0]
+            changed.rows[id]!.name += " changed"
+            #expect(ShoppingList.differingRowIDs(changed.rows, a.rows) == [id])
+            #expect(changed != a && changed.delta(from: a).rows.keys.sorted() == [id])
+            var added: [String] = []
+            #expect(ShoppingList.differingRowIDs(changed.rows, copy.rows, added: &added) == [id] && added.isEmpty)
+        }
+    }
+
     @Test func aSpliceKeepsTheTableLayout() throws {
         var list = ShoppingList(sections: ["A"])
         for n in 0..<200 {

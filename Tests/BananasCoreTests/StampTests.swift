@@ -49,6 +49,37 @@ import PropertyBased
         #expect(clock.largestSkewSeen == 3_600_000)
     }
 
+    /// The store looks for a stamp ahead of the wall clock only when its clock may have seen
+    /// one: whatever stamps it observed (a little ahead, a minute, hours, or behind), and
+    /// however much later it is asked, a stamp still ahead is never missed.
+    @Test func aClockKnowsWhetherAnyStampItSawMayBeAhead() async {
+        let leads = Gen.int(in: -120_000...7_200_000).array(of: 0...6)
+        await propertyCheck(count: 500, input: leads, Gen.int(in: 0...8), Gen.int(in: 0...200_000)) { leads, edits, later in
+            var clock = StampClock(replica: "r1")
+            let start: Int64 = 1_000_000_000
+            var seen: [Stamp] = []
+            for (k, lead) in leads.enumerated() {
+                let now = start + Int64(k) * 10
+                let stamp = Stamp(millis: now + Int64(lead), counter: k, replica: "zz")
+                clock.observe(stamp, now: now)
+                seen.append(stamp)
+            }
+            for _ in 0..<edits { seen.append(clock.next(now: start)) }
+            let now = start + Int64(later)
+            if seen.contains(where: { $0.millis > now }) {
+                #expect(clock.mayHaveSeenStamp(aheadOf: now), "a stamp ahead of \(now) in \(seen)")
+            }
+        }
+    }
+
+    @Test func aClockThatSawNothingAheadSaysSo() {
+        var clock = StampClock(replica: "r1")
+        clock.observe(Stamp(millis: 5_000, counter: 0, replica: "zz"), now: 6_000)
+        _ = clock.next(now: 6_000)
+        #expect(!clock.mayHaveSeenStamp(aheadOf: 6_000))
+        #expect(clock.mayHaveSeenStamp(aheadOf: 5_999))
+    }
+
     @Test func counterOverflowCarriesIntoMillis() {
         var clock = StampClock(replica: "r1")
         clock.observe(Stamp(millis: 10, counter: Stamp.maxCounter, replica: "r0"), now: 10)
