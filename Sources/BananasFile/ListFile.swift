@@ -304,25 +304,30 @@ public final class ListFile: Sendable {
         // rename and close it on another thread.
         let replaced = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
         defer { if replaced >= 0 { ListFile.closing.async { _ = close(replaced) } } }
-        // The read-back must equal the bytes encoded (AtomicWrite checks it): that proves the
-        // disk holds them. That our encoder's bytes decode is proven by the round-trip tests
-        // and checked here in debug builds; a full decode at every write was two thirds of a
-        // flush (docs/performance.md).
+        // The new bytes go to their temp file first and the disk starts on them while the
+        // base is prepared; the list's fsync then waits for less.
+        let started = try AtomicWrite.start(path, with: bytes)
         let hash = Hash.content(bytes)
         // A write whose base cannot follow is not made: a base older than the file would take
         // a stampless writer's delete of a row this write added for a row it never saw. So
-        // the base is written out first, and only renamed into place after the list.
+        // the base is written out before the list is renamed into place, and only renamed
+        // into place after it.
         var preparedBase: BaseStore.PreparedSave?
         if let base {
-            if let failure = base.announce(hash) { throw ListFileError.stateNotSaved(failure, folder: base.folder) }
-            do {
+            do throws(ListFileError) {
+                if let failure = base.announce(hash) { throw failure }
                 preparedBase = try base.prepare(list, written: bytes, hash: hash)
             } catch {
+                started.abandon()
                 throw ListFileError.stateNotSaved(error, folder: base.folder)
             }
         }
         do {
-            try AtomicWrite.replace(path, with: bytes) { written in
+            // The read-back must equal the bytes encoded (AtomicWrite checks it): that proves
+            // the disk holds them. That our encoder's bytes decode is proven by the round-trip
+            // tests and checked here in debug builds; a full decode at every write was two
+            // thirds of a flush (docs/performance.md).
+            try started.finish { written in
                 assert((try? ListCodec.decode(written)) != nil, "the encoder wrote bytes the decoder refuses")
                 return true
             }

@@ -1,3 +1,6 @@
+#if defined(__linux__)
+#define _GNU_SOURCE  /* sync_file_range */
+#endif
 #include "CPlatform.h"
 
 #if defined(__linux__)
@@ -59,5 +62,17 @@ int bananas_reserve_heap(size_t bytes) {
 int bananas_reserve_heap(size_t bytes) {
     (void)bytes;
     return 0;
+}
+#endif
+
+#if defined(__linux__)
+#include <fcntl.h>
+
+void bananas_start_writeback(int fd) {
+    (void)sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);
+}
+#else
+void bananas_start_writeback(int fd) {
+    (void)fd;
 }
 #endif

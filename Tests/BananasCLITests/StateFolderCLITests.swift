@@ -69,6 +69,7 @@ struct StateFolderCLITests {
         #expect(result.status == 8, "\(result.stdout)\(result.stderr)")
         #expect(result.stderr.contains("disk full") || result.stderr.contains("space"), "\(result.stderr)")
         #expect(cli.fileBytes == before, "the edit is not in the list")
+        #expect(cli.tempFilesBesideTheList.isEmpty, "the list's write, begun before the base's, was given up")
         disk.free()
         #expect(disk.setReadOnly(true))
         result = await cli.run(["add", "Eggs"], environment: state)
@@ -104,6 +105,7 @@ struct StateFolderCLITests {
         let result = await cli.run(["add", "Eggs"], prefix: asNobody, environment: ["XDG_STATE_HOME": state])
         #expect(result.status == 8 && result.stderr.contains("permission denied"), "\(result.status) \(result.stderr)")
         #expect(cli.fileBytes == before, "the list was not written")
+        #expect(cli.tempFilesBesideTheList.isEmpty, "the list's write, begun before the base's, was given up")
         chmod(folder, 0o755)
         #expect(await cli.run(["add", "Eggs"], prefix: asNobody, environment: ["XDG_STATE_HOME": state]).status == 0)
         #expect(try await cli.items().map { $0["name"] as! String } == ["Milk", "Eggs"])
@@ -128,5 +130,12 @@ struct StateFolderCLITests {
         #expect(await cli("status").stdout.contains("state: synced"))
         #expect(await cli("add", "Eggs").status == 0)
         #expect(Set(try await cli.items().map { $0["name"] as! String }) == ["Milk", "Eggs"])
+    }
+}
+
+extension CLI {
+    /// Temp files of a write (ours or the Get Bananas server's) beside the list.
+    var tempFilesBesideTheList: [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter { $0.contains(".tmp.") }
     }
 }

@@ -188,12 +188,20 @@ struct PowerLossTests {
 
     /// Runs one replace per crash point (every disk-changing call, then none) and checks
     /// every state the file can be in after the restart.
-    static func explore(existing: [UInt8]?, durable: Bool = true, faults: SimulatedDisk.Faults = .init()) -> Outcome {
+    /// `started`: the write begun (`AtomicWrite.start`), then finished, as the list's is.
+    static func explore(existing: [UInt8]?, durable: Bool = true, started: Bool = false, faults: SimulatedDisk.Faults = .init()) -> Outcome {
         var outcome = Outcome()
         let allowedBefore: Set<[UInt8]?> = [existing, new]
+        func replace(_ disk: SimulatedDisk) throws(ListFileError) {
+            if started {
+                try AtomicWrite.start(path, with: new, calls: disk).finish { _ in true }
+            } else {
+                try AtomicWrite.replace(path, with: new, durable: durable, calls: disk) { _ in true }
+            }
+        }
         // A dry run counts the calls.
         let dry = SimulatedDisk(files: existing.map { [name: $0] } ?? [:], faults: faults)
-        try? AtomicWrite.replace(path, with: new, durable: durable, calls: dry) { _ in true }
+        try? replace(dry)
         for cut in 1...(dry.steps + 1) {
             let disk = SimulatedDisk(files: existing.map { [name: $0] } ?? [:], faults: faults)
             disk.cutAt = cut
@@ -201,7 +209,7 @@ struct PowerLossTests {
             // process is gone by then: nothing was acknowledged.
             var returned = false
             do {
-                try AtomicWrite.replace(path, with: new, durable: durable, calls: disk) { _ in true }
+                try replace(disk)
                 returned = true
             } catch {}
             let possible = disk.possibleContents(of: name)
@@ -226,6 +234,24 @@ struct PowerLossTests {
         #expect(outcome.bad.isEmpty, "\(outcome.bad.map { "\($0.trace): \($0.bytes.map { "\($0.count) bytes" } ?? "missing")" })")
         #expect(outcome.lostAfterSuccess.isEmpty, "a write that returned survives a power cut")
         print("power loss (replace): \(outcome.crashPoints) crash points, \(outcome.statesChecked) after-restart states, 0 empty or torn")
+    }
+
+    @Test("a write begun and finished later (the list's, around the base's save) is the same replace, cut anywhere")
+    func everyCrashPointOfABegunWrite() throws {
+        for existing in [Self.old, nil] {
+            let outcome = Self.explore(existing: existing, started: true)
+            #expect(outcome.crashPoints == 5)
+            #expect(outcome.bad.isEmpty, "\(outcome.bad.map(\.trace))")
+            #expect(outcome.lostAfterSuccess.isEmpty)
+        }
+        let disk = SimulatedDisk(files: [Self.name: Self.old])
+        try AtomicWrite.start(Self.path, with: Self.new, calls: disk).finish { _ in true }
+        #expect(disk.trace.map { $0.hasPrefix("create") ? "create" : $0 } == ["create", "write", "fsync file", "rename", "fsync folder"])
+        // Given up (the base could not be saved): the old list, and no temp file.
+        let abandoned = SimulatedDisk(files: [Self.name: Self.old])
+        try AtomicWrite.start(Self.path, with: Self.new, calls: abandoned).abandon()
+        #expect(abandoned.possibleContents(of: Self.name) == [Self.old])
+        #expect(abandoned.trace.last == "unlink")
     }
 
     @Test("a power cut while the first list is created leaves no file or the whole one")

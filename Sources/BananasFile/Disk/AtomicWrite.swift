@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import CPlatform
 import Synchronization
 
 /// The calls the atomic replace makes, in the order that matters for a power cut. Production
@@ -14,6 +15,9 @@ protocol FileCalls {
     /// open(O_RDWR|O_CREAT|O_EXCL|O_NOFOLLOW) with exactly `mode` (fchmod, whatever the umask).
     func createExclusive(_ path: String, mode: mode_t) -> Int32
     func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool
+    /// Asks the disk to start writing the file's new bytes now, without waiting for them
+    /// (the `sync` that follows waits for less). Only a hint: it may do nothing.
+    func startWriteback(_ fd: Int32)
     func sync(_ fd: Int32) -> Bool
     /// The whole file from its start.
     func readBack(_ fd: Int32, sizeHint: Int) -> [UInt8]?
@@ -27,6 +31,8 @@ protocol FileCalls {
 }
 
 extension FileCalls {
+    func startWriteback(_ fd: Int32) {}
+
     func readBackMatches(_ fd: Int32, _ bytes: [UInt8]) -> Bool? {
         readBack(fd, sizeHint: bytes.count).map { Bytes.equal($0, bytes) }
     }
@@ -43,6 +49,7 @@ struct PosixFileCalls: FileCalls {
     }
 
     func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool { Sys.writeAll(fd, bytes) }
+    func startWriteback(_ fd: Int32) { bananas_start_writeback(fd) }
     func sync(_ fd: Int32) -> Bool { fsync(fd) == 0 }
 
     func readBack(_ fd: Int32, sizeHint: Int) -> [UInt8]? {
@@ -107,6 +114,42 @@ public enum AtomicWrite {
         try rename(temp, over: path, size: bytes.count, durable: durable, calls: calls)
     }
 
+    /// A durable `replace` begun: the new bytes are in a temp file beside `path` and on their
+    /// way to the disk. What must precede the rename (the base's save) runs while the disk
+    /// writes them, and `finish` then waits for less: the fsync was the longest step of a
+    /// write at 10,000 items, with the processor idle throughout.
+    struct Started<Calls: FileCalls> {
+        let path: String
+        let temp: String
+        let fd: Int32
+        let bytes: [UInt8]
+        let calls: Calls
+
+        /// The rest of `replace`: fsync, read back and check (`verify`), rename, fsync of the
+        /// folder. On failure the temp file is gone and `path` is as it was.
+        func finish(verify: ([UInt8]) -> Bool) throws(ListFileError) {
+            try AtomicWrite.syncAndCheck(temp, fd: fd, bytes: bytes, path: path, calls: calls, verify: verify)
+            try AtomicWrite.rename(temp, over: path, size: bytes.count, durable: true, calls: calls)
+        }
+
+        /// Gives the write up: the temp file is removed, `path` is as it was.
+        func abandon() {
+            calls.close(fd)
+            calls.unlink(temp)
+        }
+    }
+
+    /// Begins a durable replace of `path` with `bytes` (see `Started`).
+    static func start(_ path: String, with bytes: [UInt8]) throws(ListFileError) -> Started<PosixFileCalls> {
+        try start(path, with: bytes, calls: PosixFileCalls())
+    }
+
+    static func start<Calls: FileCalls>(_ path: String, with bytes: [UInt8], calls: Calls) throws(ListFileError) -> Started<Calls> {
+        let (temp, fd) = try createTemp(path, with: bytes, durable: true, calls: calls)
+        calls.startWriteback(fd)
+        return Started(path: path, temp: temp, fd: fd, bytes: bytes, calls: calls)
+    }
+
     /// A cache file's new bytes written to a temp file beside it, not yet renamed over it: the
     /// part of a replace that needs space and permission done first, so the rename, which
     /// needs neither, can follow another write (the base after the list: `BaseStore.prepare`).
@@ -134,6 +177,16 @@ public enum AtomicWrite {
     private static func writeTemp<Calls: FileCalls>(
         _ path: String, with bytes: [UInt8], durable: Bool, calls: Calls, verify: ([UInt8]) -> Bool
     ) throws(ListFileError) -> String {
+        let (temp, fd) = try createTemp(path, with: bytes, durable: durable, calls: calls)
+        if durable { try syncAndCheck(temp, fd: fd, bytes: bytes, path: path, calls: calls, verify: verify) } else { calls.close(fd) }
+        return temp
+    }
+
+    /// A new temp file beside `path` holding `bytes`, still open; nothing is left behind when
+    /// it throws.
+    private static func createTemp<Calls: FileCalls>(
+        _ path: String, with bytes: [UInt8], durable: Bool, calls: Calls
+    ) throws(ListFileError) -> (temp: String, fd: Int32) {
         var mode: mode_t = 0o600
         if let st = calls.linkStatus(path) {
             if Sys.isSymlink(st) { throw .symlinkRefused(path: path) }
@@ -152,15 +205,24 @@ public enum AtomicWrite {
             calls.unlink(temp)
             return Sys.failure(code, path: path, action: action)
         }
-
         guard calls.writeAll(fd, bytes) else { throw fail(errno, "write") }
-        if durable {
-            guard calls.sync(fd) else { throw fail(errno, "write") }
-            guard let matches = calls.readBackMatches(fd, bytes) else { throw fail(errno, "read back") }
-            guard matches, verify(bytes) else { throw fail(EIO, "verify the new contents of") }
+        return (temp, fd)
+    }
+
+    /// fsyncs the open temp file, reads it back and checks it holds `bytes` (and `verify`),
+    /// and closes it; on failure it is closed and removed.
+    private static func syncAndCheck<Calls: FileCalls>(
+        _ temp: String, fd: Int32, bytes: [UInt8], path: String, calls: Calls, verify: ([UInt8]) -> Bool
+    ) throws(ListFileError) {
+        func fail(_ code: Int32, _ action: String) -> ListFileError {
+            calls.close(fd)
+            calls.unlink(temp)
+            return Sys.failure(code, path: path, action: action)
         }
+        guard calls.sync(fd) else { throw fail(errno, "write") }
+        guard let matches = calls.readBackMatches(fd, bytes) else { throw fail(errno, "read back") }
+        guard matches, verify(bytes) else { throw fail(EIO, "verify the new contents of") }
         calls.close(fd)
-        return temp
     }
 
     /// The second half: renames the written temp file over `path`; on failure removes it.

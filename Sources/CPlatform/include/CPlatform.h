@@ -13,4 +13,9 @@ int bananas_is_remote_filesystem(const char *path);
 /// large blocks in it, and asks for huge pages there. 1 when huge pages were asked for.
 int bananas_reserve_heap(size_t bytes);
 
+/// Starts writing a file's dirty pages to the disk without waiting for them (Linux's
+/// sync_file_range with SYNC_FILE_RANGE_WRITE); elsewhere nothing. A later fsync still waits
+/// for everything: this only lets the disk begin sooner.
+void bananas_start_writeback(int fd);
+
 #endif
