@@ -29,6 +29,22 @@ struct StoreTests {
         #expect(box.journals.isEmpty)
     }
 
+    @Test("an edit that changes nothing is not made: no undo step, nothing pending, nothing journaled")
+    func anEditThatChangesNothing() async throws {
+        let box = Sandbox()
+        let store = ListStore(file: box.file(), mode: .live)
+        let milk = item("Milk")
+        #expect(try store.perform(.insert(milk), label: "add Milk"))
+        #expect(try store.perform(.update(id: milk.id, changes: [.checked: .flag(true)]), label: "check"))
+        #expect(await store.waitUntilFlushed())
+        let revision = store.revision
+        #expect(try !store.perform(.update(id: milk.id, changes: [.checked: .flag(true)]), label: "check again"))
+        #expect(try !store.perform(.update(id: milk.id, changes: [.name: .text("Milk")]), label: "rename to itself"))
+        #expect(store.undoLabel == "check" && store.revision == revision && store.status.pendingCount == 0)
+        #expect(box.journals.allSatisfy { (FileManager.default.contents(atPath: $0)?.count ?? 0) == 0 })
+        store.close()
+    }
+
     @Test("undo and redo walk back and forth, and each step reaches the file")
     func undoRedo() async throws {
         let box = Sandbox()
