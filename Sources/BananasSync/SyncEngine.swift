@@ -63,9 +63,13 @@ final class SyncEngine: @unchecked Sendable {
         let hash: UInt64
         do {
             let read = try file.readFile()
-            hash = file.contentHash(of: read.bytes ?? [])
+            var same: ListFile.Snapshot?
+            if let bytes = read.bytes { same = file.lastSnapshot(ifSameAs: bytes) }
+            hash = same?.contentHash ?? Hash.content(read.bytes ?? [])
             if hash == lastSeenHash, lastSeenWritable { return .unchanged }
-            snapshot = try file.snapshot(of: read.bytes, hash: hash, modifiedNanos: read.modifiedNanos)
+            if let same { snapshot = same } else {
+                snapshot = try file.snapshot(of: read.bytes, hash: hash, modifiedNanos: read.modifiedNanos)
+            }
         } catch {
             if case .unparseable = error, settling {
                 // A writer may be halfway through writing in place: look again shortly
