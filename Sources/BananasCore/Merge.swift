@@ -23,15 +23,27 @@ extension ShoppingList {
             rows = other.rows
         } else if let differing = Self.differingRowIDs(rows, other.rows, equalCopies: &copies) {
             // The same rows on both sides, most of them the same copies: merge only the others.
+            var changed: [(id: String, row: Item)] = []
+            var theirsWon = true
             for id in differing {
                 guard let ours = rows[id], let theirs = other.rows[id] else { continue }
                 let merged = Self.mergeRow(ours, theirs, records: &found)
-                if merged != ours { rows[id] = merged }
+                if merged != ours { changed.append((id, merged)) }
+                if merged != theirs { theirsWon = false }
             }
-            // Equal rows in separate boxes (a file decoded again, a store's own edits that
-            // reached the file) take the other's box: the same value, and the next merge of
-            // the two compares them by identity.
-            for id in copies { rows[id] = other.rows[id] }
+            if theirsWon {
+                // Every row that differs merges to the other's (it has seen ours: a flush of
+                // local edits, a read of a newer file): the result is the other's table, taken
+                // whole. Writing the rows into ours would copy all of its rows first, since
+                // another value (the file as read, the screen) still holds that table.
+                rows = other.rows
+            } else {
+                for (id, row) in changed { rows[id] = row }
+                // Equal rows in separate boxes (a file decoded again, a store's own edits that
+                // reached the file) take the other's box: the same value, and the next merge
+                // of the two compares them by identity.
+                for id in copies { rows[id] = other.rows[id] }
+            }
         } else {
             mergeRows(other.rows, records: &found)
             adoptLayout(of: other.rows)

@@ -52,6 +52,33 @@ import PropertyBased
         }
     }
 
+    /// A list merged with a later copy of itself (its own edits on the way to the file, a
+    /// newer file read back) ends with that copy's row table, not a copy of its own with the
+    /// rows written in: the same list as merging the other way, and no table copied. When
+    /// either side has a row the other has not seen, the rows are merged into ours as before.
+    /// Later than any stamp the random replicas make.
+    static let later: Int64 = 4_000_000_000_000
+
+    @Test func aMergeWithALaterCopyTakesItsTable() throws {
+        var checked = 0
+        for (a, _) in Self.pairs() {
+            guard let id = a.items.first?.id else { continue }
+            checked += 1
+            var later = a
+            try later.apply(.update(id: id, changes: [.name: .text("renamed")]), stamp: stamp(Self.later))
+            let merged = a.merged(with: later)
+            #expect(ShoppingList.isSameTable(merged.rows, later.rows))
+            #expect(merged == later.merged(with: a))
+            // Concurrent edits of one row: each side keeps a field the other lacks.
+            var other = a
+            try other.apply(.update(id: id, changes: [.amount: .text("2 kg")]), stamp: stamp(Self.later + 1))
+            let both = later.merged(with: other)
+            #expect(both == other.merged(with: later))
+            #expect(both.rows[id]?.name == "renamed" && both.rows[id]?.amount == "2 kg")
+        }
+        #expect(checked > 100)
+    }
+
     @Test func aSpliceKeepsTheTableLayout() throws {
         var list = ShoppingList(sections: ["A"])
         for n in 0..<200 {
