@@ -52,13 +52,13 @@ import PropertyBased
         }
     }
 
-    /// A list merged with a later copy of itself (its own edits on the way to the file, a
-    /// newer file read back) ends with that copy's row table, not a copy of its own with the
-    /// rows written in: the same list as merging the other way, and no table copied. When
-    /// either side has a row the other has not seen, the rows are merged into ours as before.
     /// Later than any stamp the random replicas make.
     static let later: Int64 = 4_000_000_000_000
 
+    /// A list merged with a later copy of itself (its own edits on the way to the file, a
+    /// newer file read back) ends with that copy's row table, not a copy of its own with the
+    /// rows written in: the same list as merging the other way, and no table copied. When
+    /// each side has a value the other has not seen, the rows are merged field by field.
     @Test func aMergeWithALaterCopyTakesItsTable() throws {
         var checked = 0
         for (a, _) in Self.pairs() {
