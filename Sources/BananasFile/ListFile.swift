@@ -131,13 +131,13 @@ public final class ListFile: Sendable {
         return last
     }
 
-    /// Decodes bytes read by `readBytes` (nil: no file); `hash` is their `Hash.content` when
-    /// the caller has it already.
+    /// Decodes bytes read by `readBytes` (nil: no file) that the caller found are not the
+    /// last snapshot's (`lastSnapshot(ifSameAs:)`, or `load`'s compare in place); `hash` is
+    /// their `Hash.content` when the caller has it already.
     public func snapshot(of bytes: [UInt8]?, hash: UInt64? = nil, modifiedNanos: Int64? = nil) throws(ListFileError) -> Snapshot {
         guard let bytes else {
             return Snapshot(bytes: nil, decoded: DecodedList(list: ShoppingList(), schemaVersion: ListCodec.currentSchemaVersion, problems: []))
         }
-        if let same = lastSnapshot(ifSameAs: bytes) { return same }
         let last = lastSnapshot.withLock { $0 }
         // Another version: only the rows whose bytes changed are decoded again, when it can.
         let decoded: DecodedList, layout: ItemLayout?
