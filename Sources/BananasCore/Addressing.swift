@@ -111,7 +111,7 @@ extension ShoppingList {
     /// putting the whole list in order (`add` asks once per name, at every size of list).
     public func firstItem(named name: String) -> Item? {
         var lookup = FirstItemNamed(name)
-        for row in rows.values { lookup.consider(row, in: self) }
+        rows.forEachRow { lookup.consider($0, in: self) }
         return lookup.found.map(shown)
     }
 }
@@ -125,9 +125,9 @@ struct FirstItemNamed {
 
     init(_ name: String) { folded = name.lowercased() }
 
-    mutating func consider(_ row: Item, in list: ShoppingList) {
+    mutating func consider(_ row: RowView, in list: ShoppingList) {
         guard row.name.lowercasedEquals(folded), list.isVisible(row.id) else { return }
         if let best = found, (best.sortOrder, best.id) < (row.sortOrder, row.id) { return }
-        found = row
+        found = row.item
     }
 }

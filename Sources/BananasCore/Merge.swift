@@ -71,73 +71,36 @@ extension ShoppingList {
         }
     }
 
-    /// The ids whose rows differ between two row tables with the same ids, found by walking
-    /// both side by side: a list and one merged or spliced from it share their table's layout
-    /// (the same capacity, the keys in the same buckets), so the keys pair up and compare by
-    /// identity, and unchanged rows are the same `Item` boxes. Nil when the keys do not pair
-    /// up (then each id must be looked up: two hashes of a 36-character id per row).
-    public static func differingRowIDs(_ rows: [String: Item], _ other: [String: Item]) -> [String]? {
+    /// The ids whose rows differ between two row tables with the same ids, found without a
+    /// look at every row where the tables pair up: a list and one merged or spliced from it
+    /// share their table's layout (the same capacity, the keys in the same buckets), or are
+    /// one file's rows with a few changed (`RowTable`), and unchanged rows are the same `Item`
+    /// boxes. Nil when the tables do not pair up (then each id must be looked up: two hashes
+    /// of a 36-character id per row).
+    public static func differingRowIDs(_ rows: RowTable, _ other: RowTable) -> [String]? {
         var copies: [String] = []
-        return differingRowIDs(rows, other, equalCopies: &copies)
+        return RowTable.differingRowIDs(rows, other, equalCopies: &copies)
     }
 
     /// `differingRowIDs`, also listing the rows that are equal but not the same box.
-    static func differingRowIDs(_ rows: [String: Item], _ other: [String: Item], equalCopies: inout [String]) -> [String]? {
-        guard rows.count == other.count else { return nil }
-        if isSameTable(rows, other) { return [] }
-        var ids: [String] = []
-        var left = rows.makeIterator(), right = other.makeIterator()
-        while let (id, item) = left.next() {
-            guard let (otherID, otherItem) = right.next(), id == otherID else { return nil }
-            if item.isSameCopy(as: otherItem) { continue }
-            if item == otherItem { equalCopies.append(id) } else { ids.append(id) }
-        }
-        return ids
+    static func differingRowIDs(_ rows: RowTable, _ other: RowTable, equalCopies: inout [String]) -> [String]? {
+        RowTable.differingRowIDs(rows, other, equalCopies: &equalCopies)
     }
 
-    /// True when both are one table: a copy of the other not written to since (a dictionary
-    /// value is a reference to its storage, and equal references are one storage). Then no
-    /// row differs, and none need be looked at: a store, its editor's memo and its file state
-    /// hand the same table around, and each compare walked all its rows (10,000 at a frame).
-    /// False says nothing: two tables may hold equal rows.
-    static func isSameTable(_ a: [String: Item], _ b: [String: Item]) -> Bool {
-        withUnsafeBytes(of: a) { x in withUnsafeBytes(of: b) { y in x.elementsEqual(y) } }
-    }
+    /// True when both are one table, a copy of the other not written to since (no row
+    /// differs). False says nothing: two tables may hold equal rows.
+    static func isSameTable(_ a: RowTable, _ b: RowTable) -> Bool { RowTable.isSameTable(a, b) }
 
     /// `differingRowIDs` for a table that may also hold rows `other` lacks (an add put them
-    /// in): those are listed in `added`. A key out of step with `other`'s is looked up, so the
-    /// answer is right however the tables lie; nil when they do not pair up.
-    public static func differingRowIDs(_ rows: [String: Item], _ other: [String: Item], added: inout [String]) -> [String]? {
-        guard rows.count >= other.count else { return nil }
-        if rows.count == other.count {
-            var copies: [String] = []
-            return differingRowIDs(rows, other, equalCopies: &copies)
-        }
-        var ids: [String] = []
-        // The other table's place by index, not an element held across steps: a row held
-        // in a variable is retained and released at every step, a write to each row's box
-        // (ten times the instructions of the walk itself, and a cache miss per row).
-        var next = other.startIndex
-        for (id, item) in rows {
-            if next != other.endIndex {
-                let (otherID, otherItem) = other[next]
-                if id == otherID {
-                    if !item.isSameCopy(as: otherItem) && item != otherItem { ids.append(id) }
-                    next = other.index(after: next)
-                    continue
-                }
-            }
-            guard other[id] == nil, added.count < rows.count - other.count else { return nil }
-            added.append(id)
-        }
-        guard next == other.endIndex, added.count == rows.count - other.count else { return nil }
-        return ids
+    /// in): those are listed in `added`. Nil when they do not pair up.
+    public static func differingRowIDs(_ rows: RowTable, _ other: RowTable, added: inout [String]) -> [String]? {
+        RowTable.differingRowIDs(rows, other, added: &added)
     }
 
     /// After a merge whose row tables did not pair up (one side rehashed: a resize, a whole
     /// decode): when both now hold the same ids, rebuild ours from a copy of the other's table,
     /// which keeps its layout, so the next merges and compares of the two pair up again.
-    private mutating func adoptLayout(of others: [String: Item]) {
+    private mutating func adoptLayout(of others: RowTable) {
         guard rows.count == others.count else { return }
         var adopted = others
         for (id, row) in rows {
@@ -147,7 +110,7 @@ extension ShoppingList {
         rows = adopted
     }
 
-    private mutating func mergeRows(_ others: [String: Item], records: inout [ConflictRecord]) {
+    private mutating func mergeRows(_ others: RowTable, records: inout [ConflictRecord]) {
         for (id, theirs) in others {
             if let ours = rows[id] {
                 // Most rows are the same copy on both sides: nothing to merge, nothing to store.

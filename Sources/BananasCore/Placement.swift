@@ -74,8 +74,9 @@ extension ShoppingList {
         var sectionLookup = section.flatMap { sections.contains($0) ? nil : SectionNamed($0) }
         var nameLookups = duplicate ? [] : names.map(FirstItemNamed.init)
         var highest: Double?
-        for row in rows.values {
-            if highest.map({ row.sortOrder > $0 }) ?? true { highest = row.sortOrder }
+        rows.forEachRow { row in
+            let order = row.sortOrder
+            if highest.map({ order > $0 }) ?? true { highest = order }
             sectionLookup?.consider(row, in: self)
             for i in nameLookups.indices { nameLookups[i].consider(row, in: self) }
         }

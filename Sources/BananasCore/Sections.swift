@@ -34,10 +34,7 @@ extension ShoppingList {
         // and only two spellings among the items' own sections need the items' order.
         if sections.contains(name) { return name }
         var lookup = SectionNamed(name)
-        for row in rows.values {
-            lookup.consider(row, in: self)
-            if lookup.isExact { break }
-        }
+        rows.forEachRow { lookup.consider($0, in: self) }
         return lookup.answer(in: self)
     }
 
@@ -147,15 +144,16 @@ struct SectionNamed {
         folded = name.lowercased()
     }
 
-    mutating func consider(_ row: Item, in list: ShoppingList) {
+    mutating func consider(_ row: RowView, in list: ShoppingList) {
         guard !isExact, list.tombstones.isEmpty || list.isVisible(row.id) else { return }
+        let section = row.section
         let shown: String
         if list.hasRenamedSections {
-            guard looked.insert(row.section).inserted else { return }
-            shown = list.sectionName(row.section)
+            guard looked.insert(section).inserted else { return }
+            shown = list.sectionName(section)
         } else {
             // Keys are the names shown: compared in place, no set of them (a hash per row).
-            shown = row.section
+            shown = section
         }
         if shown == name { isExact = true } else if shown.lowercasedEquals(folded) { variants.insert(shown) }
     }

@@ -13,7 +13,7 @@ public struct ShoppingList: Hashable, Sendable {
     /// Every row we know, by id, including rows hidden by a tombstone: they are kept so that
     /// an edit concurrent with the delete can bring the whole row back, whatever the order
     /// copies are merged in. A row's `section` is its section's key.
-    public internal(set) var rows: [String: Item]
+    public internal(set) var rows: RowTable
     /// Deletes by id.
     public internal(set) var tombstones: [String: Tombstone]
     /// Values that lost to concurrent edits, for review on every device.
@@ -38,7 +38,6 @@ public struct ShoppingList: Hashable, Sendable {
     public static func == (a: ShoppingList, b: ShoppingList) -> Bool {
         guard a.sectionEntries == b.sectionEntries, a.tombstones == b.tombstones, a.conflicts == b.conflicts, a.writeStamp == b.writeStamp, a.memory == b.memory,
               a.extra == b.extra, a.syncExtra == b.syncExtra, a.unreadableRows == b.unreadableRows else { return false }
-        if let differing = differingRowIDs(a.rows, b.rows) { return differing.isEmpty }
         return a.rows == b.rows
     }
 
@@ -66,14 +65,14 @@ public struct ShoppingList: Hashable, Sendable {
         conflicts: [ConflictRecord] = [], memory: ItemMemory = ItemMemory(), extra: [String: JSONValue] = [:],
         syncExtra: [String: JSONValue] = [:], unreadableRows: [UnreadableRow] = []
     ) {
-        self.init(sectionEntries: sectionEntries, rowsByID: Dictionary(rows.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first }),
+        self.init(sectionEntries: sectionEntries, rowsByID: RowTable(Dictionary(rows.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })),
                   tombstones: tombstones, conflicts: conflicts, memory: memory, extra: extra, syncExtra: syncExtra, unreadableRows: unreadableRows)
     }
 
     /// The rows already in a table by id, each under its own id (the codec fills one as it
     /// reads: a second table of 10,000 rows was a tenth of a whole-process command).
     public init(
-        sectionEntries: [String: SectionEntry], rowsByID: [String: Item], tombstones: [String: Tombstone] = [:],
+        sectionEntries: [String: SectionEntry], rowsByID: RowTable, tombstones: [String: Tombstone] = [:],
         conflicts: [ConflictRecord] = [], memory: ItemMemory = ItemMemory(), extra: [String: JSONValue] = [:],
         syncExtra: [String: JSONValue] = [:], unreadableRows: [UnreadableRow] = []
     ) {
@@ -286,19 +285,7 @@ public struct ShoppingList: Hashable, Sendable {
     /// count as the newest stamp of any row of that file (read once per file): a stamp this
     /// list's holder has seen, which is all a clock needs.
     public var newestStamp: Stamp {
-        var newest = newestSectionStamp
-        var files: [ObjectIdentifier] = []  // nearly always one
-        for row in rows.values {
-            if let file = row.encodedRows {
-                let id = ObjectIdentifier(file)
-                if !files.contains(id) {
-                    files.append(id)
-                    newest = max(newest, file.newestStampOfAllRows)
-                }
-            } else {
-                newest = max(newest, row.newestStamp)
-            }
-        }
+        var newest = max(newestSectionStamp, rows.newestStamp)
         for tombstone in tombstones.values { newest = max(newest, tombstone.stamp) }
         return newest
     }
@@ -326,7 +313,7 @@ public struct ShoppingList: Hashable, Sendable {
 
     /// A sortOrder after every item of the list.
     public var nextSortOrder: Double {
-        Self.sortOrder(after: rows.values.lazy.map(\.sortOrder).max())
+        Self.sortOrder(after: rows.highestSortOrder)
     }
 
     /// The order after every row, the highest being `highest` (nil: no rows).

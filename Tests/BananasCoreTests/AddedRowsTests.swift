@@ -7,7 +7,7 @@ import PropertyBased
 /// tables' layouts, it answers what looking every id up answers, or nil.
 @Suite struct AddedRowsTests {
     /// The rows that differ and the ids only `rows` has, by looking every id up.
-    static func byLookup(_ rows: [String: Item], _ other: [String: Item]) -> (differing: Set<String>, added: Set<String>)? {
+    static func byLookup(_ rows: RowTable, _ other: RowTable) -> (differing: Set<String>, added: Set<String>)? {
         guard Set(other.keys).isSubset(of: Set(rows.keys)) else { return nil }
         let differing = Set(other.keys.filter { rows[$0]! != other[$0]! })
         return (differing, Set(rows.keys).subtracting(other.keys))
@@ -33,7 +33,7 @@ import PropertyBased
                 edited.rows["ITEM-\(rng.below(size))"] = nil
             }
             if rng.below(4) == 0 {  // a table rebuilt: another layout
-                edited.rows = Dictionary(uniqueKeysWithValues: Array(edited.rows))
+                edited.rows = RowTable(Dictionary(uniqueKeysWithValues: Array(edited.rows)))
             }
             var added: [String] = []
             let walked = ShoppingList.differingRowIDs(edited.rows, list.rows, added: &added)

@@ -49,11 +49,12 @@ final class FileRows: EncodedRows, @unchecked Sendable {  // `newest` is set onl
 }
 
 extension ListCodec {
-    /// A row at `start` in exactly the shape `appendPlainItem` writes, its texts without
-    /// escapes, its `v` text well formed with no flags: an item whose stamps and date stay in `file`'s
-    /// bytes until asked for. Nil, having read nothing, for any other row (the caller reads
-    /// it the usual way).
-    static func readEncodedRow(_ bytes: UnsafeBufferPointer<UInt8>, at start: Int, file: FileRows) -> (item: Item, end: Int)? {
+    /// A row at `start` in exactly the shape `appendPlainItem` writes, its id in upper case,
+    /// its texts without escapes (UTF-8 beyond ASCII), its `v` text well formed with no flags:
+    /// where its texts lie, its flags and order (`FileRowTable.Record`); its stamps and date
+    /// stay in `file`'s bytes until asked for. Nil, having read nothing, for any other row
+    /// (the caller reads it the usual way).
+    static func readEncodedRow(_ bytes: UnsafeBufferPointer<UInt8>, at start: Int, file: FileRows) -> (record: FileRowTable.Record, end: Int)? {
         var at = start
         let end = bytes.count
         let quote = UInt8(ascii: "\"")
@@ -64,33 +65,25 @@ extension ListCodec {
             at += count
             return true
         }
-        /// A string without escapes or control bytes: its bytes' range and whether they are
-        /// all ASCII, stepped past.
-        func plain() -> (range: Range<Int32>, ascii: Bool)? {
+        /// A string without escapes or control bytes, stepped past: its bytes' range, when
+        /// they are ASCII or valid UTF-8 (as the usual reader requires).
+        func text() -> Range<Int32>? {
             guard at < end, bytes[at] == quote else { return nil }
             let from = at + 1
             guard let (close, ascii) = plainTextEnd(bytes.baseAddress!, from: from, end: end), close <= Int(Int32.max) else { return nil }
             at = close + 1
-            return (Int32(from)..<Int32(close), ascii)
-        }
-        /// A string as `plain` finds it, as the usual reader makes it: ASCII as it is, anything
-        /// else only when it is UTF-8.
-        func text() -> String? {
-            guard let (range, ascii) = plain() else { return nil }
-            return string(range, ascii: ascii)
-        }
-        func string(_ range: Range<Int32>, ascii: Bool) -> String? {
-            let slice = UnsafeBufferPointer(rebasing: bytes[Int(range.lowerBound)..<Int(range.upperBound)])
-            if range.isEmpty { return "" }
-            return ascii ? String(decoding: slice, as: UTF8.self) : String(validating: slice, as: UTF8.self)
+            guard ascii || String(validating: UnsafeBufferPointer(rebasing: bytes[from..<close]), as: UTF8.self) != nil else { return nil }
+            return Int32(from)..<Int32(close)
         }
         func flag() -> Bool? {
             if end - at >= 4, memcmp(bytes.baseAddress! + at, "true", 4) == 0 { at += 4; return true }
             if end - at >= 5, memcmp(bytes.baseAddress! + at, "false", 5) == 0 { at += 5; return false }
             return nil
         }
-        guard key(.id), let (idRange, idASCII) = plain(), let id = string(idRange, ascii: idASCII), !id.isEmpty,
-              key(.name), let name = text(), !isBlank(name),
+        guard key(.id), let id = text(), !id.isEmpty,
+              // An id to normalise is read the usual way.
+              !mayHaveLowerCase(bytes.baseAddress! + Int(id.lowerBound), count: id.count),
+              key(.name), let name = text(), !isBlank(bytes, name),
               key(.amount), let amount = text(),
               key(.section), let section = text(),
               key(.checked), let checked = flag(),
@@ -98,20 +91,35 @@ extension ListCodec {
               key(.sortOrder), let sortOrder = plainWholeNumber(bytes, at: &at) else { return nil }
         if key(.lastModified) {
             // Read in full when asked for; taken here only in the plain form.
-            if end - at >= 4, memcmp(bytes.baseAddress! + at, "null", 4) == 0 { at += 4 } else if plain()?.ascii != true { return nil }
+            if end - at >= 4, memcmp(bytes.baseAddress! + at, "null", 4) == 0 {
+                at += 4
+            } else {
+                guard at < end, bytes[at] == quote,
+                      let (close, ascii) = plainTextEnd(bytes.baseAddress!, from: at + 1, end: end), ascii else { return nil }
+                at = close + 1
+            }
         }
-        guard key(.v), let (stamps, _) = plain(),
+        guard key(.v), let stamps = text(),
               let newest = Meta.newestStampIfPlain(UnsafeBufferPointer(rebasing: bytes[Int(stamps.lowerBound)..<Int(stamps.upperBound)])),
               at < end, bytes[at] == UInt8(ascii: "}") else { return nil }
         at += 1
         let row = EncodedRow(bytes: Int32(start)..<Int32(at),
                              newestStamp: (stamps.lowerBound + Int32(newest.lowerBound))..<(stamps.lowerBound + Int32(newest.upperBound)))
         file.noteNewest(row.newestStamp)
-        // Most ids are upper case already: the bytes in hand tell, without a look at the String.
-        let lowercase = mayHaveLowerCase(bytes.baseAddress! + Int(idRange.lowerBound), count: idRange.count)
-        let item = Item(id: lowercase ? normalizedID(id) : id, name: name, amount: amount, section: section, checked: checked,
-                        optional: optional, sortOrder: sortOrder, encoded: row, in: file)
-        return (item, at)
+        let record = FileRowTable.Record(id: id, name: name, amount: amount, section: section, sortOrder: sortOrder,
+                                         checked: checked, optional: optional, row: row)
+        return (record, at)
+    }
+
+    /// `isBlank` of the text in `range`, most names told by their first byte.
+    static func isBlank(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int32>) -> Bool {
+        if let first = range.first.map({ bytes[Int($0)] }), first > 0x20, first < 0x7F { return false }
+        return isBlank(String(decoding: UnsafeBufferPointer(rebasing: bytes[Int(range.lowerBound)..<Int(range.upperBound)]), as: UTF8.self))
+    }
+
+    /// The whole item of a row `readEncodedRow` found.
+    static func item(_ record: FileRowTable.Record, in file: FileRows) -> Item {
+        file.item(record.row)
     }
 
     /// The end of a JSON string that needs no unescaping, from just after its opening quote:

@@ -392,8 +392,12 @@ struct LayoutRecorder {
     }
 
     mutating func row(_ item: Item, _ range: Range<Int>) {
-        ids.append(item.id)
-        orders.append(item.sortOrder)
+        row(id: item.id, order: item.sortOrder, range)
+    }
+
+    mutating func row(id: String, order: Double, _ range: Range<Int>) {
+        ids.append(id)
+        orders.append(order)
         ranges.append(range)
     }
 

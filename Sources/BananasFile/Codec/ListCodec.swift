@@ -65,8 +65,8 @@ public enum ListCodec {
         let root: JSONValue
         let itemRows: [RawRow]?
         let shadowed: [(key: String, value: JSONValue)]
+        let onDemand = rowsOnDemand && readingItemsDirectly ? FileRows(bytes) : nil
         do {
-            let onDemand = rowsOnDemand && readingItemsDirectly ? FileRows(bytes) : nil
             (root, itemRows, shadowed) = try readDocument(bytes, direct: readingItemsDirectly, onDemand: onDemand, layout: &layout)
         } catch {
             throw .syntax(error)
@@ -96,7 +96,7 @@ public enum ListCodec {
 
         var problems: [String] = []
         var unreadable: [UnreadableRow] = []
-        var table: [String: Item] = [:]
+        var table = DecodedRows(onDemand: itemRows == nil ? nil : onDemand, rows: itemRows?.count ?? 16)
         var explicitKeys = false
         if let itemRows {
             _ = decodeRows(itemRows, path: "items", problems: &problems, unreadable: &unreadable, table: &table, explicitKeys: &explicitKeys)
@@ -127,11 +127,11 @@ public enum ListCodec {
             if case .array(let hidden)? = sync["deletedRows"] {
                 var ignored: [String] = []
                 var ignoredRows: [UnreadableRow] = []
-                var hiddenTable: [String: Item] = [:]
+                var hiddenTable = DecodedRows(onDemand: nil, rows: hidden.count)
                 let hiddenRows = decodeRows(hidden.map { .value($0, text: nil) }, path: "sync.deletedRows", problems: &ignored, unreadable: &ignoredRows,
                                             table: &hiddenTable, explicitKeys: &explicitKeys)
-                let joining = hiddenRows.filter { table[$0.id] == nil }
-                for row in joining where table[row.id] == nil { table[row.id] = row }
+                let joining = hiddenRows.filter { !table.contains($0.id) }
+                for row in joining { _ = table.insert(row) }
                 layout.hiddenRows = joining.count
                 // A row both visible and hidden: the visible one hid the other, which a reader
                 // re-reading only changed rows would not know to bring back.
@@ -158,7 +158,7 @@ public enum ListCodec {
             }
         }
         var list = ShoppingList(
-            sectionEntries: sectionEntries, rowsByID: table, tombstones: tombstones, conflicts: records, memory: memory,
+            sectionEntries: sectionEntries, rowsByID: table.finish(), tombstones: tombstones, conflicts: records, memory: memory,
             extra: extra, syncExtra: syncExtra, unreadableRows: unreadable
         )
         list.keySections(explicitKeys: explicitKeys)
@@ -187,7 +187,41 @@ public enum ListCodec {
     /// its bytes (nil for rows that are never written back as read: `sync.deletedRows`).
     enum RawRow {
         case item(Item)
+        /// Left in the file's bytes (`readEncodedRow`).
+        case encoded(FileRowTable.Record)
         case value(JSONValue, text: String?)
+    }
+
+    /// Where `decodeRows` puts the rows it reads, each id once: the list's table, or, for a
+    /// command reading rows on demand, a table of the file's rows left in its bytes.
+    struct DecodedRows {
+        var table: [String: Item] = [:]
+        var file: FileRowTable.Builder?
+        let source: FileRows?
+
+        init(onDemand source: FileRows?, rows: Int) {
+            self.source = source
+            if let source {
+                file = FileRowTable.Builder(bytes: source.bytes, source: source, rows: rows)
+            } else {
+                table.reserveCapacity(rows)
+            }
+        }
+
+        func contains(_ id: String) -> Bool { file?.contains(id) ?? (table[id] != nil) }
+
+        /// False, adding nothing, when the id is taken.
+        mutating func insert(_ item: Item) -> Bool {
+            if file != nil { return file!.append(item) }
+            // One hash of the id: inserted unless it repeats (then the first is put back).
+            guard let first = table.updateValue(item, forKey: item.id) else { return true }
+            table[item.id] = first
+            return false
+        }
+
+        mutating func insert(_ record: FileRowTable.Record) -> Bool { file!.append(record) }
+
+        func finish() -> RowTable { file.map { RowTable(file: $0.finish()) } ?? RowTable(table) }
     }
 
     /// The top-level key that keeps the values a repeated top-level key shadowed.
@@ -240,47 +274,56 @@ public enum ListCodec {
         return "\(location) had \(keys.joined(separator: ", ")) twice; the last is read, the other is kept under \(location).\(shadowedKey) and not shown"
     }
 
-    /// The rows in file order; `table` gets them by id as they are read (the list's own
-    /// table: one hash of each id, which also tells a repeated one).
+    /// The rows read as items, in file order (not those left in the bytes); `table` gets every
+    /// row by id as it is read (one hash of each id, which also tells a repeated one).
     static func decodeRows(_ array: [RawRow], path: String, problems: inout [String], unreadable: inout [UnreadableRow],
-                           table: inout [String: Item], explicitKeys: inout Bool) -> [Item] {
+                           table: inout DecodedRows, explicitKeys: inout Bool) -> [Item] {
         var rows: [Item] = []
         // Where each unreadable row sits: after the readable row before it (nil: none yet),
         // its place among the unreadable rows there, and which copy of its text it is.
         var anchor: Item?  // its position is made only for an unreadable row
+        var anchorRecord: FileRowTable.Record?  // or this row's, left in the bytes
         var placeAtAnchor = 0
         var occurrences: [String: Int] = [:]
         func keep(_ value: JSONValue, text: String?) {
             let text = text ?? JSONText.compact(value)
             let occurrence = occurrences[text, default: 0]
             occurrences[text] = occurrence + 1
-            unreadable.append(UnreadableRow(text: text, after: anchor.map(UnreadableRow.Position.init(of:)), index: placeAtAnchor, occurrence: occurrence))
+            let after = anchorRecord.map { record in
+                UnreadableRow.Position(sortOrder: record.sortOrder, id: String(decoding: table.source!.bytes[Int(record.id.lowerBound)..<Int(record.id.upperBound)], as: UTF8.self))
+            } ?? anchor.map(UnreadableRow.Position.init(of:))
+            unreadable.append(UnreadableRow(text: text, after: after, index: placeAtAnchor, occurrence: occurrence))
             placeAtAnchor += 1
         }
         func placed(_ item: Item) {
             anchor = item
+            anchorRecord = nil
             placeAtAnchor = 0
             // A row left in the bytes never names its section's key (`readEncodedRow`).
             if !item.isEncoded, item.section.utf8.first == 0 { explicitKeys = true }
         }
-        rows.reserveCapacity(array.count)
         var seenSeeds: [String: Int] = [:]
         var previousOrder: Double = 0
-        table.reserveCapacity(array.count)
         for (index, raw) in array.enumerated() {
             var location: String { "\(path)[\(index)]" }  // only for problems: not made per row
             let value: JSONValue
             let text: String?
             switch raw {
-            case .item(var item):
+            case .encoded(let record):
+                if table.insert(record) {
+                    previousOrder = record.sortOrder
+                    (anchor, anchorRecord, placeAtAnchor) = (nil, record, 0)
+                    continue
+                }
+                fallthrough
+            case .item:
                 // Read directly: it has an id and a sortOrder.
-                // One hash of the id: inserted unless it repeats (then the first is put back).
-                if let first = table.updateValue(item, forKey: item.id) {
+                var item = if case .item(let read) = raw { read } else if case .encoded(let record) = raw { table.source!.item(record.row) } else { preconditionFailure() }
+                if !table.insert(item) {
                     let original = item.id
-                    table[original] = first
                     item.id = ItemID.derived(from: original + "#duplicate#\(index)")
                     problems.append("\(location) repeats the id \(original); it is shown with the new id \(item.id)")
-                    if table[item.id] == nil { table[item.id] = item }
+                    _ = table.insert(item)
                 }
                 previousOrder = item.sortOrder
                 rows.append(item)
@@ -308,7 +351,7 @@ public enum ListCodec {
                     seenSeeds[seed] = occurrence + 1
                     item.id = ItemID.derived(from: seed + "#\(occurrence)")
                 }
-                if table[item.id] != nil {
+                if table.contains(item.id) {
                     let original = item.id
                     item.id = ItemID.derived(from: original + "#duplicate#\(index)")
                     problems.append("\(location) repeats the id \(original); it is shown with the new id \(item.id)")
@@ -317,7 +360,7 @@ public enum ListCodec {
                     // Rows from writers that keep no order stay where the file has them.
                     item.sortOrder = previousOrder + 1
                 }
-                if table[item.id] == nil { table[item.id] = item }
+                _ = table.insert(item)
                 previousOrder = item.sortOrder
                 rows.append(item)
                 placed(item)
@@ -425,10 +468,11 @@ public enum ListCodec {
         while true {
             cursor.skipWhitespace()
             let start = cursor.index
-            if let onDemand, let (item, end) = readEncodedRow(bytes, at: start, file: onDemand) {
+            if let onDemand, let (record, end) = readEncodedRow(bytes, at: start, file: onDemand) {
                 cursor.index = end
-                rows.append(.item(item))
-                layout.row(item, start..<end)
+                rows.append(.encoded(record))
+                layout.row(id: String(decoding: UnsafeBufferPointer(rebasing: bytes[Int(record.id.lowerBound)..<Int(record.id.upperBound)]), as: UTF8.self),
+                           order: record.sortOrder, start..<end)
             } else if direct, let item = readPlainItem(&cursor, bytes: bytes) {
                 rows.append(.item(item))
                 layout.row(item, start..<cursor.index)
