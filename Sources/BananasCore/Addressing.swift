@@ -126,7 +126,7 @@ struct FirstItemNamed {
     init(_ name: String) { folded = name.lowercased() }
 
     mutating func consider(_ row: RowView, in list: ShoppingList) {
-        guard row.name.lowercasedEquals(folded), list.isVisible(row.id) else { return }
+        guard row.name(lowercasedEquals: folded), list.isVisible(row.id) else { return }
         if let best = found, (best.sortOrder, best.id) < (row.sortOrder, row.id) { return }
         found = row.item
     }

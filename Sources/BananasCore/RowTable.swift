@@ -26,6 +26,9 @@ public struct RowTable: Sendable {
         self.file = file
     }
 
+    /// The file's rows, when the table was read with them left in its bytes.
+    public var fileRows: FileRowTable? { file }
+
     /// The rows as a dictionary (built, for a table still in a file's bytes).
     public var dictionary: [String: Item] {
         guard file != nil else { return changed }
@@ -326,6 +329,24 @@ public struct RowView {
     public var name: String { row?.name ?? file!.name(at: index) }
     public var section: String { row?.section ?? file!.section(at: index) }
     public var sortOrder: Double { row?.sortOrder ?? file!.records[index].sortOrder }
+
+    /// `name.lowercasedEquals(folded)`, the name's bytes compared in place when they are ASCII.
+    public func name(lowercasedEquals folded: String) -> Bool {
+        guard let file else { return row!.name.lowercasedEquals(folded) }
+        return file.text(file.records[index].name, lowercasedEquals: folded)
+    }
+
+    /// `section.lowercasedEquals(folded)`, compared in place as `name(lowercasedEquals:)` is.
+    public func section(lowercasedEquals folded: String) -> Bool {
+        guard let file else { return row!.section.lowercasedEquals(folded) }
+        return file.text(file.records[index].section, lowercasedEquals: folded)
+    }
+
+    /// `section == name`, compared in place.
+    public func section(is name: String) -> Bool {
+        guard let file else { return row!.section == name }
+        return file.text(file.records[index].section, is: name)
+    }
     public var checked: Bool { row?.checked ?? file!.records[index].checked }
 }
 
@@ -440,6 +461,33 @@ public final class FileRowTable: Sendable {
             made[index] = item
             return item
         }
+    }
+
+    /// For a row still in the bytes: `text.lowercasedEquals(folded)` of one of its texts.
+    func text(_ range: Range<Int32>, lowercasedEquals folded: String) -> Bool {
+        var folded = folded
+        let answer = bytes.withUnsafeBufferPointer { bytes in
+            folded.withUTF8 { String.asciiLowercasedEquals(UnsafeBufferPointer(rebasing: bytes[Int(range.lowerBound)..<Int(range.upperBound)]), $0) }
+        }
+        return answer ?? string(range).lowercasedEquals(folded)
+    }
+
+    /// For a row still in the bytes: whether one of its texts is `text` (the same Unicode
+    /// text: byte for byte, or equal as Strings).
+    func text(_ range: Range<Int32>, is text: String) -> Bool {
+        var text = text
+        // Equal bytes are equal texts; different ASCII bytes are different texts.
+        let answer: Bool? = bytes.withUnsafeBufferPointer { bytes in
+            text.withUTF8 { other in
+                let own = UnsafeBufferPointer(rebasing: bytes[Int(range.lowerBound)..<Int(range.upperBound)])
+                if own.elementsEqual(other) { return true }
+                var high: UInt8 = 0
+                for byte in own { high |= byte }
+                for byte in other { high |= byte }
+                return high < 0x80 ? false : nil
+            }
+        }
+        return answer ?? (string(range) == text)
     }
 
     private func string(_ range: Range<Int32>) -> String {

@@ -146,15 +146,13 @@ struct SectionNamed {
 
     mutating func consider(_ row: RowView, in list: ShoppingList) {
         guard !isExact, list.tombstones.isEmpty || list.isVisible(row.id) else { return }
-        let section = row.section
-        let shown: String
-        if list.hasRenamedSections {
-            guard looked.insert(section).inserted else { return }
-            shown = list.sectionName(section)
-        } else {
+        guard list.hasRenamedSections else {
             // Keys are the names shown: compared in place, no set of them (a hash per row).
-            shown = section
+            if row.section(is: name) { isExact = true } else if row.section(lowercasedEquals: folded) { variants.insert(row.section) }
+            return
         }
+        guard looked.insert(row.section).inserted else { return }
+        let shown = list.sectionName(row.section)
         if shown == name { isExact = true } else if shown.lowercasedEquals(folded) { variants.insert(shown) }
     }
 

@@ -192,22 +192,23 @@ extension String {
     /// Anything else goes through `lowercased()` and `==` (canonical equivalence included).
     public func lowercasedEquals(_ folded: String) -> Bool {
         var text = self, folded = folded
-        let answer: Bool? = text.withUTF8 { a in
-            folded.withUTF8 { b -> Bool? in
-                var high: UInt8 = 0
-                for byte in b { high |= byte }
-                for byte in a { high |= byte }
-                guard high < 0x80 else { return nil }
-                guard a.count == b.count else { return false }
-                for i in 0..<a.count {
-                    let byte = a[i]
-                    let lower = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
-                    if lower != b[i] { return false }
-                }
-                return true
-            }
-        }
+        let answer = text.withUTF8 { a in folded.withUTF8 { b in Self.asciiLowercasedEquals(a, b) } }
         return answer ?? (lowercased() == folded)
+    }
+
+    /// `lowercasedEquals` of two texts' UTF-8 when both are ASCII; nil for any other.
+    static func asciiLowercasedEquals(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool? {
+        var high: UInt8 = 0
+        for byte in b { high |= byte }
+        for byte in a { high |= byte }
+        guard high < 0x80 else { return nil }
+        guard a.count == b.count else { return false }
+        for i in 0..<a.count {
+            let byte = a[i]
+            let lower = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
+            if lower != b[i] { return false }
+        }
+        return true
     }
 
     /// The string without leading and trailing white space (spaces, tabs, newlines).

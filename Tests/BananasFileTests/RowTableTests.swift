@@ -27,7 +27,17 @@ import Testing
         for (id, row) in oracle { #expect(table[id] == row, "\(context): lookup of \(id)") }
         #expect(table["NOT-AN-ID"] == nil)
         var viewed: [String: (String, String, Double, Bool)] = [:]
-        table.forEachRow { viewed[$0.id] = ($0.name, $0.section, $0.sortOrder, $0.checked) }
+        let probes = Array(oracle.values.prefix(6).flatMap { [$0.name, $0.section] }) + ["É", "e\u{301}", "", "ß"]
+        table.forEachRow { view in
+            viewed[view.id] = (view.name, view.section, view.sortOrder, view.checked)
+            // The in-place compares answer as the String rules do.
+            for probe in probes {
+                let folded = probe.lowercased()
+                #expect(view.name(lowercasedEquals: folded) == view.name.lowercasedEquals(folded), "\(context): \(view.id)'s name against \(probe)")
+                #expect(view.section(lowercasedEquals: folded) == view.section.lowercasedEquals(folded), "\(context): \(view.id)'s section against \(probe)")
+                #expect(view.section(is: probe) == (view.section == probe), "\(context): \(view.id)'s section is \(probe)")
+            }
+        }
         #expect(viewed.count == oracle.count, "\(context): rows viewed")
         for (id, row) in oracle {
             let view = viewed[id]

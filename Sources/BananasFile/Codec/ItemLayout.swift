@@ -18,7 +18,7 @@ public struct ItemLayout: Sendable {
     /// The `]` that closes `items`.
     var itemsEnd: Int
     /// Every row in file order: its id, its sortOrder, its object's bytes.
-    var ids: [String]
+    var ids: LayoutIDs
     var orders: [Double]
     var ranges: [Range<Int>]
     /// True when the rows are the list's visible items in list order (sortOrder, then id):
@@ -30,7 +30,7 @@ public struct ItemLayout: Sendable {
     var isCanonical: Bool
 
     /// Whether `ids` are exactly `list`'s visible items, in list order.
-    static func isListOrder(ids: [String], orders: [Double], of list: ShoppingList) -> Bool {
+    static func isListOrder(ids: LayoutIDs, orders: [Double], of list: ShoppingList) -> Bool {
         var hidden = 0
         for id in list.tombstones.keys where list.rows[id] != nil && !list.isVisible(id) { hidden += 1 }
         guard ids.count == list.rows.count - hidden else { return false }
@@ -163,7 +163,7 @@ extension ListCodec {
 
         var list = known.decoded.list
         // A repeated id: the whole decode reports it.
-        guard list.replaceRows(layout.ids[kept..<tail], with: middle) else { return nil }
+        guard list.replaceRows(ArraySlice(layout.ids[kept..<tail]), with: middle) else { return nil }
         var next = layout
         next.ids.replaceSubrange(kept..<tail, with: middle.map(\.id))
         next.orders.replaceSubrange(kept..<tail, with: middle.map(\.sortOrder))
@@ -374,10 +374,54 @@ extension ListCodec {
 }
 
 /// Collects row positions while a file is decoded or encoded.
+/// The ids of a layout's rows in file order: Strings, or (a file read with its rows left in
+/// its bytes) that file's first rows, whose ids are made only when asked for, then Strings of
+/// the rows written after them.
+struct LayoutIDs: RandomAccessCollection, Sendable {
+    private var file: FileRowTable?
+    private var fileCount = 0
+    private var strings: [String] = []
+
+    init() {}
+
+    init(_ strings: [String]) { self.strings = strings }
+
+    init(file: FileRowTable, count: Int) {
+        self.file = file
+        fileCount = count
+    }
+
+    var startIndex: Int { 0 }
+    var endIndex: Int { fileCount + strings.count }
+
+    subscript(index: Int) -> String { index < fileCount ? file!.id(at: index) : strings[index - fileCount] }
+
+    /// Where `id` is, by the file's index of ids where there is one (no scan).
+    func firstIndex(of id: String) -> Int? {
+        if let file, let index = file.index(of: id), index < fileCount { return index }
+        return strings.firstIndex(of: id).map { $0 + fileCount }
+    }
+
+    mutating func append(_ id: String) { strings.append(id) }
+
+    mutating func reserveCapacity(_ count: Int) { strings.reserveCapacity(count) }
+
+    mutating func removeAll() { self = LayoutIDs() }
+
+    mutating func replaceSubrange(_ range: Range<Int>, with ids: [String]) {
+        var all = Array(self)
+        all.replaceSubrange(range, with: ids)
+        self = LayoutIDs(all)
+    }
+}
+
 struct LayoutRecorder {
     var itemsStart = -1
     var itemsEnd = -1
-    var ids: [String] = []
+    var ids = LayoutIDs()
+    /// The rows' ids are the ids of the rows of the file read on demand (`RowTable.fileRows`),
+    /// in the same order: not made per row.
+    var idsFromFile = false
     var orders: [Double] = []
     var ranges: [Range<Int>] = []
     /// Rows from `sync.deletedRows` (hidden by a delete) that joined the list.
@@ -395,15 +439,21 @@ struct LayoutRecorder {
         row(id: item.id, order: item.sortOrder, range)
     }
 
-    mutating func row(id: String, order: Double, _ range: Range<Int>) {
-        ids.append(id)
+    mutating func row(id: String?, order: Double, _ range: Range<Int>) {
+        if !idsFromFile, let id { ids.append(id) }
         orders.append(order)
         ranges.append(range)
     }
 
     func finish(for decoded: DecodedList) -> ItemLayout? {
         guard usable, itemsStart >= 0, itemsEnd >= itemsStart, decoded.problems.isEmpty,
-              decoded.list.unreadableRows.isEmpty, ids.count + hiddenRows == decoded.list.rows.count else { return nil }
+              decoded.list.unreadableRows.isEmpty, orders.count + hiddenRows == decoded.list.rows.count else { return nil }
+        var ids = ids
+        if idsFromFile {
+            // Every row of `items` went into the file's table in order, none repeated (no problems).
+            guard let file = decoded.list.rows.fileRows, file.count >= orders.count else { return nil }
+            ids = LayoutIDs(file: file, count: orders.count)
+        }
         return ItemLayout(itemsStart: itemsStart, itemsEnd: itemsEnd, ids: ids, orders: orders, ranges: ranges,
                           isListOrder: ItemLayout.isListOrder(ids: ids, orders: orders, of: decoded.list), isCanonical: false)
     }

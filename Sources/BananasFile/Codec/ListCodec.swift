@@ -66,6 +66,7 @@ public enum ListCodec {
         let itemRows: [RawRow]?
         let shadowed: [(key: String, value: JSONValue)]
         let onDemand = rowsOnDemand && readingItemsDirectly ? FileRows(bytes) : nil
+        layout.idsFromFile = onDemand != nil
         do {
             (root, itemRows, shadowed) = try readDocument(bytes, direct: readingItemsDirectly, onDemand: onDemand, layout: &layout)
         } catch {
@@ -471,8 +472,7 @@ public enum ListCodec {
             if let onDemand, let (record, end) = readEncodedRow(bytes, at: start, file: onDemand) {
                 cursor.index = end
                 rows.append(.encoded(record))
-                layout.row(id: String(decoding: UnsafeBufferPointer(rebasing: bytes[Int(record.id.lowerBound)..<Int(record.id.upperBound)]), as: UTF8.self),
-                           order: record.sortOrder, start..<end)
+                layout.row(id: nil, order: record.sortOrder, start..<end)
             } else if direct, let item = readPlainItem(&cursor, bytes: bytes) {
                 rows.append(.item(item))
                 layout.row(item, start..<cursor.index)
