@@ -63,14 +63,16 @@ public enum Addressing {
         let trimmed = query.trimmingWhitespace()
         if let item = list.item(trimmed) ?? list.item(trimmed.uppercased()) { return item }
         let folded = trimmed.lowercased()
+        let foldedQuery = TextQuery(folded)
         let length = folded.utf8.count
         var named: Item?
         var unique = !folded.isEmpty
-        for row in list.rows.values where unique {
+        list.rows.forEachRow { row in
+            guard unique else { return }
             // An id in another case comes before any name: leave that to the ordered path.
-            if row.id.utf8.count == length, row.id.lowercased() == folded { unique = false }
-            if row.name.lowercasedEquals(folded), list.isVisible(row.id) {
-                if named == nil { named = row } else { unique = false }
+            if row.idCount == length, row.id.lowercased() == folded { unique = false }
+            if row.name(lowercasedEquals: foldedQuery), list.isVisible(row.id) {
+                if named == nil { named = row.item } else { unique = false }
             }
         }
         if unique, let named { return named }
@@ -119,11 +121,11 @@ extension ShoppingList {
 /// `firstItem(named:)` one row at a time, so a caller with other questions about every row
 /// (`addEdit`) asks them all in one walk.
 struct FirstItemNamed {
-    let folded: String
+    let folded: TextQuery
     /// The answer so far, the row as stored (its section by key).
     private(set) var found: Item?
 
-    init(_ name: String) { folded = name.lowercased() }
+    init(_ name: String) { folded = TextQuery(name.lowercased()) }
 
     mutating func consider(_ row: RowView, in list: ShoppingList) {
         guard row.name(lowercasedEquals: folded), list.isVisible(row.id) else { return }

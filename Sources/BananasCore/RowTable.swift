@@ -304,6 +304,19 @@ extension RowTable: Hashable {
     }
 }
 
+/// A text a walk compares every row's with (`RowView`), its UTF-8 looked at once.
+public struct TextQuery: Sendable {
+    public let text: String
+    let utf8: [UInt8]
+    let isASCII: Bool
+
+    public init(_ text: String) {
+        self.text = text
+        utf8 = Array(text.utf8)
+        isASCII = utf8.allSatisfy { $0 < 0x80 }
+    }
+}
+
 /// One row as a walk over every row sees it (`RowTable.forEachRow`): the fields a rule asks
 /// of every row, read in place from a file's bytes when the row is still there.
 public struct RowView {
@@ -326,26 +339,32 @@ public struct RowView {
     /// The whole row.
     public var item: Item { row ?? file!.item(at: index) }
     public var id: String { row?.id ?? file!.id(at: index) }
+    /// The id's length in UTF-8 bytes.
+    public var idCount: Int { row?.id.utf8.count ?? file!.idCount(at: index) }
     public var name: String { row?.name ?? file!.name(at: index) }
     public var section: String { row?.section ?? file!.section(at: index) }
     public var sortOrder: Double { row?.sortOrder ?? file!.records[index].sortOrder }
 
-    /// `name.lowercasedEquals(folded)`, the name's bytes compared in place when they are ASCII.
-    public func name(lowercasedEquals folded: String) -> Bool {
-        guard let file else { return row!.name.lowercasedEquals(folded) }
-        return file.text(file.records[index].name, lowercasedEquals: folded)
+    /// `name.lowercasedEquals(folded.text)`, the name's bytes compared in place when both
+    /// are ASCII.
+    public func name(lowercasedEquals folded: TextQuery) -> Bool {
+        guard let file else { return row!.name.lowercasedEquals(folded.text) }
+        let record = file.records[index]
+        return file.text(record.name, ascii: record.asciiTexts & FileRowTable.Record.nameIsASCII != 0, lowercasedEquals: folded)
     }
 
-    /// `section.lowercasedEquals(folded)`, compared in place as `name(lowercasedEquals:)` is.
-    public func section(lowercasedEquals folded: String) -> Bool {
-        guard let file else { return row!.section.lowercasedEquals(folded) }
-        return file.text(file.records[index].section, lowercasedEquals: folded)
+    /// `section.lowercasedEquals(folded.text)`, compared in place as `name(lowercasedEquals:)` is.
+    public func section(lowercasedEquals folded: TextQuery) -> Bool {
+        guard let file else { return row!.section.lowercasedEquals(folded.text) }
+        let record = file.records[index]
+        return file.text(record.section, ascii: record.asciiTexts & FileRowTable.Record.sectionIsASCII != 0, lowercasedEquals: folded)
     }
 
-    /// `section == name`, compared in place.
-    public func section(is name: String) -> Bool {
-        guard let file else { return row!.section == name }
-        return file.text(file.records[index].section, is: name)
+    /// `section == name.text`, compared in place.
+    public func section(is name: TextQuery) -> Bool {
+        guard let file else { return row!.section == name.text }
+        let record = file.records[index]
+        return file.text(record.section, ascii: record.asciiTexts & FileRowTable.Record.sectionIsASCII != 0, is: name)
     }
     public var checked: Bool { row?.checked ?? file!.records[index].checked }
 }
@@ -366,12 +385,18 @@ public final class FileRowTable: Sendable {
         public var sortOrder: Double
         public var checked: Bool
         public var optional: Bool
+        /// Which texts are all ASCII (`nameIsASCII`, `sectionIsASCII`).
+        public var asciiTexts: UInt8
         /// Index into `wholeRows` for a row read in full (the other fields unused), else -1.
         var whole: Int32
         public var row: EncodedRow
 
+        public static let nameIsASCII: UInt8 = 1
+        public static let sectionIsASCII: UInt8 = 2
+
         public init(id: Range<Int32>, name: Range<Int32>, amount: Range<Int32>, section: Range<Int32>, sortOrder: Double,
-                    checked: Bool, optional: Bool, row: EncodedRow) {
+                    checked: Bool, optional: Bool, asciiTexts: UInt8, row: EncodedRow) {
+            self.asciiTexts = asciiTexts
             self.id = id
             self.name = name
             self.amount = amount
@@ -391,6 +416,7 @@ public final class FileRowTable: Sendable {
             self.sortOrder = sortOrder
             checked = false
             optional = false
+            asciiTexts = 0
             row = EncodedRow(bytes: 0..<0, newestStamp: 0..<0)
             whole = Int32(index)
         }
@@ -433,6 +459,11 @@ public final class FileRowTable: Sendable {
         return string(record.id)
     }
 
+    func idCount(at index: Int) -> Int {
+        let record = records[index]
+        return record.whole >= 0 ? wholeRows[Int(record.whole)].id.utf8.count : record.id.count
+    }
+
     func name(at index: Int) -> String {
         let record = records[index]
         return record.whole >= 0 ? wholeRows[Int(record.whole)].name : string(record.name)
@@ -463,31 +494,24 @@ public final class FileRowTable: Sendable {
         }
     }
 
-    /// For a row still in the bytes: `text.lowercasedEquals(folded)` of one of its texts.
-    func text(_ range: Range<Int32>, lowercasedEquals folded: String) -> Bool {
-        var folded = folded
-        let answer = bytes.withUnsafeBufferPointer { bytes in
-            folded.withUTF8 { String.asciiLowercasedEquals(UnsafeBufferPointer(rebasing: bytes[Int(range.lowerBound)..<Int(range.upperBound)]), $0) }
-        }
-        return answer ?? string(range).lowercasedEquals(folded)
+    /// For a row still in the bytes: `text.lowercasedEquals(folded.text)` of one of its texts,
+    /// on the bytes when both are ASCII (`ascii`: the row's text is).
+    func text(_ range: Range<Int32>, ascii: Bool, lowercasedEquals folded: TextQuery) -> Bool {
+        guard ascii, folded.isASCII else { return string(range).lowercasedEquals(folded.text) }
+        guard range.count == folded.utf8.count else { return false }
+        return bytes.withUnsafeBufferPointer { bytes in
+            folded.utf8.withUnsafeBufferPointer { String.asciiLowercasedEquals(UnsafeBufferPointer(rebasing: bytes[Int(range.lowerBound)..<Int(range.upperBound)]), $0) }
+        } ?? false
     }
 
-    /// For a row still in the bytes: whether one of its texts is `text` (the same Unicode
-    /// text: byte for byte, or equal as Strings).
-    func text(_ range: Range<Int32>, is text: String) -> Bool {
-        var text = text
-        // Equal bytes are equal texts; different ASCII bytes are different texts.
-        let answer: Bool? = bytes.withUnsafeBufferPointer { bytes in
-            text.withUTF8 { other in
-                let own = UnsafeBufferPointer(rebasing: bytes[Int(range.lowerBound)..<Int(range.upperBound)])
-                if own.elementsEqual(other) { return true }
-                var high: UInt8 = 0
-                for byte in own { high |= byte }
-                for byte in other { high |= byte }
-                return high < 0x80 ? false : nil
-            }
+    /// For a row still in the bytes: whether one of its texts is `text.text`; ASCII texts are
+    /// the same text when their bytes are.
+    func text(_ range: Range<Int32>, ascii: Bool, is text: TextQuery) -> Bool {
+        guard ascii, text.isASCII else { return string(range) == text.text }
+        guard range.count == text.utf8.count else { return false }
+        return bytes.withUnsafeBufferPointer { bytes in
+            text.utf8.withUnsafeBufferPointer { UnsafeBufferPointer(rebasing: bytes[Int(range.lowerBound)..<Int(range.upperBound)]).elementsEqual($0) }
         }
-        return answer ?? (string(range) == text)
     }
 
     private func string(_ range: Range<Int32>) -> String {

@@ -139,16 +139,21 @@ struct SectionNamed {
     /// Some item's section is spelled exactly `name`: the answer, whatever else comes.
     private(set) var isExact = false
 
+    private let nameQuery: TextQuery
+    private let foldedQuery: TextQuery
+
     init(_ name: String) {
         self.name = name
         folded = name.lowercased()
+        nameQuery = TextQuery(name)
+        foldedQuery = TextQuery(folded)
     }
 
     mutating func consider(_ row: RowView, in list: ShoppingList) {
         guard !isExact, list.tombstones.isEmpty || list.isVisible(row.id) else { return }
         guard list.hasRenamedSections else {
             // Keys are the names shown: compared in place, no set of them (a hash per row).
-            if row.section(is: name) { isExact = true } else if row.section(lowercasedEquals: folded) { variants.insert(row.section) }
+            if row.section(is: nameQuery) { isExact = true } else if row.section(lowercasedEquals: foldedQuery) { variants.insert(row.section) }
             return
         }
         guard looked.insert(row.section).inserted else { return }

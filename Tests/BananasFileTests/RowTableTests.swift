@@ -33,9 +33,9 @@ import Testing
             // The in-place compares answer as the String rules do.
             for probe in probes {
                 let folded = probe.lowercased()
-                #expect(view.name(lowercasedEquals: folded) == view.name.lowercasedEquals(folded), "\(context): \(view.id)'s name against \(probe)")
-                #expect(view.section(lowercasedEquals: folded) == view.section.lowercasedEquals(folded), "\(context): \(view.id)'s section against \(probe)")
-                #expect(view.section(is: probe) == (view.section == probe), "\(context): \(view.id)'s section is \(probe)")
+                #expect(view.name(lowercasedEquals: TextQuery(folded)) == view.name.lowercasedEquals(folded), "\(context): \(view.id)'s name against \(probe)")
+                #expect(view.section(lowercasedEquals: TextQuery(folded)) == view.section.lowercasedEquals(folded), "\(context): \(view.id)'s section against \(probe)")
+                #expect(view.section(is: TextQuery(probe)) == (view.section == probe), "\(context): \(view.id)'s section is \(probe)")
             }
         }
         #expect(viewed.count == oracle.count, "\(context): rows viewed")

@@ -67,14 +67,17 @@ extension ListCodec {
         }
         /// A string without escapes or control bytes, stepped past: its bytes' range, when
         /// they are ASCII or valid UTF-8 (as the usual reader requires).
+        var ascii = true  // of the last text read
         func text() -> Range<Int32>? {
             guard at < end, bytes[at] == quote else { return nil }
             let from = at + 1
-            guard let (close, ascii) = plainTextEnd(bytes.baseAddress!, from: from, end: end), close <= Int(Int32.max) else { return nil }
+            guard let (close, isASCII) = plainTextEnd(bytes.baseAddress!, from: from, end: end), close <= Int(Int32.max) else { return nil }
             at = close + 1
-            guard ascii || String(validating: UnsafeBufferPointer(rebasing: bytes[from..<close]), as: UTF8.self) != nil else { return nil }
+            guard isASCII || String(validating: UnsafeBufferPointer(rebasing: bytes[from..<close]), as: UTF8.self) != nil else { return nil }
+            ascii = isASCII
             return Int32(from)..<Int32(close)
         }
+        var asciiTexts: UInt8 = 0
         func flag() -> Bool? {
             if end - at >= 4, memcmp(bytes.baseAddress! + at, "true", 4) == 0 { at += 4; return true }
             if end - at >= 5, memcmp(bytes.baseAddress! + at, "false", 5) == 0 { at += 5; return false }
@@ -83,9 +86,9 @@ extension ListCodec {
         guard key(.id), let id = text(), !id.isEmpty,
               // An id to normalise is read the usual way.
               !mayHaveLowerCase(bytes.baseAddress! + Int(id.lowerBound), count: id.count),
-              key(.name), let name = text(), !isBlank(bytes, name),
+              key(.name), let name = text(), !isBlank(bytes, name), { asciiTexts |= ascii ? FileRowTable.Record.nameIsASCII : 0; return true }(),
               key(.amount), let amount = text(),
-              key(.section), let section = text(),
+              key(.section), let section = text(), { asciiTexts |= ascii ? FileRowTable.Record.sectionIsASCII : 0; return true }(),
               key(.checked), let checked = flag(),
               key(.optional), let optional = flag(),
               key(.sortOrder), let sortOrder = plainWholeNumber(bytes, at: &at) else { return nil }
@@ -107,7 +110,7 @@ extension ListCodec {
                              newestStamp: (stamps.lowerBound + Int32(newest.lowerBound))..<(stamps.lowerBound + Int32(newest.upperBound)))
         file.noteNewest(row.newestStamp)
         let record = FileRowTable.Record(id: id, name: name, amount: amount, section: section, sortOrder: sortOrder,
-                                         checked: checked, optional: optional, row: row)
+                                         checked: checked, optional: optional, asciiTexts: asciiTexts, row: row)
         return (record, at)
     }
 
