@@ -387,6 +387,8 @@ public final class FileRowTable: Sendable {
         public var optional: Bool
         /// Which texts are all ASCII (`nameIsASCII`, `sectionIsASCII`).
         public var asciiTexts: UInt8
+        /// `FileRowTable.idHash` of the id's bytes.
+        public var idHash: UInt64
         /// Index into `wholeRows` for a row read in full (the other fields unused), else -1.
         var whole: Int32
         public var row: EncodedRow
@@ -395,8 +397,9 @@ public final class FileRowTable: Sendable {
         public static let sectionIsASCII: UInt8 = 2
 
         public init(id: Range<Int32>, name: Range<Int32>, amount: Range<Int32>, section: Range<Int32>, sortOrder: Double,
-                    checked: Bool, optional: Bool, asciiTexts: UInt8, row: EncodedRow) {
+                    checked: Bool, optional: Bool, asciiTexts: UInt8, idHash: UInt64, row: EncodedRow) {
             self.asciiTexts = asciiTexts
+            self.idHash = idHash
             self.id = id
             self.name = name
             self.amount = amount
@@ -417,6 +420,7 @@ public final class FileRowTable: Sendable {
             checked = false
             optional = false
             asciiTexts = 0
+            idHash = 0
             row = EncodedRow(bytes: 0..<0, newestStamp: 0..<0)
             whole = Int32(index)
         }
@@ -429,8 +433,8 @@ public final class FileRowTable: Sendable {
     let records: [Record]
     /// The rows read in full.
     let wholeRows: [Item]
-    /// Open addressing over the ids: a record's index, or -1.
-    private let slots: [Int32]
+    /// Open addressing over the ids (`Slots`).
+    private let slots: [UInt64]
     /// Each row's item, made when first asked for.
     private let made: Mutex<[Item?]>
 
@@ -450,7 +454,9 @@ public final class FileRowTable: Sendable {
     /// The index of the row with this id.
     public func index(of id: String) -> Int? {
         var id = id
-        return id.withUTF8 { Self.find($0, slots: slots, matching: { self.idMatches(record: $0, $1) }) }
+        return id.withUTF8 { id in
+            Slots.find(Self.idHash(id), in: slots) { Self.idMatches(records[$0], id, bytes: bytes, wholeRows: wholeRows) }
+        }
     }
 
     public func id(at index: Int) -> String {
@@ -519,10 +525,6 @@ public final class FileRowTable: Sendable {
         return bytes.withUnsafeBufferPointer { String(decoding: UnsafeBufferPointer(rebasing: $0[Int(range.lowerBound)..<Int(range.upperBound)]), as: UTF8.self) }
     }
 
-    private func idMatches(record index: Int32, _ id: UnsafeBufferPointer<UInt8>) -> Bool {
-        Self.idMatches(records[Int(index)], id, bytes: bytes, wholeRows: wholeRows)
-    }
-
     fileprivate static func idMatches(_ record: Record, _ id: UnsafeBufferPointer<UInt8>, bytes: [UInt8], wholeRows: [Item]) -> Bool {
         if record.whole >= 0 {
             var own = wholeRows[Int(record.whole)].id
@@ -532,8 +534,8 @@ public final class FileRowTable: Sendable {
         return bytes.withUnsafeBufferPointer { $0[Int(record.id.lowerBound)..<Int(record.id.upperBound)].elementsEqual(id) }
     }
 
-    /// FNV-1a over the id's bytes, eight at a time.
-    fileprivate static func hash(_ id: UnsafeBufferPointer<UInt8>) -> UInt64 {
+    /// A hash of an id's bytes (FNV-1a, eight bytes at a time), for `Record.idHash`.
+    public static func idHash(_ id: UnsafeBufferPointer<UInt8>) -> UInt64 {
         var h: UInt64 = 0xcbf2_9ce4_8422_2325
         var i = 0
         let base = UnsafeRawPointer(id.baseAddress)
@@ -549,15 +551,27 @@ public final class FileRowTable: Sendable {
         return h ^ (h >> 32)
     }
 
-    fileprivate static func find(_ id: UnsafeBufferPointer<UInt8>, slots: [Int32], matching: (Int32, UnsafeBufferPointer<UInt8>) -> Bool) -> Int? {
-        guard !slots.isEmpty else { return nil }
-        let mask = slots.count - 1
-        var at = Int(truncatingIfNeeded: hash(id)) & mask
-        while true {
-            let index = slots[at]
-            if index < 0 { return nil }
-            if matching(index, id) { return Int(index) }
-            at = (at + 1) & mask
+    /// Open addressing with linear probing: a slot holds a record's index plus one (zero:
+    /// empty) and the top half of its id's hash, so that most probes never look at a record.
+    fileprivate enum Slots {
+        static func value(index: Int, hash: UInt64) -> UInt64 { hash & 0xFFFF_FFFF_0000_0000 | UInt64(index + 1) }
+
+        /// The index of the record `matches` accepts among those whose id hashes to `hash`.
+        static func find(_ hash: UInt64, in slots: [UInt64], matches: (Int) -> Bool) -> Int? {
+            probe(hash, in: slots, matches: matches).found
+        }
+
+        /// The record found, or the empty slot where it would go.
+        static func probe(_ hash: UInt64, in slots: [UInt64], matches: (Int) -> Bool) -> (slot: Int, found: Int?) {
+            guard !slots.isEmpty else { return (0, nil) }
+            let mask = slots.count - 1, tag = hash & 0xFFFF_FFFF_0000_0000
+            var at = Int(truncatingIfNeeded: hash) & mask
+            while true {
+                let value = slots[at]
+                if value == 0 { return (at, nil) }
+                if value & 0xFFFF_FFFF_0000_0000 == tag, matches(Int(value & 0xFFFF_FFFF) - 1) { return (at, Int(value & 0xFFFF_FFFF) - 1) }
+                at = (at + 1) & mask
+            }
         }
     }
 
@@ -567,16 +581,19 @@ public final class FileRowTable: Sendable {
         fileprivate let source: any EncodedRows
         fileprivate var records: [Record] = []
         fileprivate var wholeRows: [Item] = []
-        fileprivate var slots: [Int32]
+        fileprivate var slots: [UInt64]
+        /// Each record's id hash, for growing the slots.
+        private var hashes: [UInt64] = []
 
         /// `rows`: about as many rows as the file may hold.
         public init(bytes: [UInt8], source: any EncodedRows, rows: Int) {
             self.bytes = bytes
             self.source = source
             records.reserveCapacity(rows)
+            hashes.reserveCapacity(rows)
             var size = 16
             while size < rows * 2 { size <<= 1 }
-            slots = Array(repeating: -1, count: size)
+            slots = Array(repeating: 0, count: size)
         }
 
         public var count: Int { records.count }
@@ -584,62 +601,52 @@ public final class FileRowTable: Sendable {
         /// True when a row with this id was added.
         public func contains(_ id: String) -> Bool {
             var id = id
-            return id.withUTF8 { self.slot(for: $0).taken }
+            return id.withUTF8 { slot(for: $0, hash: FileRowTable.idHash($0)).found != nil }
         }
 
-        /// Adds a row in the shape the codec writes. False, adding nothing, when its id is taken.
+        /// Adds a row in the shape the codec writes (its `idHash` taken while its bytes were
+        /// at hand). False, adding nothing, when its id is taken.
         public mutating func append(_ record: Record) -> Bool {
-            let (at, taken) = bytes.withUnsafeBufferPointer { slot(for: UnsafeBufferPointer(rebasing: $0[Int(record.id.lowerBound)..<Int(record.id.upperBound)])) }
-            guard !taken else { return false }
-            insert(record, at: at)
+            let (at, found) = bytes.withUnsafeBufferPointer {
+                slot(for: UnsafeBufferPointer(rebasing: $0[Int(record.id.lowerBound)..<Int(record.id.upperBound)]), hash: record.idHash)
+            }
+            guard found == nil else { return false }
+            insert(record, hash: record.idHash, at: at)
             return true
         }
 
         /// Adds a row read in full. False, adding nothing, when its id is taken.
         public mutating func append(_ item: Item) -> Bool {
             var id = item.id
-            let (at, taken) = id.withUTF8 { slot(for: $0) }
-            guard !taken else { return false }
+            let hash = id.withUTF8 { FileRowTable.idHash($0) }
+            let (at, found) = id.withUTF8 { slot(for: $0, hash: hash) }
+            guard found == nil else { return false }
             wholeRows.append(item)
-            insert(Record(whole: wholeRows.count - 1, sortOrder: item.sortOrder), at: at)
+            insert(Record(whole: wholeRows.count - 1, sortOrder: item.sortOrder), hash: hash, at: at)
             return true
         }
 
-        private mutating func insert(_ record: Record, at slot: Int) {
-            slots[slot] = Int32(records.count)
+        private mutating func insert(_ record: Record, hash: UInt64, at slot: Int) {
+            slots[slot] = Slots.value(index: records.count, hash: hash)
             records.append(record)
+            hashes.append(hash)
             if records.count * 2 > slots.count { grow() }
         }
 
         private mutating func grow() {
-            var bigger = [Int32](repeating: -1, count: slots.count * 2)
+            var bigger = [UInt64](repeating: 0, count: slots.count * 2)
             let mask = bigger.count - 1
-            for index in records.indices {
-                var at = withID(records[index]) { Int(truncatingIfNeeded: FileRowTable.hash($0)) } & mask
-                while bigger[at] >= 0 { at = (at + 1) & mask }
-                bigger[at] = Int32(index)
+            for (index, hash) in hashes.enumerated() {
+                var at = Int(truncatingIfNeeded: hash) & mask
+                while bigger[at] != 0 { at = (at + 1) & mask }
+                bigger[at] = Slots.value(index: index, hash: hash)
             }
             slots = bigger
         }
 
-        private func withID<T>(_ record: Record, _ body: (UnsafeBufferPointer<UInt8>) -> T) -> T {
-            if record.whole >= 0 {
-                var id = wholeRows[Int(record.whole)].id
-                return id.withUTF8(body)
-            }
-            return bytes.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[Int(record.id.lowerBound)..<Int(record.id.upperBound)])) }
-        }
-
         /// Where this id is, or where it would go.
-        private func slot(for id: UnsafeBufferPointer<UInt8>) -> (at: Int, taken: Bool) {
-            let mask = slots.count - 1
-            var at = Int(truncatingIfNeeded: FileRowTable.hash(id)) & mask
-            while true {
-                let index = slots[at]
-                if index < 0 { return (at, false) }
-                if FileRowTable.idMatches(records[Int(index)], id, bytes: bytes, wholeRows: wholeRows) { return (at, true) }
-                at = (at + 1) & mask
-            }
+        private func slot(for id: UnsafeBufferPointer<UInt8>, hash: UInt64) -> (slot: Int, found: Int?) {
+            Slots.probe(hash, in: slots) { FileRowTable.idMatches(records[$0], id, bytes: bytes, wholeRows: wholeRows) }
         }
 
         public func finish() -> FileRowTable { FileRowTable(self) }

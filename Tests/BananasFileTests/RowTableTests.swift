@@ -142,6 +142,45 @@ import Testing
         #expect(RowTable.differingRowIDs(a, b, added: &added) == [] && added == ["ID-4"])
     }
 
+    /// The index of ids through growth and repeats: ids of the bytes and of whole rows,
+    /// from a table sized for far fewer rows.
+    @Test func theIndexFindsEveryIdOnceThroughGrowth() {
+        var rng = Xoshiro(seed: (43, 0, 0, 0))
+        var text: [UInt8] = []
+        var ranges: [Range<Int32>] = []
+        let ids = (0..<3_000).map { n in n % 7 == 0 ? "ID-\(n)" : ItemID.random(using: &rng) }
+        for id in ids {
+            let start = Int32(text.count)
+            text += Array(id.utf8)
+            ranges.append(start..<Int32(text.count))
+        }
+        let source = FileRows(text)
+        var builder = FileRowTable.Builder(bytes: text, source: source, rows: 10)
+        for (n, id) in ids.enumerated() {
+            let range = ranges[n]
+            if n % 5 == 0 {
+                let added = builder.append(Item(id: id, name: "whole \(n)", sortOrder: Double(n)))
+                #expect(added)
+            } else {
+                let hash = text.withUnsafeBufferPointer { FileRowTable.idHash(UnsafeBufferPointer(rebasing: $0[Int(range.lowerBound)..<Int(range.upperBound)])) }
+                let record = FileRowTable.Record(id: range, name: range, amount: 0..<0, section: 0..<0, sortOrder: Double(n), checked: false,
+                                                 optional: false, asciiTexts: 3, idHash: hash, row: EncodedRow(bytes: 0..<0, newestStamp: 0..<0))
+                let (added, again) = (builder.append(record), builder.append(record))
+                #expect(added && !again, "a repeated id is refused")
+            }
+            let again = builder.append(Item(id: id, name: "again"))
+            #expect(!again, "a repeated id is refused, whole or not")
+            #expect(builder.contains(id))
+        }
+        #expect(!builder.contains("ID-1") && !builder.contains(""))
+        let table = builder.finish()
+        #expect(table.count == ids.count)
+        for (n, id) in ids.enumerated() {
+            #expect(table.index(of: id) == n && table.id(at: n) == id)
+        }
+        #expect(table.index(of: "id-7") == nil && table.index(of: "ID-7") == 7)
+    }
+
     @Test func aRepeatedIdIsReadAsTheWholeReaderReadsIt() throws {
         var list = ShoppingList(sections: ["A"])
         for n in 0..<5 { try list.apply(.insert(Item(id: "ID-\(n)", name: "item \(n)", section: "A", sortOrder: Double(n) * 1024)), stamp: Stamp(millis: 5, counter: n, replica: "a")) }

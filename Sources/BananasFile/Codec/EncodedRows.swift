@@ -110,7 +110,8 @@ extension ListCodec {
                              newestStamp: (stamps.lowerBound + Int32(newest.lowerBound))..<(stamps.lowerBound + Int32(newest.upperBound)))
         file.noteNewest(row.newestStamp)
         let record = FileRowTable.Record(id: id, name: name, amount: amount, section: section, sortOrder: sortOrder,
-                                         checked: checked, optional: optional, asciiTexts: asciiTexts, row: row)
+                                         checked: checked, optional: optional, asciiTexts: asciiTexts,
+                                         idHash: FileRowTable.idHash(UnsafeBufferPointer(rebasing: bytes[Int(id.lowerBound)..<Int(id.upperBound)])), row: row)
         return (record, at)
     }
 
