@@ -12,7 +12,8 @@ public struct ShoppingList: Hashable, Sendable {
     public private(set) var hasRenamedSections = false
     /// Every row we know, by id, including rows hidden by a tombstone: they are kept so that
     /// an edit concurrent with the delete can bring the whole row back, whatever the order
-    /// copies are merged in. A row's `section` is its section's key.
+    /// copies are merged in. A row's `section` is its section's key. For a command, the rows
+    /// may still be in the bytes of the file it read (`RowTable`).
     public internal(set) var rows: RowTable
     /// Deletes by id.
     public internal(set) var tombstones: [String: Tombstone]
