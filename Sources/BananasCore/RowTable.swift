@@ -607,12 +607,23 @@ public final class FileRowTable: Sendable {
         /// Adds a row in the shape the codec writes (its `idHash` taken while its bytes were
         /// at hand). False, adding nothing, when its id is taken.
         public mutating func append(_ record: Record) -> Bool {
-            let (at, found) = bytes.withUnsafeBufferPointer {
-                slot(for: UnsafeBufferPointer(rebasing: $0[Int(record.id.lowerBound)..<Int(record.id.upperBound)]), hash: record.idHash)
+            // The probe written out: this runs for every row of a command's file.
+            let hash = record.idHash, tag = hash & 0xFFFF_FFFF_0000_0000, mask = slots.count - 1
+            var at = Int(truncatingIfNeeded: hash) & mask
+            while case let value = slots[at], value != 0 {
+                if value & 0xFFFF_FFFF_0000_0000 == tag, hasID(of: record, at: Int(value & 0xFFFF_FFFF) - 1) { return false }
+                at = (at + 1) & mask
             }
-            guard found == nil else { return false }
-            insert(record, hash: record.idHash, at: at)
+            insert(record, hash: hash, at: at)
             return true
+        }
+
+        /// Whether the record at `index` has `record`'s id.
+        private func hasID(of record: Record, at index: Int) -> Bool {
+            bytes.withUnsafeBufferPointer {
+                FileRowTable.idMatches(records[index], UnsafeBufferPointer(rebasing: $0[Int(record.id.lowerBound)..<Int(record.id.upperBound)]),
+                                       bytes: bytes, wholeRows: wholeRows)
+            }
         }
 
         /// Adds a row read in full. False, adding nothing, when its id is taken.
