@@ -82,7 +82,12 @@ public struct RowTable: Sendable {
     /// row is still in a file's bytes (`RowView.item` reads the whole row).
     public func forEachRow(_ body: (RowView) throws -> Void) rethrows {
         if let file {
-            for index in 0..<file.count where !isMasked(index) { try body(file.view(at: index)) }
+            try file.records.withUnsafeBufferPointer { records in
+                for index in records.indices where !isMasked(index) {
+                    let record = records[index]
+                    try body(record.whole >= 0 ? RowView(file.wholeRows[Int(record.whole)]) : RowView(file: file, index: index, record: record))
+                }
+            }
         }
         for row in changed.values { try body(RowView(row)) }
     }
@@ -280,10 +285,10 @@ extension RowTable: Hashable {
     /// The same rows under the same ids; tables that pair up are compared by their
     /// differing rows alone.
     public static func == (a: RowTable, b: RowTable) -> Bool {
-        if a.file == nil && b.file == nil { return a.changed == b.changed }
         var copies: [String] = []
         if let ids = differingRowIDs(a, b, equalCopies: &copies) { return ids.isEmpty }
         guard a.count == b.count else { return false }
+        if a.file == nil && b.file == nil { return a.changed == b.changed }
         for (id, row) in a {
             guard let other = b[id], row.isSameCopy(as: other) || row == other else { return false }
         }
@@ -323,16 +328,20 @@ public struct RowView {
     private let file: FileRowTable?
     private let index: Int
     private let row: Item?
+    /// The row's record, when it is still in the file's bytes (read once per row).
+    private let record: FileRowTable.Record
 
     init(_ row: Item) {
         self.row = row
         file = nil
         index = 0
+        record = FileRowTable.Record(whole: -1, sortOrder: 0)
     }
 
-    init(file: FileRowTable, index: Int) {
+    init(file: FileRowTable, index: Int, record: FileRowTable.Record) {
         self.file = file
         self.index = index
+        self.record = record
         row = nil
     }
 
@@ -340,33 +349,30 @@ public struct RowView {
     public var item: Item { row ?? file!.item(at: index) }
     public var id: String { row?.id ?? file!.id(at: index) }
     /// The id's length in UTF-8 bytes.
-    public var idCount: Int { row?.id.utf8.count ?? file!.idCount(at: index) }
+    public var idCount: Int { row?.id.utf8.count ?? record.id.count }
     public var name: String { row?.name ?? file!.name(at: index) }
     public var section: String { row?.section ?? file!.section(at: index) }
-    public var sortOrder: Double { row?.sortOrder ?? file!.records[index].sortOrder }
+    public var sortOrder: Double { row?.sortOrder ?? record.sortOrder }
 
     /// `name.lowercasedEquals(folded.text)`, the name's bytes compared in place when both
     /// are ASCII.
     public func name(lowercasedEquals folded: TextQuery) -> Bool {
         guard let file else { return row!.name.lowercasedEquals(folded.text) }
-        let record = file.records[index]
         return file.text(record.name, ascii: record.asciiTexts & FileRowTable.Record.nameIsASCII != 0, lowercasedEquals: folded)
     }
 
     /// `section.lowercasedEquals(folded.text)`, compared in place as `name(lowercasedEquals:)` is.
     public func section(lowercasedEquals folded: TextQuery) -> Bool {
         guard let file else { return row!.section.lowercasedEquals(folded.text) }
-        let record = file.records[index]
         return file.text(record.section, ascii: record.asciiTexts & FileRowTable.Record.sectionIsASCII != 0, lowercasedEquals: folded)
     }
 
     /// `section == name.text`, compared in place.
     public func section(is name: TextQuery) -> Bool {
         guard let file else { return row!.section == name.text }
-        let record = file.records[index]
         return file.text(record.section, ascii: record.asciiTexts & FileRowTable.Record.sectionIsASCII != 0, is: name)
     }
-    public var checked: Bool { row?.checked ?? file!.records[index].checked }
+    public var checked: Bool { row?.checked ?? record.checked }
 }
 
 /// The rows of one file as read, left in its bytes: what the codec found of each row in the
@@ -465,11 +471,6 @@ public final class FileRowTable: Sendable {
         return string(record.id)
     }
 
-    func idCount(at index: Int) -> Int {
-        let record = records[index]
-        return record.whole >= 0 ? wholeRows[Int(record.whole)].id.utf8.count : record.id.count
-    }
-
     func name(at index: Int) -> String {
         let record = records[index]
         return record.whole >= 0 ? wholeRows[Int(record.whole)].name : string(record.name)
@@ -478,11 +479,6 @@ public final class FileRowTable: Sendable {
     func section(at index: Int) -> String {
         let record = records[index]
         return record.whole >= 0 ? wholeRows[Int(record.whole)].section : string(record.section)
-    }
-
-    func view(at index: Int) -> RowView {
-        let record = records[index]
-        return record.whole >= 0 ? RowView(wholeRows[Int(record.whole)]) : RowView(file: self, index: index)
     }
 
     /// The row's item: the same box at every call.

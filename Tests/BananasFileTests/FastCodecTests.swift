@@ -43,6 +43,25 @@ import Testing
             }
             lists.append(list)
         }
+        // Sections as a merge leaves them: renamed (a key that is not the name), removed,
+        // stamped with superseded stamps, names with escapes, orders fractional, negative and
+        // huge; unknown keys inside `sync`, one of them ranked before `sections`.
+        for odd in [false, true] {
+            var stamps = StampTable<SectionField>(all: Stamp(millis: 1_800_000_000_000, counter: 3, replica: "c0ffee000001"))
+            stamps.supersede(.name, with: Stamp(millis: 1_800_000_000_001, counter: 0, replica: "c0ffee000002"))
+            let entries = [
+                SectionEntry(key: "Dairy", position: 1024),
+                SectionEntry(key: "Fruit", name: "Fruit \"& veg\"\n", position: 1.5, stamps: stamps),
+                SectionEntry(key: "Gone", position: -3, removed: true, stamps: .init(all: Stamp(millis: 5, counter: 0, replica: "r"))),
+                SectionEntry(key: "Ünïcode@00mwxjkrc2000002fbd62ab147", name: "Ünïcode", position: 1e20, removed: true),
+                SectionEntry(key: "🍌", position: 2048.25),
+            ]
+            var list = ShoppingList(sectionEntries: Dictionary(uniqueKeysWithValues: entries.map { ($0.key, $0) }),
+                                    rows: [Item(id: "S-1", name: "Milk", section: "Dairy", sortOrder: 1)])
+            list.syncExtra["zz"] = .object(["b": .number("2"), "a": .array([])])
+            if odd { list.syncExtra["schemaVersion"] = .string("an unknown key inside sync that sorts first") }
+            lists.append(list)
+        }
         return lists
     }
 
