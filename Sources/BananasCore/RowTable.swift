@@ -82,11 +82,9 @@ public struct RowTable: Sendable {
     /// row is still in a file's bytes (`RowView.item` reads the whole row).
     public func forEachRow(_ body: (RowView) throws -> Void) rethrows {
         if let file {
-            try file.records.withUnsafeBufferPointer { records in
-                for index in records.indices where !isMasked(index) {
-                    let record = records[index]
-                    try body(record.whole >= 0 ? RowView(file.wholeRows[Int(record.whole)]) : RowView(file: file, index: index, record: record))
-                }
+            for index in 0..<file.count where !isMasked(index) {
+                let whole = file.records[index].whole
+                try body(whole >= 0 ? RowView(file.wholeRows[Int(whole)]) : RowView(file: file, index: index))
             }
         }
         for row in changed.values { try body(RowView(row)) }
@@ -328,22 +326,22 @@ public struct RowView {
     private let file: FileRowTable?
     private let index: Int
     private let row: Item?
-    /// The row's record, when it is still in the file's bytes (read once per row).
-    private let record: FileRowTable.Record
 
     init(_ row: Item) {
         self.row = row
         file = nil
         index = 0
-        record = FileRowTable.Record(whole: -1, sortOrder: 0)
     }
 
-    init(file: FileRowTable, index: Int, record: FileRowTable.Record) {
+    // A view is small (the table and an index): one holding its row's record was copied
+    // at every step of a walk, which cost more than reading the record's fields in place.
+    init(file: FileRowTable, index: Int) {
         self.file = file
         self.index = index
-        self.record = record
         row = nil
     }
+
+    private var record: FileRowTable.Record { file!.records[index] }
 
     /// The whole row.
     public var item: Item { row ?? file!.item(at: index) }
