@@ -395,7 +395,10 @@ def main():
                     return False
                 if result.returncode != 0:
                     raise Failure(f"bananas conflicts dismiss --all: exit {result.returncode}: {result.stderr.decode()}")
-                return True
+                # "Dismissed 0 conflicts.": A listed the lost value from a sync engine's
+                # conflict copy, shown merged but not yet merged into A's file (the command
+                # merges copies only when it gets the lock in time). Run it again.
+                return not result.stdout.decode().startswith("Dismissed 0 ")
             until("A to dismiss the conflicts", dismissed)
             until("the dismissal to reach B", lambda: not lists_lost(b))
             a.session.send("remove", "Tea")  # the later steps expect the list as it was
