@@ -121,11 +121,6 @@ extension ListCodec {
         return isBlank(String(decoding: UnsafeBufferPointer(rebasing: bytes[Int(range.lowerBound)..<Int(range.upperBound)]), as: UTF8.self))
     }
 
-    /// The whole item of a row `readEncodedRow` found.
-    static func item(_ record: FileRowTable.Record, in file: FileRows) -> Item {
-        file.item(record.row)
-    }
-
     /// The end of a JSON string that needs no unescaping, from just after its opening quote:
     /// where its closing quote is, and whether the bytes before it are all ASCII (nothing to
     /// validate as UTF-8). Nil when a backslash or a control byte comes before a quote, or no
