@@ -56,9 +56,12 @@ final class SyncEngine: @unchecked Sendable {
     /// Cheap when nothing changed (our own write, a rescan): read and hash, no parse. The base
     /// is parsed only for a foreign write, and then only if this process has not parsed it
     /// since it was saved.
-    func read(settling: Bool = true, attempts: Int = 3) -> FileReport {
+    ///
+    /// `glance`: the base as glanced earlier, for a reader that stops between its glance and
+    /// the file (as a busy machine's scheduler may make it); a new one otherwise.
+    func read(settling: Bool = true, attempts: Int = 3, glance earlier: BaseStore.Glance? = nil) -> FileReport {
         // The base's glance before the file: see `WriteOrigin.writtenHashes`.
-        let glance = file.base?.glance()
+        let glance = earlier ?? file.base?.glance()
         let snapshot: ListFile.Snapshot
         let hash: UInt64
         do {
@@ -87,6 +90,7 @@ final class SyncEngine: @unchecked Sendable {
                                  writtenHashes: unsaved.map { (glance?.writtenHashes ?? []) + [$0.hash] } ?? glance?.writtenHashes,
                                  settled: unsaved != nil, previous: previous, hasBase: glance == nil && unsaved == nil ? false : nil)
         var baseGlance = glance
+        var keepsAbsorbed = true
         if origin.verdict == .unsettled, let store = file.base {
             settle(&origin, glance: &baseGlance, store: store)
         }
@@ -99,14 +103,23 @@ final class SyncEngine: @unchecked Sendable {
             } else if let baseGlance, let list = baseGlance.list() {
                 base = BaseStore.Base(list: list, glance: baseGlance)
             }
-            if base == nil, unsaved == nil, baseGlance?.isStale == true, attempts > 1 {
-                return read(settling: settling, attempts: attempts - 1)  // saved meanwhile: look again
+            // A file that came from a bananas write newer than the glanced base (saved between
+            // the glance and the read) is not judged against the older one: its writer read
+            // rows that base lacks, and its removing one would not count as a delete.
+            let baseTooOld = base.map { snapshot.list.writeStamp > $0.list?.writeStamp ?? .zero } ?? false
+            if base == nil || baseTooOld, unsaved == nil, baseGlance?.isStale == true {
+                if attempts > 1 { return read(settling: settling, attempts: attempts - 1) }  // saved meanwhile: look again
+                if baseTooOld { keepsAbsorbed = false }
             }
             origin.hasBase = base != nil
         }
         lastSeenHash = hash
         lastSeenWritable = snapshot.isWritable
-        return .state(FileState(list: absorb(snapshot, origin: origin, base: { base }), snapshot: snapshot))
+        let list = absorb(snapshot, origin: origin, base: { base })
+        // Out of looks, these bytes are taken in for now but not kept as the state last read:
+        // a flush absorbs them again against the base it reads under the lock.
+        if !keepsAbsorbed { absorbed = nil }
+        return .state(FileState(list: list, snapshot: snapshot))
     }
 
     /// Whether another bananas process wrote the bytes `origin` names: it announces them

@@ -124,3 +124,44 @@ final class Locked<Value: Sendable>: Sendable {
     var value: Value { stored.withLock { $0 } }
     func update(_ body: (inout Value) -> Void) { stored.withLock { body(&$0) } }
 }
+
+extension ForeignStampTests {
+    /// The file as the Get Bananas server edits it: parsed, its items changed, `sync` kept.
+    static func editAsGetBananas(_ box: Sandbox, _ change: (inout [[String: Any]]) -> Void) throws {
+        var object = try #require(try JSONSerialization.jsonObject(with: Data(box.bytes ?? [])) as? [String: Any])
+        var items = object["items"] as? [[String: Any]] ?? []
+        change(&items)
+        object["items"] = items
+        box.write(String(decoding: try JSONSerialization.data(withJSONObject: object), as: UTF8.self))
+    }
+
+    @Test("a reader that glanced at the base, stopped, and read a Get Bananas remove made after another bananas write: the remove stands when it writes")
+    func removeReadPastAStaleGlance() throws {
+        let (box, _) = try Self.writtenByBananas()
+        let tea = "7E57AAAA-0000-4000-8000-000000000001"
+        // The Get Bananas server adds Tea; this instance reads it (against the base, W1).
+        try Self.editAsGetBananas(box) { $0.append(["id": tea, "name": "Tea", "amount": "", "section": "", "checked": false, "optional": false]) }
+        let engine = SyncEngine(file: box.file())
+        guard case .state(let withTea) = engine.read() else { Issue.record("nothing read"); return }
+        #expect(withTea.list.item(tea) != nil)
+
+        // It glances at the base for its next read, and stops there. Meanwhile another bananas
+        // instance writes (W2, Tea in it), and the Get Bananas server removes Tea from W2.
+        let glance = try #require(engine.file.base).glance()
+        let other = SyncEngine(file: box.file())
+        guard case .state(let read) = other.read() else { Issue.record("nothing read"); return }
+        var eggs = read.list
+        try eggs.apply(.insert(Item(id: ItemID.random(), name: "Eggs", section: "", sortOrder: 2)),
+                       stamp: Stamp(millis: Clock.nowMillis(), counter: 0, replica: "other"))
+        #expect(try other.flush(local: eggs, lockTimeoutMillis: 1_000).wrote)
+        try Self.editAsGetBananas(box) { $0.removeAll { $0["id"] as? String == tea } }
+
+        // It goes on with its read, then writes what it holds (Tea among it, from the first read).
+        guard case .state(let after) = engine.read(glance: glance) else { Issue.record("nothing read"); return }
+        #expect(after.list.item(tea) == nil, "the remove is taken")
+        _ = try engine.flush(local: withTea.list, lockTimeoutMillis: 1_000)
+        let file = try box.decoded()
+        #expect(file.item(tea) == nil, "the Get Bananas remove was undone")
+        #expect(file.named("Eggs") != nil && file.named("Milk") != nil)
+    }
+}
