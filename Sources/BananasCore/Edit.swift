@@ -121,7 +121,7 @@ extension ShoppingList {
         case .delete(let id):
             guard isVisible(id), let row = rows[id] else { throw EditError.noSuchItem(id) }
             let tombstone = Tombstone(stamp: Stamp.edit(stamp, replacing: row.stamps.newest), seen: row.stamps)
-            tombstones[id] = tombstones[id].map { $0.merged(with: tombstone) } ?? tombstone
+            addTombstone(tombstone, for: id)
             return .undelete(shown(row), expecting: row.stamps)
 
         case .undelete(let item, let expecting):

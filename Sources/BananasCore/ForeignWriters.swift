@@ -47,9 +47,10 @@ extension ShoppingList {
     }
 
     /// True when nothing in the list carries a stamp: a whole-list save by a writer that keeps
-    /// none (or a version-1 file).
+    /// none (or a version-1 file). A file that kept a bananas write's mark is not one, even
+    /// with no stamped row left in it (the Get Bananas server removed the last one).
     public var isStampless: Bool {
-        tombstones.isEmpty && newestSectionStamp.isZero && !rows.values.contains { !$0.newestStamp.isZero }
+        writeStamp.isZero && tombstones.isEmpty && newestSectionStamp.isZero && !rows.values.contains { !$0.newestStamp.isZero }
     }
 
     /// `absorbing` without merging the base back in: the file's own values, its foreign
@@ -99,7 +100,7 @@ extension ShoppingList {
         if deletesByAbsence, stampless || derivedFromBase {
             for (id, known) in base.rows where (derivedFromBase || known.heldByStampless) && base.isVisible(id) && file.rows[id] == nil {
                 let tombstone = Tombstone(stamp: stamp, seen: known.stamps)
-                result.tombstones[id] = result.tombstones[id].map { $0.merged(with: tombstone) } ?? tombstone
+                result.addTombstone(tombstone, for: id)
             }
         }
         return result
@@ -107,6 +108,17 @@ extension ShoppingList {
 }
 
 extension ShoppingList {
+    /// Records that a writer without stamps removed row `id` after changing it: the delete saw
+    /// the row as this replica took that change in, `stamps` (BananasSync's `ForeignRowChanges`).
+    public mutating func recordForeignDelete(of id: String, seen stamps: ItemStamps, stamp: Stamp) {
+        addTombstone(Tombstone(stamp: stamp, seen: stamps), for: id)
+    }
+
+    /// A delete of row `id`, merged with any delete of it already recorded.
+    mutating func addTombstone(_ tombstone: Tombstone, for id: String) {
+        tombstones[id] = tombstones[id].map { $0.merged(with: tombstone) } ?? tombstone
+    }
+
     /// Clears what the edits stamped `stamp` saw, for the item fields (by row id) and section
     /// fields (by section key) the predicates pick: such an edit is concurrent with the value
     /// it replaced, so merge records whichever of the two loses, and the edit settles no

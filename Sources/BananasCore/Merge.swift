@@ -50,7 +50,7 @@ extension ShoppingList {
         }
         if other.tombstones != tombstones {
             for (id, theirs) in other.tombstones {
-                tombstones[id] = tombstones[id].map { $0.merged(with: theirs) } ?? theirs
+                addTombstone(theirs, for: id)
             }
         }
         if other.conflicts != conflicts {

@@ -27,6 +27,8 @@ final class SyncEngine: @unchecked Sendable {
     /// `baseMark` is the newest hash in the base's written hashes when that file was read: the
     /// same mark later means no bananas write came between, so that file is newer than the base.
     private var absorbed: (hash: UInt64, list: ShoppingList, baseMark: UInt64?)?
+    /// Rows stampless writers changed that no bananas write here has shown yet.
+    private var foreignRowChanges = ForeignRowChanges()
     /// Stamps foreign writers' changes. Its own replica id: the store's clock is separate.
     private var clock = StampClock(replica: ReplicaID.random())
     private var watcher: FolderWatcher?
@@ -153,7 +155,7 @@ final class SyncEngine: @unchecked Sendable {
     /// The file's list as `origin` says to take it; `base` is asked for only to absorb
     /// against it.
     private func absorb(_ snapshot: ListFile.Snapshot, origin: WriteOrigin, base: () -> BaseStore.Base?) -> ShoppingList {
-        let list: ShoppingList
+        var list: ShoppingList
         switch origin.verdict {
         case .seenBefore:
             return absorbed!.list
@@ -172,6 +174,17 @@ final class SyncEngine: @unchecked Sendable {
             } ?? snapshot.list
         case .unsettled, .needsBase:
             preconditionFailure("the origin of a file state is settled before it is absorbed")
+        }
+        // A state descending from a bananas write here: what stampless writers changed since
+        // is in no base until a bananas write here shows it (`ForeignRowChanges`).
+        let generation = snapshot.list.writeStamp
+        let local = !generation.isZero && (origin.verdict == .own || base()?.list?.writeStamp == generation)
+        if local {
+            list = foreignRowChanges.settling(list, generation: generation, deleteStamp: { snapshot.foreignEditStamp(after: $0, now: Clock.nowMillis()) })
+            let judgedAgainst = origin.verdict == .foreign(.lastRead) ? absorbed?.list : base()?.list
+            if origin.verdict != .own, let judgedAgainst {
+                foreignRowChanges.note(changedFrom: judgedAgainst, to: list, generation: generation)
+            }
         }
         absorbed = (origin.hash, list, origin.baseMark)
         return list

@@ -96,16 +96,22 @@ extension ListFile.Snapshot {
     /// `base`: it is judged against the one of `older` (the states bananas wrote before) it
     /// agrees with most.
     func absorbed(against base: ShoppingList, older: [ShoppingList] = [], clock: inout StampClock, now: Int64) -> ShoppingList {
-        // A file time far ahead of this clock (a file server's or a synced device's clock
-        // running fast) is not used: the stamp is then just past what the edit replaced, the
-        // same in every instance (where "now" would not be).
-        let written = modifiedNanos.flatMap { $0 / 1_000_000 <= now + StampClock.maxForwardJump ? $0 : nil }
-        let stamp = Stamp.foreignEdit(writtenAtNanos: written, after: max(list.newestStamp, base.newestStamp), content: contentHash)
+        let stamp = foreignEditStamp(after: max(list.newestStamp, base.newestStamp), now: now)
         clock.observe(stamp, now: now)
         if list.isStampless {
             let bases = [base] + older.filter { $0 != base }
             if bases.count > 1 { return ShoppingList.absorbing(stampless: list, bases: bases, stamp: stamp) }
         }
         return ShoppingList.absorbing(file: list, base: base, stamp: stamp)
+    }
+
+    /// The stamp of a change a writer without stamps made in these bytes: the file's time, or
+    /// just past `after`.
+    func foreignEditStamp(after: Stamp, now: Int64) -> Stamp {
+        // A file time far ahead of this clock (a file server's or a synced device's clock
+        // running fast) is not used: the stamp is then just past what the edit replaced, the
+        // same in every instance (where "now" would not be).
+        let written = modifiedNanos.flatMap { $0 / 1_000_000 <= now + StampClock.maxForwardJump ? $0 : nil }
+        return Stamp.foreignEdit(writtenAtNanos: written, after: after, content: contentHash)
     }
 }

@@ -68,6 +68,18 @@ enum StamplessWriter {
         #expect(absorbed.item("B")?.name == "Oat milk")
     }
 
+    @Test("the Get Bananas server removes the last item of a list with no sections: no stamp is left in the file, yet it kept the write's mark, and the remove stands")
+    func theNodeServerRemovesTheLastItem() throws {
+        var base = ShoppingList()
+        try base.apply(.insert(Item(id: "A", name: "Milk", section: "", sortOrder: 1)), stamp: stamp(10, "me"))
+        base.writeStamp = stamp(11, "w")
+        let file = StamplessWriter.node(base) { $0["A"] = nil }
+        #expect(!file.isStampless)
+        let absorbed = ShoppingList.absorbing(file: file, base: base, stamp: now)
+        #expect(absorbed.items.isEmpty)
+        #expect(StamplessWriter.app(base) { $0.removeAll() }.isStampless, "the app's save keeps no mark")
+    }
+
     @Test func aStaleCopyOfAnOlderWriteDeletesNothing() throws {
         var older = try sampleList()
         older.writeStamp = stamp(30, "w")

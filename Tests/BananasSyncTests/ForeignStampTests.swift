@@ -135,6 +135,19 @@ extension ForeignStampTests {
         box.write(String(decoding: try JSONSerialization.data(withJSONObject: object), as: UTF8.self))
     }
 
+    struct NothingRead: Error {}
+
+    /// Another bananas instance reads the file, adds Eggs and writes: the list it read.
+    static func anotherInstanceAddsEggs(_ box: Sandbox) throws -> ShoppingList {
+        let other = SyncEngine(file: box.file())
+        guard case .state(let read) = other.read() else { throw NothingRead() }
+        var eggs = read.list
+        try eggs.apply(.insert(Item(id: ItemID.random(), name: "Eggs", section: "", sortOrder: 2)),
+                       stamp: Stamp(millis: Clock.nowMillis(), counter: 0, replica: "other"))
+        #expect(try other.flush(local: eggs, lockTimeoutMillis: 1_000).wrote)
+        return read.list
+    }
+
     @Test("a reader that glanced at the base, stopped, and read a Get Bananas remove made after another bananas write: the remove stands when it writes")
     func removeReadPastAStaleGlance() throws {
         let (box, _) = try Self.writtenByBananas()
@@ -148,12 +161,7 @@ extension ForeignStampTests {
         // It glances at the base for its next read, and stops there. Meanwhile another bananas
         // instance writes (W2, Tea in it), and the Get Bananas server removes Tea from W2.
         let glance = try #require(engine.file.base).glance()
-        let other = SyncEngine(file: box.file())
-        guard case .state(let read) = other.read() else { Issue.record("nothing read"); return }
-        var eggs = read.list
-        try eggs.apply(.insert(Item(id: ItemID.random(), name: "Eggs", section: "", sortOrder: 2)),
-                       stamp: Stamp(millis: Clock.nowMillis(), counter: 0, replica: "other"))
-        #expect(try other.flush(local: eggs, lockTimeoutMillis: 1_000).wrote)
+        let read = try Self.anotherInstanceAddsEggs(box)
         try Self.editAsGetBananas(box) { $0.removeAll { $0["id"] as? String == tea } }
 
         // It goes on with its read, then writes what it holds (Tea among it, from the first read).
@@ -163,5 +171,63 @@ extension ForeignStampTests {
         let file = try box.decoded()
         #expect(file.item(tea) == nil, "the Get Bananas remove was undone")
         #expect(file.named("Eggs") != nil && file.named("Milk") != nil)
+    }
+}
+
+extension ForeignStampTests {
+    @Test("the Get Bananas server adds a row and removes it; another bananas instance writes in between without ever seeing it: the instance that held it does not write it back",
+          arguments: [false, true])
+    func removeUnseenByTheNextBananasWrite(getBananasWritesAgain: Bool) throws {
+        let (box, _) = try Self.writtenByBananas()
+        let tea = "7E57AAAA-0000-4000-8000-000000000001"
+        try Self.editAsGetBananas(box) { $0.append(["id": tea, "name": "Tea", "amount": "", "section": "", "checked": false, "optional": false]) }
+        let holder = SyncEngine(file: box.file())
+        guard case .state(let withTea) = holder.read() else { Issue.record("nothing read"); return }
+        #expect(withTea.list.item(tea) != nil)
+
+        // Tea is removed, then another instance writes: it never saw Tea.
+        try Self.editAsGetBananas(box) { $0.removeAll { $0["id"] as? String == tea } }
+        let read = try Self.anotherInstanceAddsEggs(box)
+        if getBananasWritesAgain {
+            try Self.editAsGetBananas(box) { $0.append(["id": ItemID.random(), "name": "Jam", "amount": "", "section": "", "checked": false, "optional": false]) }
+        }
+
+        // The instance that held Tea reads the file, then writes what it holds.
+        guard case .state(let after) = holder.read() else { Issue.record("nothing read"); return }
+        #expect(after.list.item(tea) == nil, "the remove is taken")
+        _ = try holder.flush(local: withTea.list, lockTimeoutMillis: 1_000)
+        let file = try box.decoded()
+        #expect(file.item(tea) == nil, "the Get Bananas remove was undone")
+        #expect(file.named("Eggs") != nil && file.named("Milk") != nil)
+        #expect(file.named("Jam") != nil || !getBananasWritesAgain)
+    }
+}
+
+extension ForeignStampTests {
+    @Test("the Get Bananas server checks a row and removes it; another bananas instance reads only the remove: the instance that read the check does not bring the row back")
+    func checkThenRemoveUnseenByTheNextBananasWrite() throws {
+        let (box, milk) = try Self.writtenByBananas()
+        let holder = SyncEngine(file: box.file())
+        guard case .state = holder.read() else { Issue.record("nothing read"); return }
+
+        // The server checks Milk; this instance reads the check.
+        try Self.editAsGetBananas(box) { items in
+            for index in items.indices where items[index]["id"] as? String == milk.id { items[index]["checked"] = true }
+        }
+        guard case .state(let checked) = holder.read() else { Issue.record("nothing read"); return }
+        #expect(checked.list.item(milk.id)?.checked == true)
+
+        // The server removes Milk; another instance reads only that, and writes.
+        try Self.editAsGetBananas(box) { $0.removeAll { $0["id"] as? String == milk.id } }
+        let read = try Self.anotherInstanceAddsEggs(box)
+        #expect(read.item(milk.id) == nil)
+
+        // The instance that read the check reads that write, then writes what it holds.
+        guard case .state(let after) = holder.read() else { Issue.record("nothing read"); return }
+        #expect(after.list.item(milk.id) == nil, "the remove is taken")
+        _ = try holder.flush(local: checked.list, lockTimeoutMillis: 1_000)
+        let file = try box.decoded()
+        #expect(file.item(milk.id) == nil, "the Get Bananas remove was undone by its own earlier check")
+        #expect(file.named("Eggs") != nil)
     }
 }
