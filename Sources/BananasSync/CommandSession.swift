@@ -61,7 +61,9 @@ public final class CommandSession {
         for orphan in orphans { for entry in orphan.entries { local.merge(entry) } }
         var report: Report?
         var clock = self.clock
-        let outcome = try engine.flush(local: local, lockTimeoutMillis: lockTimeoutMillis) { merged in
+        // The copies beside the file merged under this lock too: the edit is built on what a
+        // read command showed, though the lock was busy when the session began.
+        let outcome = try engine.flush(local: local, lockTimeoutMillis: lockTimeoutMillis, mergingCopies: true) { merged in
             let (edit, built) = try build(merged)
             report = built
             if let edit, !edit.isEmpty {
@@ -74,6 +76,7 @@ public final class CommandSession {
         for orphan in orphans { orphan.discard() }
         list = outcome.written
         stateFailure = outcome.stateFailure
+        unmergedCopies = outcome.copiesUnmerged
         return report!
     }
 

@@ -198,25 +198,34 @@ final class SyncEngine: @unchecked Sendable {
 
     // MARK: Flushing
 
-    /// Lock, read, merge `local` (and whatever `prepare` adds under the lock), write if the
+    /// Lock, read, merge `local` if any (and whatever `prepare` adds under the lock), write if the
     /// bytes differ, save the base. Throws when the file cannot be read or written now.
+    ///
+    /// `mergingCopies`: the conflict copies beside the file are merged first, under the same
+    /// lock (`mergeConflictCopies`), so `prepare` sees what they hold: a command that acts on
+    /// what `bananas conflicts` showed (dismiss, restore) acts on it even when the copies could
+    /// not be merged before, the lock being busy then.
     func flush(
-        local: ShoppingList, lockTimeoutMillis: Int64,
+        local: ShoppingList?, lockTimeoutMillis: Int64, mergingCopies: Bool = false,
         prepare: (inout ShoppingList) throws -> Void = { _ in }
     ) throws -> FlushOutcome {
+        var copies = CopiesUnderLock()
         let result = try file.update(
             lockTimeoutMillis: lockTimeoutMillis,
             absorb: { snapshot, base in
                 self.absorb(snapshot, origin: self.origin(underLock: snapshot, base: base), base: { base })
-            }
+            },
+            settled: { _ in copies.retire(archive: self.file.state) }
         ) { list, _ in
-            list.merge(local)
+            if let local { list.merge(local) }
+            if mergingCopies { copies = mergeCopiesUnderLock(into: &list) }
             try prepare(&list)
         }
         let hash = result.snapshot.contentHash
         lastSeenHash = hash
         if result.wrote { absorbed = (hash, result.list, file.base == nil ? nil : hash) }  // its hash is the base's newest now
-        return FlushOutcome(fileState: result.fileState, written: result.list, wrote: result.wrote, stateFailure: result.baseSaveFailure)
+        return FlushOutcome(fileState: result.fileState, written: result.list, wrote: result.wrote, stateFailure: result.baseSaveFailure,
+                            snapshot: result.snapshot, copiesMerged: copies.retired, copiesUnmerged: copies.unmerged)
     }
 
     // MARK: Conflict copies
@@ -252,50 +261,52 @@ final class SyncEngine: @unchecked Sendable {
             }
         }
         guard mergeable, mergesCopies else { return outcome }
-
-        var merged: [(copy: ConflictCopy, bytes: [UInt8])] = []
-        var unmerged: [UnmergedCopy] = []
-        var retired: [String] = []
+        let seenBeforeFlush = lastSeenHash
         do {
-            let result = try file.update(
-                lockTimeoutMillis: lockTimeoutMillis,
-                absorb: { snapshot, base in
-                    self.absorb(snapshot, origin: self.origin(underLock: snapshot, base: base), base: { base })
-                },
-                settled: { _ in
-                    // The merged file is on disk (fsynced): only now may the copies go.
-                    for (copy, bytes) in merged where copy.retire(merged: bytes, archive: self.file.state) {
-                        retired.append(copy.name)
-                    }
-                }
-            ) { list, _ in
-                (merged, unmerged) = ([], [])
-                let base = file.base?.load()
-                // Listed again under the lock: another process may have merged them meanwhile.
-                for copy in ConflictCopy.find(beside: file.path) {
-                    switch inspect(copy, list: list) {
-                    case .unmerged(let problem): unmerged.append(problem)
-                    case .skip: break
-                    case .copy(let snapshot, let bytes):
-                        mergeCopy(snapshot, bytes: bytes, into: &list, base: base)
-                        merged.append((copy, bytes))
-                    }
-                }
-            }
-            let hash = result.snapshot.contentHash
-            if result.wrote { absorbed = (hash, result.list, file.base == nil ? nil : hash) }
+            let flushed = try flush(local: nil, lockTimeoutMillis: lockTimeoutMillis, mergingCopies: true)
             // Written here, or by another process that merged the copies first: either way a
             // state the store has not seen (and the next read would take for one it has).
-            if result.wrote || hash != lastSeenHash {
-                outcome.written = FileState(list: result.list, snapshot: result.snapshot)
+            if flushed.wrote || flushed.fileHash != seenBeforeFlush {
+                outcome.written = FileState(list: flushed.written, snapshot: flushed.snapshot)
             }
-            lastSeenHash = hash
-            outcome.merged = retired
-            outcome.unmerged = unmerged
+            outcome.merged = flushed.copiesMerged
+            outcome.unmerged = flushed.copiesUnmerged
         } catch {
             outcome.failure = ListFileError.wrap(error, path: file.path)
         }
         return outcome
+    }
+
+    /// Copies merged into the list under the lock, to retire once the merged file is on disk
+    /// (still under the lock: another process that sees the same copy waits for the lock and
+    /// then finds it gone), and those that cannot be merged.
+    private struct CopiesUnderLock {
+        var merged: [(copy: ConflictCopy, bytes: [UInt8])] = []
+        var unmerged: [UnmergedCopy] = []
+        var retired: [String] = []
+
+        mutating func retire(archive: StateFolder?) {
+            for (copy, bytes) in merged where copy.retire(merged: bytes, archive: archive) {
+                retired.append(copy.name)
+            }
+        }
+    }
+
+    /// Under the lock: every copy beside the file merged into `list`, listed again (another
+    /// process may have merged some meanwhile).
+    private func mergeCopiesUnderLock(into list: inout ShoppingList) -> CopiesUnderLock {
+        var copies = CopiesUnderLock()
+        let base = file.base?.load()
+        for copy in ConflictCopy.find(beside: file.path) {
+            switch inspect(copy, list: list) {
+            case .unmerged(let problem): copies.unmerged.append(problem)
+            case .skip: break
+            case .copy(let snapshot, let bytes):
+                mergeCopy(snapshot, bytes: bytes, into: &list, base: base)
+                copies.merged.append((copy, bytes))
+            }
+        }
+        return copies
     }
 
     /// The one rule for merging a copy into the list (`ShoppingList.mergingConflictCopy`).
@@ -459,6 +470,13 @@ struct FlushOutcome: Sendable {
     /// The write landed but this machine's sync state could not be saved after it
     /// (`ListFile.UpdateResult.baseSaveFailure`): pause with it until a flush saves it.
     var stateFailure: ListFileError?
+    /// The file as it is now.
+    var snapshot: ListFile.Snapshot
+    /// Conflict copies merged and retired (`mergingCopies`), and those left in place.
+    var copiesMerged: [String] = []
+    var copiesUnmerged: [UnmergedCopy] = []
+
+    var fileHash: UInt64 { snapshot.contentHash }
 }
 
 /// What the engine tells the store.

@@ -116,6 +116,32 @@ struct ConflictCopyMergeTests {
         #expect(logged.count == 1 && logged.first?.lost == .text("1 L") && logged.first?.kept == .text("2 L"))
     }
 
+    @Test("a command that began while the lock was busy merges the copies under its own lock: dismissing every conflict dismisses the copy's too, and the copy goes")
+    func dismissWithTheLockBusyAtFirst() throws {
+        let (a, b) = try forked()
+        try b.set("Milk", .amount, .text("1 L"))
+        try a.set("Milk", .amount, .text("2 L"))
+        a.drop(syncthingCopy, b.box.bytes!)
+        // What `bananas conflicts` shows, read while the copy waits beside the file.
+        let shown = try CommandSession(file: a.file, writing: false).list.conflictList()
+        #expect(shown.count == 1)
+
+        // `bananas conflicts dismiss --all` begins while another writer (a Get Bananas server,
+        // say: its lock file names its pid) holds the lock.
+        createTestFile(atPath: a.file.lockPath, contents: Data("\(getpid())".utf8))
+        let session = try CommandSession(file: a.file, lockTimeoutMillis: 100)
+        try FileManager.default.removeItem(atPath: a.file.lockPath)
+        #expect(a.exists(syncthingCopy), "not merged yet: the lock was busy")
+        let dismissed = try session.commit(lockTimeoutMillis: 2_000) { list in
+            let waiting = list.conflictList()
+            return (list.dismissEdit(waiting), waiting.count)
+        }
+        #expect(dismissed == 1, "the edit was built on the file without the copy")
+        #expect(a.conflicts.isEmpty)
+        #expect(!a.exists(syncthingCopy) && a.archived.count == 1)
+        #expect(try a.file.load().list.named("Milk")?.amount == "2 L")
+    }
+
     @Test("a version-1 copy by Get Bananas: its edits and rows are taken against the base, a row it lacks stays, a stamped value it replaced is logged")
     func versionOneCopy() throws {
         let a = Device()

@@ -161,7 +161,7 @@ extension ForeignStampTests {
         // It glances at the base for its next read, and stops there. Meanwhile another bananas
         // instance writes (W2, Tea in it), and the Get Bananas server removes Tea from W2.
         let glance = try #require(engine.file.base).glance()
-        let read = try Self.anotherInstanceAddsEggs(box)
+        _ = try Self.anotherInstanceAddsEggs(box)
         try Self.editAsGetBananas(box) { $0.removeAll { $0["id"] as? String == tea } }
 
         // It goes on with its read, then writes what it holds (Tea among it, from the first read).
@@ -187,7 +187,7 @@ extension ForeignStampTests {
 
         // Tea is removed, then another instance writes: it never saw Tea.
         try Self.editAsGetBananas(box) { $0.removeAll { $0["id"] as? String == tea } }
-        let read = try Self.anotherInstanceAddsEggs(box)
+        _ = try Self.anotherInstanceAddsEggs(box)
         if getBananasWritesAgain {
             try Self.editAsGetBananas(box) { $0.append(["id": ItemID.random(), "name": "Jam", "amount": "", "section": "", "checked": false, "optional": false]) }
         }

@@ -395,10 +395,13 @@ def main():
                     return False
                 if result.returncode != 0:
                     raise Failure(f"bananas conflicts dismiss --all: exit {result.returncode}: {result.stderr.decode()}")
-                # "Dismissed 0 conflicts.": A listed the lost value from a sync engine's
-                # conflict copy, shown merged but not yet merged into A's file (the command
-                # merges copies only when it gets the lock in time). Run it again.
-                return not result.stdout.decode().startswith("Dismissed 0 ")
+                # A listed the lost value, perhaps from a sync engine's conflict copy shown
+                # merged but not yet in A's file: the command merges the copies under the lock
+                # its edit is made under, so it dismisses what was listed (it once dismissed
+                # nothing when the lock was busy as it started).
+                if result.stdout.decode().startswith("Dismissed 0 "):
+                    raise Failure("bananas conflicts dismiss --all dismissed nothing, though A listed a conflict")
+                return True
             until("A to dismiss the conflicts", dismissed)
             until("the dismissal to reach B", lambda: not lists_lost(b))
             a.session.send("remove", "Tea")  # the later steps expect the list as it was
