@@ -28,15 +28,24 @@ struct ForeignRowChanges {
         }
     }
 
-    /// `list` (a file state descending from the bananas write stamped `generation`) with a
-    /// delete for each noted row that it does not show, when that write is later than the one
-    /// the change was read after. Rows it shows are forgotten: its base holds them now.
+    /// `list` (a later file state, descending from the bananas write stamped `generation`)
+    /// with a delete for each noted row that it does not show. A row shown as noted (or
+    /// newer) by a later bananas write than the one it was read after is forgotten: its base
+    /// holds it now. A row shown with older stamps is still watched: another instance stamped
+    /// the same change from an earlier file of that writer's (a foreign change is stamped
+    /// with the time of the file it is first read in), and a delete that saw only those
+    /// stamps would not hide this instance's.
     mutating func settling(_ list: ShoppingList, generation: Stamp, deleteStamp: (Stamp) -> Stamp) -> ShoppingList {
         guard !rows.isEmpty else { return list }
         var result = list
-        for (id, noted) in rows where noted.generation < generation {
+        for (id, noted) in rows where noted.generation <= generation {
+            if let shown = list.rows[id], list.isVisible(id) {
+                guard noted.generation < generation else { continue }
+                let older = ItemField.allCases.contains { shown.stamps[$0] < noted.stamps[$0] }
+                rows[id] = older ? (generation, noted.stamps) : nil
+                continue
+            }
             rows[id] = nil
-            guard list.rows[id] == nil || !list.isVisible(id) else { continue }
             result.recordForeignDelete(of: id, seen: noted.stamps, stamp: deleteStamp(max(noted.stamps.newest, list.newestStamp)))
         }
         return result
