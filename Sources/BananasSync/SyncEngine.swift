@@ -181,8 +181,9 @@ final class SyncEngine: @unchecked Sendable {
         let local = !generation.isZero && (origin.verdict == .own || base()?.list?.writeStamp == generation)
         if local {
             list = foreignRowChanges.settling(list, generation: generation, deleteStamp: { snapshot.foreignEditStamp(after: $0, now: Clock.nowMillis()) })
-            let judgedAgainst = origin.verdict == .foreign(.lastRead) ? absorbed?.list : base()?.list
-            if origin.verdict != .own, let judgedAgainst {
+            // Only a foreign write has changes to note: a bananas write's base is not parsed.
+            if origin.verdict != .own,
+               let judgedAgainst = origin.verdict == .foreign(.lastRead) ? absorbed?.list : base()?.list {
                 foreignRowChanges.note(changedFrom: judgedAgainst, to: list, generation: generation)
             }
         }
@@ -198,8 +199,8 @@ final class SyncEngine: @unchecked Sendable {
 
     // MARK: Flushing
 
-    /// Lock, read, merge `local` if any (and whatever `prepare` adds under the lock), write if the
-    /// bytes differ, save the base. Throws when the file cannot be read or written now.
+    /// Lock, read, merge `local` if any (and whatever `prepare` adds under the lock), write if
+    /// the bytes differ, save the base. Throws when the file cannot be read or written now.
     ///
     /// `mergingCopies`: the conflict copies beside the file are merged first, under the same
     /// lock (`mergeConflictCopies`), so `prepare` sees what they hold: a command that acts on

@@ -148,15 +148,24 @@ extension ForeignStampTests {
         return read.list
     }
 
+    static let tea = "7E57AAAA-0000-4000-8000-000000000001"
+
+    /// A list bananas wrote; the Get Bananas server adds Tea; an instance reads the file (Tea
+    /// in it): the file, that instance, and the list it read.
+    static func serverAddsTeaAndAnInstanceReadsIt() throws -> (Sandbox, SyncEngine, FileState) {
+        let (box, _) = try writtenByBananas()
+        try editAsGetBananas(box) { $0.append(["id": tea, "name": "Tea", "amount": "", "section": "", "checked": false, "optional": false]) }
+        let engine = SyncEngine(file: box.file())
+        guard case .state(let read) = engine.read() else { throw NothingRead() }
+        #expect(read.list.item(tea) != nil)
+        return (box, engine, read)
+    }
+
     @Test("a reader that glanced at the base, stopped, and read a Get Bananas remove made after another bananas write: the remove stands when it writes")
     func removeReadPastAStaleGlance() throws {
-        let (box, _) = try Self.writtenByBananas()
-        let tea = "7E57AAAA-0000-4000-8000-000000000001"
         // The Get Bananas server adds Tea; this instance reads it (against the base, W1).
-        try Self.editAsGetBananas(box) { $0.append(["id": tea, "name": "Tea", "amount": "", "section": "", "checked": false, "optional": false]) }
-        let engine = SyncEngine(file: box.file())
-        guard case .state(let withTea) = engine.read() else { Issue.record("nothing read"); return }
-        #expect(withTea.list.item(tea) != nil)
+        let (box, engine, withTea) = try Self.serverAddsTeaAndAnInstanceReadsIt()
+        let tea = Self.tea
 
         // It glances at the base for its next read, and stops there. Meanwhile another bananas
         // instance writes (W2, Tea in it), and the Get Bananas server removes Tea from W2.
@@ -178,12 +187,8 @@ extension ForeignStampTests {
     @Test("the Get Bananas server adds a row and removes it; another bananas instance writes in between without ever seeing it: the instance that held it does not write it back",
           arguments: [false, true])
     func removeUnseenByTheNextBananasWrite(getBananasWritesAgain: Bool) throws {
-        let (box, _) = try Self.writtenByBananas()
-        let tea = "7E57AAAA-0000-4000-8000-000000000001"
-        try Self.editAsGetBananas(box) { $0.append(["id": tea, "name": "Tea", "amount": "", "section": "", "checked": false, "optional": false]) }
-        let holder = SyncEngine(file: box.file())
-        guard case .state(let withTea) = holder.read() else { Issue.record("nothing read"); return }
-        #expect(withTea.list.item(tea) != nil)
+        let (box, holder, withTea) = try Self.serverAddsTeaAndAnInstanceReadsIt()
+        let tea = Self.tea
 
         // Tea is removed, then another instance writes: it never saw Tea.
         try Self.editAsGetBananas(box) { $0.removeAll { $0["id"] as? String == tea } }
