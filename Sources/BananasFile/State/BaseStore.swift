@@ -20,9 +20,11 @@ import Synchronization
 /// last (so telling our own write from a foreign one costs no parse of the base). The parsed
 /// base is kept in memory by its content hash: most reads and flushes parse nothing.
 ///
-/// Both are replaced through a temp file and a rename, never written in place: a reader sees
-/// an old file, a new one, or (the large base, removed first: `AtomicWrite`) none. A base is
-/// taken only when its bytes hash to a written hash the reader glanced.
+/// The written hashes are replaced through a temp file and a rename, never written in place.
+/// So is a base of up to `olderMaxBytes`: a reader sees an old file or a new one. A larger
+/// base is written over in place (`AtomicWrite.prepareInPlace`: a fresh 27 MB file and the old
+/// one's freeing cost 5 ms of a 100,000-item `add`), so a reader may meet a mix of two. A base
+/// is taken only when its bytes hash to a written hash the reader glanced: a mix never is.
 public struct BaseStore: Sendable {
     public let path: String
     public let hashesPath: String
@@ -231,7 +233,14 @@ public struct BaseStore: Sendable {
         let replaced = hashes.last
         hashes.append(hash)
         let text = hashes.suffix(BaseStore.hashesKept).map(\.hex).joined(separator: "\n") + "\n"
-        let base = try AtomicWrite.prepare(path, with: bytes)
+        // A large base (no older copy is kept of it: `keepOlder`) is written over in place,
+        // reusing its pages; readers take a base only when its bytes hash to a written hash.
+        let base: AtomicWrite.Prepared
+        if let inPlace = try AtomicWrite.prepareInPlace(path, with: bytes, largerThan: BaseStore.olderMaxBytes) {
+            base = inPlace
+        } else {
+            base = try AtomicWrite.prepare(path, with: bytes)
+        }
         do {
             let hashesFile = try AtomicWrite.prepare(hashesPath, with: Array(text.utf8))
             return PreparedSave(store: self, list: list, hash: hash, replaced: replaced, base: base, hashes: hashesFile)
