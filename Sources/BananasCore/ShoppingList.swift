@@ -174,6 +174,14 @@ public struct ShoppingList: Hashable, Sendable {
 
     public static let explicitKeyMark = "\u{0}"
 
+    /// The `section` text a reader found in a row, as the row's section: the name, unless
+    /// it begins with `explicitKeyMark` (a control character, only in a damaged or hostile
+    /// file), which would read as the mark: such a name is its own key, so the name written
+    /// back reads the same.
+    public static func sectionAsRead(_ text: String) -> String {
+        text.utf8.first == 0 ? explicitKeyMark + text : text
+    }
+
     /// Every row through `keyed`. `explicitKeys`: false when the reader knows no row's section
     /// names its key outright (no walk over every row then).
     public mutating func keySections(explicitKeys: Bool = true) {

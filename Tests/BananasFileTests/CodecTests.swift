@@ -72,6 +72,25 @@ struct VersionOneExport: Decodable {
         #expect(ListCodec.encode(reread) == first)
     }
 
+    /// A section name that begins with U+0000 (a damaged or hostile file) read as the mark a
+    /// reader gives a section key named outright: each write dropped one, "\0\0" → "\0" →
+    /// "" (found by the merge fuzzer: `FuzzTests`, round trip). It is kept as it was, in both
+    /// readers (a row in the written shape, and any other).
+    @Test func aSectionNameBeginningWithNULReadsBackTheSame() throws {
+        for extra in ["", ", \"note\": 1"] {
+            let text = """
+                {"sections": [], "items": [{"id": "1C80BC99-DC78-5B33-B68D-103B119F69F7", "name": "A", "amount": "", \
+                "section": "\\u0000\\u0000", "checked": false, "optional": false, "sortOrder": 1\(extra)}]}
+                """
+            let list = try ListCodec.decode(Array(text.utf8)).list
+            #expect(list.items.map(\.section) == ["\u{0}\u{0}"])
+            let written = ListCodec.encode(list)
+            let reread = try ListCodec.decode(written).list
+            #expect(reread.items.map(\.section) == ["\u{0}\u{0}"])
+            #expect(ListCodec.encode(reread) == written)
+        }
+    }
+
     @Test func forgivingButNeverLossy() throws {
         let text = """
             {"items": [

@@ -628,7 +628,7 @@ public enum ListCodec {
         cursor.index = at
         guard let id, let name, let sortOrder, !isBlank(name) else { return nil }
         let table = stamps ?? ItemStamps()
-        var item = Item(id: id, name: name, amount: amount, section: sectionKey.map { ShoppingList.explicitKeyMark + $0 } ?? section, checked: checked, optional: optional,
+        var item = Item(id: id, name: name, amount: amount, section: sectionKey.map { ShoppingList.explicitKeyMark + $0 } ?? ShoppingList.sectionAsRead(section), checked: checked, optional: optional,
                         sortOrder: sortOrder, lastModified: noDate ? nil : lastModified ?? impliedDate(table), stamps: table)
         if held { item.heldByStampless = true }
         return item
@@ -758,7 +758,7 @@ public enum ListCodec {
             let name = try text("name").get()
             if name.trimmingWhitespace().isEmpty { return .failure("has no name") }
             var item = Item(
-                id: "", name: name, amount: try text("amount").get(), section: try text("section").get(),
+                id: "", name: name, amount: try text("amount").get(), section: ShoppingList.sectionAsRead(try text("section").get()),
                 checked: try flag("checked").get(), optional: try flag("optional").get()
             )
             if case .string(let id)? = object["id"], !id.isEmpty { item.id = normalizedID(id) }
