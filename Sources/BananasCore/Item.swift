@@ -409,6 +409,6 @@ public struct Item: Hashable, Sendable, Identifiable {
 
     /// The order items are listed in: by sortOrder, ties by id.
     public static func listOrder(_ a: Item, _ b: Item) -> Bool {
-        a.sortOrder != b.sortOrder ? a.sortOrder < b.sortOrder : a.id < b.id
+        a.sortOrder != b.sortOrder ? a.sortOrder < b.sortOrder : a.id.precedesInTextOrder(b.id)
     }
 }

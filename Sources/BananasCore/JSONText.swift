@@ -474,7 +474,7 @@ private struct Writer {
             // Ranked keys first, by rank; then the rest in code-point order (UTF-8 byte order is
             // code-point order). Each key's rank is looked up once.
             let entries = object.map { (rank: rank[$0.key] ?? Int.max, key: $0.key, value: $0.value) }.sorted { a, b in
-                a.rank != b.rank ? a.rank < b.rank : a.key.utf8.lexicographicallyPrecedes(b.key.utf8)
+                a.rank != b.rank ? a.rank < b.rank : a.key.precedesInTextOrder(b.key)
             }
             for (i, entry) in entries.enumerated() {
                 if i > 0 { out.append(contentsOf: (inline ? ", " : ",").utf8) }

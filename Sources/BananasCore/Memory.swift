@@ -165,7 +165,7 @@ extension ShoppingList {
         let items = sources.values.map { $0.remembered(now: now) }
         // Sorting small keys, not the items: moving whole items was half the time at 10,000.
         let order = items.indices.map { (score: items[$0].score, folded: items[$0].folded, index: $0) }
-            .sorted { $0.score != $1.score ? $0.score > $1.score : $0.folded < $1.folded }
+            .sorted { $0.score != $1.score ? $0.score > $1.score : $0.folded.precedesInTextOrder($1.folded) }
         return order.prefix(ItemMemory.capacity).map { items[$0.index] }
     }
 
@@ -218,7 +218,7 @@ extension ShoppingList {
         if memory.entries.count > ItemMemory.capacity {
             let ranked = memory.entries.map { key, entry in
                 (key, MemorySources.score(purchases: entry.purchases, lastUsed: entry.stamp.millis, now: now))
-            }.sorted { ($0.1, $1.0) > ($1.1, $0.0) }
+            }.sorted { $0.1 != $1.1 ? $0.1 > $1.1 : $0.0.precedesInTextOrder($1.0) }
             for (key, _) in ranked.dropFirst(ItemMemory.capacity) { memory.entries[key] = nil }
         }
     }

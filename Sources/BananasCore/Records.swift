@@ -111,7 +111,7 @@ public struct SectionEntry: Hashable, Sendable {
 
     /// The display order on a section's position and key alone (no whole entries moved).
     static func displayOrder(_ a: (position: Double, key: String), _ b: (position: Double, key: String)) -> Bool {
-        a.position != b.position ? a.position < b.position : a.key < b.key
+        a.position != b.position ? a.position < b.position : a.key.precedesInTextOrder(b.key)
     }
 }
 
@@ -132,8 +132,8 @@ public struct ConflictRecord: Hashable, Sendable {
 
         public static func < (a: Subject, b: Subject) -> Bool {
             switch (a, b) {
-            case (.item(let x, let f), .item(let y, let g)): (x, f.stampIndex) < (y, g.stampIndex)
-            case (.section(let x, let f), .section(let y, let g)): (x, f.stampIndex) < (y, g.stampIndex)
+            case (.item(let x, let f), .item(let y, let g)): x != y ? x.precedesInTextOrder(y) : f.stampIndex < g.stampIndex
+            case (.section(let x, let f), .section(let y, let g)): x != y ? x.precedesInTextOrder(y) : f.stampIndex < g.stampIndex
             case (.item, .section): true
             case (.section, .item): false
             }
@@ -159,7 +159,7 @@ public struct ConflictRecord: Hashable, Sendable {
         public static func < (a: Key, b: Key) -> Bool {
             if a.subject != b.subject { return a.subject < b.subject }
             if a.lostStamp != b.lostStamp { return a.lostStamp < b.lostStamp }
-            return a.lost.description < b.lost.description
+            return a.lost.description.precedesInTextOrder(b.lost.description)
         }
     }
 

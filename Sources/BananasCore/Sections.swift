@@ -74,7 +74,7 @@ extension ShoppingList {
         // A version-1 file merged without a base names sections only: a name it lists that a
         // renamed section shows is a section of its own too, keyed by the name. A person sees
         // one section, and renames it: every section shown by that name follows.
-        let twins = sectionEntries.values.filter { $0.key != key && !$0.removed && $0.name == current }.map(\.key).sorted()
+        let twins = sectionEntries.values.filter { $0.key != key && !$0.removed && $0.name == current }.map(\.key).sorted { $0.precedesInTextOrder($1) }
         let rename = ListEdit.updateSection(key: key, changes: [.name: .text(new), .removed: .flag(false)],
                                             seen: seen.map { [.name: $0.name] } ?? [:])
         if twins.isEmpty { return rename }

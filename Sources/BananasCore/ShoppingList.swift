@@ -246,14 +246,14 @@ public struct ShoppingList: Hashable, Sendable {
         visible.reserveCapacity(rows.count)
         for row in rows.values where tombstones.isEmpty || isVisible(row.id) { visible.append(row) }
         let order = visible.indices.map { (order: visible[$0].sortOrder, id: visible[$0].id, index: $0) }
-            .sorted { $0.order != $1.order ? $0.order < $1.order : $0.id < $1.id }
+            .sorted { $0.order != $1.order ? $0.order < $1.order : $0.id.precedesInTextOrder($1.id) }
         return order.map { visible[$0.index] }
     }
 
     /// Rows hidden by a tombstone, in id order (as stored: sections by key).
     public var hiddenRows: [Item] {
         // Only a row with a tombstone can be hidden: no walk over every row.
-        tombstones.keys.compactMap { id in isVisible(id) ? nil : rows[id] }.sorted { $0.id < $1.id }
+        tombstones.keys.compactMap { id in isVisible(id) ? nil : rows[id] }.sorted { $0.id.precedesInTextOrder($1.id) }
     }
 
     /// Deleted items people may bring back ("recently deleted"), newest delete first, their
@@ -262,7 +262,7 @@ public struct ShoppingList: Hashable, Sendable {
         rows.values.compactMap { row in
             guard let tombstone = tombstones[row.id], tombstone.hides(row) else { return nil }
             return (shown(row), tombstone)
-        }.sorted { $0.deleted.stamp != $1.deleted.stamp ? $0.deleted.stamp > $1.deleted.stamp : $0.item.id < $1.item.id }
+        }.sorted { $0.deleted.stamp != $1.deleted.stamp ? $0.deleted.stamp > $1.deleted.stamp : $0.item.id.precedesInTextOrder($1.item.id) }
     }
 
     public var visibleCount: Int { rows.keys.reduce(0) { $0 + (isVisible($1) ? 1 : 0) } }
@@ -359,7 +359,7 @@ public struct UnreadableRow: Hashable, Sendable {
 
         /// The list's order: sortOrder, then id.
         public static func < (a: Position, b: Position) -> Bool {
-            a.sortOrder != b.sortOrder ? a.sortOrder < b.sortOrder : a.id < b.id
+            a.sortOrder != b.sortOrder ? a.sortOrder < b.sortOrder : a.id.precedesInTextOrder(b.id)
         }
     }
 
@@ -387,7 +387,7 @@ public struct UnreadableRow: Hashable, Sendable {
             return x < y
         }
         if a.index != b.index { return a.index < b.index }
-        if a.text != b.text { return a.text.utf8.lexicographicallyPrecedes(b.text.utf8) }
+        if a.text != b.text { return a.text.precedesInTextOrder(b.text) }
         return a.occurrence < b.occurrence
     }
 

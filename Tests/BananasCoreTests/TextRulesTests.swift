@@ -17,6 +17,26 @@ import PropertyBased
         }
     }
 
+    /// Swift's `<` is no strict order on text that is not in NFC: "e\u{301}" and "\u{E9}A" are
+    /// each not below the other, so sorting them gave two orders, by where they started (a
+    /// rewrite reordered `sync.sections`: the codec fuzzer). The text order is strict, total
+    /// and the same as `<` on text in NFC.
+    @Test("the text order is a strict total order, whatever the normal form, and agrees with < on NFC text")
+    func textOrderIsStrictAndTotal() async {
+        let pieces = ["a", "A", "e", "é", "e\u{301}", "\u{E9}A", "\u{301}", "ß", "K", "\u{212A}", "🍌", "日本", "\u{0}", " "]
+        let text = Gen.int(in: 0...(pieces.count - 1)).array(of: 0...3).map { $0.map { pieces[$0] }.joined() }
+        await propertyCheck(count: 2_000, input: text, text, text) { a, b, c in
+            #expect(!a.precedesInTextOrder(a))
+            let bytesDiffer = Array(a.utf8) != Array(b.utf8)
+            #expect(a.precedesInTextOrder(b) != b.precedesInTextOrder(a) || !bytesDiffer, "total and asymmetric")
+            if a.precedesInTextOrder(b), b.precedesInTextOrder(c) { #expect(a.precedesInTextOrder(c)) }
+            let nfc = [a, b].allSatisfy { $0.unicodeScalars.allSatisfy { $0.value != 0x301 && $0 != "\u{212A}" } }
+            if nfc, bytesDiffer { #expect(a.precedesInTextOrder(b) == (a < b)) }
+        }
+        let (decomposed, composed) = ("e\u{301}", "\u{E9}A")
+        #expect([decomposed, composed].sorted { $0.precedesInTextOrder($1) } == [composed, decomposed].sorted { $0.precedesInTextOrder($1) })
+    }
+
     @Test func namesAreTrimmedAndMustNotBeEmpty() throws {
         #expect(try TextRules.validated("  Milk ", as: .name) == "Milk")
         #expect(throws: TextRules.Violation.empty(.name)) { try TextRules.validated("   ", as: .name) }

@@ -36,7 +36,7 @@ public struct ItemLayout: Sendable {
         guard ids.count == list.rows.count - hidden else { return false }
         for i in ids.indices.dropFirst() {
             let a = orders[i - 1], b = orders[i]
-            guard a < b || (a == b && ids[i - 1] < ids[i]) else { return false }
+            guard a < b || (a == b && ids[i - 1].precedesInTextOrder(ids[i])) else { return false }
         }
         if hidden > 0 {
             for id in ids where !list.isVisible(id) { return false }
@@ -259,9 +259,9 @@ extension ListCodec {
                 guard let item = list.rows[id], item.extra.isEmpty, list.isVisible(id) else { return nil }
                 appended.append(item)
             }
-            appended.sort { $0.sortOrder != $1.sortOrder ? $0.sortOrder < $1.sortOrder : $0.id < $1.id }
+            appended.sort(by: Item.listOrder)
             let lastOrder = layout.orders[layout.orders.count - 1], lastID = layout.ids[layout.ids.count - 1]
-            guard let first = appended.first, first.sortOrder > lastOrder || (first.sortOrder == lastOrder && first.id > lastID) else { return nil }
+            guard let first = appended.first, first.sortOrder > lastOrder || (first.sortOrder == lastOrder && lastID.precedesInTextOrder(first.id)) else { return nil }
         }
         var changed: [(index: Int, item: Item)] = []
         if let ids = differing, ids.count <= 32 {

@@ -845,7 +845,7 @@ public enum ListCodec {
         out.reserveCapacity(capacity)
         top["items"] = .array([])  // a placeholder that sorts into its place
         let keys = top.keys.map { (rank: keyRank[$0] ?? Int.max, key: $0) }.sorted {
-            $0.rank != $1.rank ? $0.rank < $1.rank : $0.key.utf8.lexicographicallyPrecedes($1.key.utf8)
+            $0.rank != $1.rank ? $0.rank < $1.rank : $0.key.precedesInTextOrder($1.key)
         }
         out.append(UInt8(ascii: "{"))
         for (i, entry) in keys.enumerated() {
@@ -904,7 +904,7 @@ public enum ListCodec {
 
         var sync = list.syncExtra
         if !list.sectionEntries.isEmpty {
-            sync["sections"] = sectionsLeftEmpty ? .array([]) : .array(list.sectionEntries.keys.sorted().map { encodeSectionEntry(list.sectionEntries[$0]!) })
+            sync["sections"] = sectionsLeftEmpty ? .array([]) : .array(list.sectionEntries.keys.sorted { $0.precedesInTextOrder($1) }.map { encodeSectionEntry(list.sectionEntries[$0]!) })
         }
         if !list.tombstones.isEmpty {
             sync["deleted"] = .object(list.tombstones.mapValues(encodeTombstone))
@@ -929,7 +929,7 @@ public enum ListCodec {
         if !memory.cleared.isZero { object["cleared"] = compactStamp(memory.cleared) }
         if !memory.forgotten.isEmpty { object["forgotten"] = .object(memory.forgotten.mapValues(compactStamp)) }
         if !memory.entries.isEmpty {
-            object["remembered"] = .array(memory.entries.keys.sorted().map { key in
+            object["remembered"] = .array(memory.entries.keys.sorted { $0.precedesInTextOrder($1) }.map { key in
                 let entry = memory.entries[key]!
                 var row: [String: JSONValue] = ["name": .string(entry.name), "section": .string(entry.section), "v": compactStamp(entry.stamp)]
                 if !entry.amount.isEmpty { row["amount"] = .string(entry.amount) }
@@ -976,7 +976,7 @@ public enum ListCodec {
     /// its place (`sync`'s first key): each entry's keys in `keyOrder`'s order.
     static func appendSectionEntries(_ list: ShoppingList, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "["))
-        for (i, key) in list.sectionEntries.keys.sorted().enumerated() {
+        for (i, key) in list.sectionEntries.keys.sorted(by: { $0.precedesInTextOrder($1) }).enumerated() {
             let entry = list.sectionEntries[key]!
             if i > 0 { out.append(UInt8(ascii: ",")) }
             newline(&out, 3)
