@@ -90,7 +90,8 @@ final class SyncEngine: @unchecked Sendable {
         let unsaved = file.unsavedBase
         var origin = WriteOrigin(hash: hash, exists: snapshot.exists,
                                  writtenHashes: unsaved.map { (glance?.writtenHashes ?? []) + [$0.hash] } ?? glance?.writtenHashes,
-                                 settled: unsaved != nil, previous: previous, hasBase: glance == nil && unsaved == nil ? false : nil)
+                                 settled: unsaved != nil, previous: previous, hasBase: glance == nil && unsaved == nil ? false : nil,
+                                 mark: snapshot.list.writeStamp)
         var baseGlance = glance
         var keepsAbsorbed = true
         if origin.verdict == .unsettled, let store = file.base {
@@ -149,7 +150,7 @@ final class SyncEngine: @unchecked Sendable {
 
     /// The file state this engine took in last, as `WriteOrigin` knows it.
     private var previous: WriteOrigin.Previous? {
-        absorbed.map { WriteOrigin.Previous(hash: $0.hash, baseMark: $0.baseMark) }
+        absorbed.map { WriteOrigin.Previous(hash: $0.hash, baseMark: $0.baseMark, mark: $0.list.writeStamp) }
     }
 
     /// The file's list as `origin` says to take it; `base` is asked for only to absorb
@@ -194,7 +195,7 @@ final class SyncEngine: @unchecked Sendable {
     /// The origin of a file read under the lock, with the base loaded before it.
     private func origin(underLock snapshot: ListFile.Snapshot, base: BaseStore.Base?) -> WriteOrigin {
         WriteOrigin(hash: snapshot.contentHash, exists: snapshot.exists, writtenHashes: base?.writtenHashes, settled: true,
-                    previous: previous, hasBase: base != nil)
+                    previous: previous, hasBase: base != nil, mark: snapshot.list.writeStamp)
     }
 
     // MARK: Flushing

@@ -23,11 +23,16 @@ struct WriteOrigin: Equatable {
     /// Whether there is a base to compare a foreign write with; nil when not looked at yet
     /// (parsing it costs, and only a foreign write needs it).
     var hasBase: Bool?
+    /// The file's write mark (`sync.written`): the bananas write it comes from, which a writer
+    /// that keeps `sync` (the Get Bananas server) hands back; zero when it has none.
+    var mark: Stamp = .zero
 
     struct Previous: Equatable {
         var hash: UInt64
         /// The newest written hash when that state was read.
         var baseMark: UInt64?
+        /// That state's write mark.
+        var mark: Stamp = .zero
     }
 
     enum Verdict: Equatable {
@@ -54,10 +59,11 @@ struct WriteOrigin: Equatable {
     enum Against: Equatable {
         /// The base: the file as bananas here last wrote it.
         case base
-        /// The file as this engine read it last. With a base, when no bananas write came
-        /// between (the same `baseMark`): that read is newer than the base, and a stampless
-        /// writer may have removed a row it added a moment ago, before any bananas write put
-        /// it in the base. With none (a device that only ever received the file), what the
+        /// The file as this engine read it last. With a base, when it comes from the same
+        /// bananas write as the file (the same write mark; for files without one, the same
+        /// `baseMark`: no bananas write came between): that read is newer than the base, and a
+        /// stampless writer may have removed a row it added a moment ago, before any bananas
+        /// write put it in the base. With none (a device that only ever received the file), what the
         /// stampless writer changed, if bananas had stamped it.
         case lastRead
     }
@@ -69,7 +75,11 @@ struct WriteOrigin: Equatable {
         if writtenHashes != nil, !settled { return .unsettled }
         guard let hasBase else { return .needsBase }
         if hasBase {
-            if let previous, previous.baseMark == baseMark { return .foreign(.lastRead) }
+            // A file that names the bananas write it comes from is judged against the state
+            // read last only when that state comes from the same write: from a newer one, the
+            // state read last lacks what that write added, and a row removed since would not
+            // count as a delete. A file without a mark, only when no bananas write came between.
+            if let previous, mark.isZero ? previous.baseMark == baseMark : previous.mark == mark { return .foreign(.lastRead) }
             return .foreign(.base)
         }
         // A device that only ever received the list: what it read last is what the writer
@@ -78,9 +88,17 @@ struct WriteOrigin: Equatable {
         return .foreignWithoutBase
     }
 
-    /// The newest written hash: the same mark at a later read means no bananas write came
-    /// between.
-    var baseMark: UInt64? { writtenHashes?.last }
+    /// The newest bananas write this state may hold: for a state bananas wrote, itself; for
+    /// any other, the newest written hash glanced before it was read. The same mark at a later
+    /// read means no bananas write came between. Not simply the newest written hash: a state
+    /// found to be bananas's by a later glance (`SyncEngine.settle`), or an older bananas write
+    /// put back, would be marked with writes made after it, and a Get Bananas remove made on
+    /// one of those was then judged against this older state, which lacked the rows added
+    /// since: not a delete, and the row came back (nine-writer test, session 22).
+    var baseMark: UInt64? {
+        guard let writtenHashes else { return nil }
+        return writtenHashes.contains(hash) || announced == hash ? hash : writtenHashes.last
+    }
 }
 
 extension ListFile.Snapshot {

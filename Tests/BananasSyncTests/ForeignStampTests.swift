@@ -236,3 +236,38 @@ extension ForeignStampTests {
         #expect(file.named("Eggs") != nil)
     }
 }
+
+extension ForeignStampTests {
+    /// Nine-writer test, session 22: an instance read one bananas write (W2) with a glance made
+    /// before that write's hash was saved; settling found the hash in a newer glance that also
+    /// named the next write (W3). Marked by the newest hash, the read looked as if no bananas
+    /// write came after it, so the Get Bananas server's remove made on W3 was judged against
+    /// W2: W3's new stamps made the removed row no delete, and the row came back.
+    @Test("an instance settles its read of one bananas write by a glance that names the next one too; the Get Bananas server removes a row from the next: the remove stands")
+    func removeOnTheWriteAfterASettledRead() throws {
+        let (box, milk) = try Self.writtenByBananas()
+        let holder = SyncEngine(file: box.file())
+        guard case .state(let first) = holder.read() else { Issue.record("nothing read"); return }
+        let glance = try #require(holder.file.base).glance()
+
+        // Two writes by another instance (W2, W3). This one reads W2's bytes with its older
+        // glance (as while W2's hash was not saved yet); settling then finds W2 and W3 named.
+        _ = try Self.anotherInstanceAddsEggs(box)
+        let w2 = String(decoding: try #require(box.bytes), as: UTF8.self)
+        _ = try Self.anotherInstanceAddsEggs(box)
+        let w3 = String(decoding: try #require(box.bytes), as: UTF8.self)
+        box.write(w2)
+        guard case .state(let settled) = holder.read(glance: glance) else { Issue.record("nothing read"); return }
+        #expect(settled.list.item(milk.id) != nil)
+
+        // The server removes Milk from W3; this instance reads that, then writes what it holds.
+        box.write(w3)
+        try Self.editAsGetBananas(box) { $0.removeAll { $0["id"] as? String == milk.id } }
+        guard case .state(let after) = holder.read() else { Issue.record("nothing read"); return }
+        #expect(after.list.item(milk.id) == nil, "the remove is taken")
+        _ = try holder.flush(local: first.list, lockTimeoutMillis: 1_000)
+        let file = try box.decoded()
+        #expect(file.item(milk.id) == nil, "the Get Bananas remove was undone")
+        #expect(file.items.filter { $0.name == "Eggs" }.count == 2)
+    }
+}
