@@ -271,3 +271,29 @@ extension ForeignStampTests {
         #expect(file.items.filter { $0.name == "Eggs" }.count == 2)
     }
 }
+
+extension ForeignStampTests {
+    /// A sync engine puts an older bananas write back (a stale copy); this instance reads it,
+    /// and the Get Bananas server removes a row from it. That file comes from the older write,
+    /// so it is judged against the read of it, not against the newer base it does not come
+    /// from (against which nothing it lacks counts as a delete).
+    @Test("a bananas write put back by a sync engine, and a Get Bananas remove made on it: the remove stands")
+    func removeOnAnOlderWritePutBack() throws {
+        let (box, milk) = try Self.writtenByBananas()
+        let w1 = String(decoding: try #require(box.bytes), as: UTF8.self)
+        let holder = SyncEngine(file: box.file())
+        _ = try Self.anotherInstanceAddsEggs(box)
+        guard case .state(let first) = holder.read() else { Issue.record("nothing read"); return }
+
+        box.write(w1)
+        guard case .state(let putBack) = holder.read() else { Issue.record("nothing read"); return }
+        #expect(putBack.list.named("Eggs") == nil)
+        try Self.editAsGetBananas(box) { $0.removeAll { $0["id"] as? String == milk.id } }
+        guard case .state(let after) = holder.read() else { Issue.record("nothing read"); return }
+        #expect(after.list.item(milk.id) == nil, "the remove is taken")
+        _ = try holder.flush(local: first.list, lockTimeoutMillis: 1_000)
+        let file = try box.decoded()
+        #expect(file.item(milk.id) == nil, "the Get Bananas remove was undone")
+        #expect(file.named("Eggs") != nil, "the newer write's row is kept")
+    }
+}
