@@ -238,6 +238,20 @@ extension ForeignStampTests {
 }
 
 extension ForeignStampTests {
+    /// The Get Bananas server removes `row`; `holder` reads that (the remove must be taken),
+    /// then writes `holding`, a list that still has the row: the file, which must not.
+    static func serverRemoves(_ row: Item, thenWritesBack holding: ShoppingList, from holder: SyncEngine, in box: Sandbox) throws -> ShoppingList {
+        try editAsGetBananas(box) { $0.removeAll { $0["id"] as? String == row.id } }
+        guard case .state(let after) = holder.read() else { throw NothingRead() }
+        #expect(after.list.item(row.id) == nil, "the remove is taken")
+        _ = try holder.flush(local: holding, lockTimeoutMillis: 1_000)
+        let file = try box.decoded()
+        #expect(file.item(row.id) == nil, "the Get Bananas remove was undone")
+        return file
+    }
+}
+
+extension ForeignStampTests {
     /// Nine-writer test, session 22: an instance read one bananas write (W2) with a glance made
     /// before that write's hash was saved; settling found the hash in a newer glance that also
     /// named the next write (W3). Marked by the newest hash, the read looked as if no bananas
@@ -262,12 +276,7 @@ extension ForeignStampTests {
 
         // The server removes Milk from W3; this instance reads that, then writes what it holds.
         box.write(w3)
-        try Self.editAsGetBananas(box) { $0.removeAll { $0["id"] as? String == milk.id } }
-        guard case .state(let after) = holder.read() else { Issue.record("nothing read"); return }
-        #expect(after.list.item(milk.id) == nil, "the remove is taken")
-        _ = try holder.flush(local: first.list, lockTimeoutMillis: 1_000)
-        let file = try box.decoded()
-        #expect(file.item(milk.id) == nil, "the Get Bananas remove was undone")
+        let file = try Self.serverRemoves(milk, thenWritesBack: first.list, from: holder, in: box)
         #expect(file.items.filter { $0.name == "Eggs" }.count == 2)
     }
 }
@@ -288,12 +297,7 @@ extension ForeignStampTests {
         box.write(w1)
         guard case .state(let putBack) = holder.read() else { Issue.record("nothing read"); return }
         #expect(putBack.list.named("Eggs") == nil)
-        try Self.editAsGetBananas(box) { $0.removeAll { $0["id"] as? String == milk.id } }
-        guard case .state(let after) = holder.read() else { Issue.record("nothing read"); return }
-        #expect(after.list.item(milk.id) == nil, "the remove is taken")
-        _ = try holder.flush(local: first.list, lockTimeoutMillis: 1_000)
-        let file = try box.decoded()
-        #expect(file.item(milk.id) == nil, "the Get Bananas remove was undone")
+        let file = try Self.serverRemoves(milk, thenWritesBack: first.list, from: holder, in: box)
         #expect(file.named("Eggs") != nil, "the newer write's row is kept")
     }
 }
