@@ -22,23 +22,50 @@ struct ForeignRowChanges {
     /// Notes the rows `absorbed` (a foreign write descending from the bananas write stamped
     /// `generation`, after `settling` for it) holds with other stamps than `before` (the list
     /// it was judged against).
+    /// A row noted before keeps, per field, the newer of the two stamps: this instance may
+    /// hold a change under a stamp of its own making that the file shows under another's (it
+    /// first read the change from a later file of that writer's), and a remove recorded from
+    /// the file's stamps alone would not hide its copy.
     mutating func note(changedFrom before: ShoppingList, to absorbed: ShoppingList, generation: Stamp) {
         for row in absorbed.rows.values where before.rows[row.id]?.stamps != row.stamps {
-            rows[row.id] = (generation, row.stamps)
+            guard let earlier = rows[row.id]?.stamps else {
+                rows[row.id] = (generation, row.stamps)
+                continue
+            }
+            rows[row.id] = (generation, ItemStamps(stamps: ItemField.allCases.map { max(earlier[$0], row.stamps[$0]) }))
         }
     }
 
-    /// `list` (a later file state, descending from the bananas write stamped `generation`)
-    /// with a delete for each noted row that it does not show. A row shown as noted (or
+    /// Forgets the rows a bananas write made here shows as noted or newer: its base holds them
+    /// now. (Kept, they would be taken for removed by a later bananas write made from an older
+    /// one a sync engine put back.)
+    mutating func written(_ list: ShoppingList) {
+        guard !rows.isEmpty else { return }
+        for (id, noted) in rows {
+            guard let shown = list.rows[id], list.isVisible(id) else { continue }
+            if !ItemField.allCases.contains(where: { shown.stamps[$0] < noted.stamps[$0] }) { rows[id] = nil }
+        }
+    }
+
+    /// `list` (a later file state, descending from the bananas write stamped `generation`, or
+    /// that write itself when `isThatWrite`) with a delete for each noted row that it does not
+    /// show. The bananas write a change was read after came before the change: when a sync
+    /// engine puts it back, its lacking the row is no remove, and the row is forgotten (the
+    /// file went back to before the change; a writer that edits it next never saw the row).
+    /// A row shown as noted (or
     /// newer) by a later bananas write than the one it was read after is forgotten: its base
     /// holds it now. A row shown with older stamps is still watched: another instance stamped
     /// the same change from an earlier file of that writer's (a foreign change is stamped
     /// with the time of the file it is first read in), and a delete that saw only those
     /// stamps would not hide this instance's.
-    mutating func settling(_ list: ShoppingList, generation: Stamp, deleteStamp: (Stamp) -> Stamp) -> ShoppingList {
+    mutating func settling(_ list: ShoppingList, generation: Stamp, isThatWrite: Bool, deleteStamp: (Stamp) -> Stamp) -> ShoppingList {
         guard !rows.isEmpty else { return list }
         var result = list
         for (id, noted) in rows where noted.generation <= generation {
+            if isThatWrite && noted.generation == generation {
+                rows[id] = nil
+                continue
+            }
             if let shown = list.rows[id], list.isVisible(id) {
                 guard noted.generation < generation else { continue }
                 let older = ItemField.allCases.contains { shown.stamps[$0] < noted.stamps[$0] }

@@ -179,12 +179,13 @@ final class SyncEngine: @unchecked Sendable {
         // A state descending from a bananas write here: what stampless writers changed since
         // is in no base until a bananas write here shows it (`ForeignRowChanges`).
         let generation = snapshot.list.writeStamp
-        let local = !generation.isZero && (origin.verdict == .own || base()?.list?.writeStamp == generation)
+        let madeFrom = origin.verdict == .own ? nil : base().flatMap { known in known.list.flatMap { snapshot.writeMadeFrom(base: $0, older: known.older) } }
+        let local = !generation.isZero && (origin.verdict == .own || madeFrom != nil)
         if local {
-            list = foreignRowChanges.settling(list, generation: generation, deleteStamp: { snapshot.foreignEditStamp(after: $0, now: Clock.nowMillis()) })
+            list = foreignRowChanges.settling(list, generation: generation, isThatWrite: origin.verdict == .own, deleteStamp: { snapshot.foreignEditStamp(after: $0, now: Clock.nowMillis()) })
             // Only a foreign write has changes to note: a bananas write's base is not parsed.
             if origin.verdict != .own,
-               let judgedAgainst = origin.verdict == .foreign(.lastRead) ? absorbed?.list : base()?.list {
+               let judgedAgainst = origin.verdict == .foreign(.lastRead) ? absorbed?.list : madeFrom {
                 foreignRowChanges.note(changedFrom: judgedAgainst, to: list, generation: generation)
             }
         }
@@ -225,7 +226,10 @@ final class SyncEngine: @unchecked Sendable {
         }
         let hash = result.snapshot.contentHash
         lastSeenHash = hash
-        if result.wrote { absorbed = (hash, result.list, file.base == nil ? nil : hash) }  // its hash is the base's newest now
+        if result.wrote {
+            absorbed = (hash, result.list, file.base == nil ? nil : hash)  // its hash is the base's newest now
+            foreignRowChanges.written(result.list)
+        }
         return FlushOutcome(fileState: result.fileState, written: result.list, wrote: result.wrote, stateFailure: result.baseSaveFailure,
                             snapshot: result.snapshot, copiesMerged: copies.retired, copiesUnmerged: copies.unmerged)
     }

@@ -112,15 +112,30 @@ extension ListFile.Snapshot {
     /// file then holds stamps it has not seen.
     /// A stampless whole-list save (the Get Bananas app) may have read an older state than
     /// `base`: it is judged against the one of `older` (the states bananas wrote before) it
-    /// agrees with most.
-    func absorbed(against base: ShoppingList, older: [ShoppingList] = [], clock: inout StampClock, now: Int64) -> ShoppingList {
+    /// agrees with most. A save that kept the mark of an older bananas write (the Get Bananas
+    /// server editing a write a sync engine put back) is judged against that write's state
+    /// when it is one of `older` (`writeMadeFrom`): what it lacks of it, its writer removed.
+    /// `older` is read and parsed only for those two.
+    func absorbed(against base: ShoppingList, older: @autoclosure () -> [ShoppingList] = [], clock: inout StampClock, now: Int64) -> ShoppingList {
         let stamp = foreignEditStamp(after: max(list.newestStamp, base.newestStamp), now: now)
         clock.observe(stamp, now: now)
         if list.isStampless {
-            let bases = [base] + older.filter { $0 != base }
+            let bases = [base] + older().filter { $0 != base }
             if bases.count > 1 { return ShoppingList.absorbing(stampless: list, bases: bases, stamp: stamp) }
+        } else if let madeFrom = writeMadeFrom(base: base, older: older()) {
+            return ShoppingList.absorbing(file: list, base: madeFrom, stamp: stamp)
         }
         return ShoppingList.absorbing(file: list, base: base, stamp: stamp)
+    }
+
+    /// The state of the bananas write made here that this file keeps the mark of: `base`, or
+    /// one of `older` (parsed only then); nil for a file with no mark, or one written elsewhere
+    /// or too long ago.
+    func writeMadeFrom(base: ShoppingList, older: @autoclosure () -> [ShoppingList]) -> ShoppingList? {
+        let mark = list.writeStamp
+        if mark.isZero { return nil }
+        if base.writeStamp == mark { return base }
+        return older().first { $0.writeStamp == mark }
     }
 
     /// The stamp of a change a writer without stamps made in these bytes: the file's time, or

@@ -301,3 +301,50 @@ extension ForeignStampTests {
         #expect(file.named("Eggs") != nil, "the newer write's row is kept")
     }
 }
+
+extension ForeignStampTests {
+    /// A sync engine puts back the very bananas write the server's add was made on: the
+    /// write came before the add, so its lacking the row is no remove, and the instance that
+    /// read the add writes it back.
+    @Test("the Get Bananas server adds a row to a bananas write; an instance reads it; a sync engine puts that write back: the row stays")
+    func addKeptWhenItsWriteIsPutBack() throws {
+        let (box, _) = try Self.writtenByBananas()
+        let w1 = String(decoding: try #require(box.bytes), as: UTF8.self)
+        let holder = SyncEngine(file: box.file())
+        guard case .state = holder.read() else { Issue.record("nothing read"); return }
+        try Self.editAsGetBananas(box) {
+            $0.append(["id": Self.tea, "name": "Tea", "amount": "", "section": "", "checked": false, "optional": false])
+        }
+        guard case .state(let withTea) = holder.read() else { Issue.record("nothing read"); return }
+        #expect(withTea.list.item(Self.tea) != nil)
+
+        box.write(w1)
+        guard case .state(let putBack) = holder.read() else { Issue.record("nothing read"); return }
+        #expect(putBack.list.item(Self.tea) == nil, "the put-back file is taken as it is")
+        _ = try holder.flush(local: withTea.list, lockTimeoutMillis: 1_000)
+        #expect(try box.decoded().item(Self.tea) != nil, "the server's add was taken for removed")
+    }
+
+    /// A sync engine puts an older bananas write back, and the server removes a row from it
+    /// (keeping its mark). Judged against the newest base, the file is no state that base's
+    /// writer made, so nothing it lacks would count as removed; judged against the write it
+    /// keeps the mark of (an older base), the remove stands.
+    @Test("a sync engine puts an older bananas write back; the Get Bananas server removes a row from it: the remove stands")
+    func removeOnAPutBackWriteJudgedAgainstThatWrite() throws {
+        let (box, milk) = try Self.writtenByBananas()
+        let w1 = String(decoding: try #require(box.bytes), as: UTF8.self)
+        let holder = SyncEngine(file: box.file())
+        let newer = try Self.anotherInstanceAddsEggs(box)
+        guard case .state(let read) = holder.read() else { Issue.record("nothing read"); return }
+        #expect(read.list.named("Eggs") != nil && newer.item(milk.id) != nil)
+
+        box.write(w1)
+        try Self.editAsGetBananas(box) { $0.removeAll { $0["id"] as? String == milk.id } }
+        guard case .state(let after) = holder.read() else { Issue.record("nothing read"); return }
+        #expect(after.list.item(milk.id) == nil, "the remove is taken")
+        _ = try holder.flush(local: read.list, lockTimeoutMillis: 1_000)
+        let file = try box.decoded()
+        #expect(file.item(milk.id) == nil, "the Get Bananas remove was undone")
+        #expect(file.named("Eggs") != nil, "the newer write's row is kept")
+    }
+}

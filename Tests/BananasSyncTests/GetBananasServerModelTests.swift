@@ -12,12 +12,24 @@ import Testing
 /// unless the server removed it, and shows the server's last check. The failure classes of
 /// docs/reliability.md ("a Get Bananas remove that no bananas write saw", "a Get Bananas
 /// check lost to its own add") as a model-based test, shrunk on failure.
+///
+/// Two steps make the sync engine's inputs stale the way real machines do: an instance reads
+/// with a glance of the base taken at its previous read (as when another instance's write
+/// lands between the glance and the read), and a sync engine puts an earlier bananas write
+/// back (with its own modification time, or the time it was written). A put-back file drops
+/// what came after it. The server's edits some bananas write had shown before must stand;
+/// one no bananas write had shown may end either way (docs/sync.md, "Known anomalies"): the
+/// put-back file may have replaced the server's later saves unread, and a bananas write made
+/// from it cannot be told from one made after the server removed the row. So may one the
+/// server saved over a put-back file no bananas process had read (its save looks like it
+/// undid its own edits).
 @Suite("SyncEngine against the Get Bananas server, random interleavings")
 struct GetBananasServerModelTests {
     struct Step: CustomStringConvertible, Sendable {
-        enum Kind: Int, CaseIterable { case serverAdd, serverCheck, serverRemove, read, flush, add, readAndFlush }
+        enum Kind: Int, CaseIterable { case serverAdd, serverCheck, serverRemove, read, flush, add, readAndFlush, readWithEarlierGlance, putBack }
         var kind: Kind
-        /// Which instance (read, flush, add), or which of the server's rows (check, remove).
+        /// Which instance (read, flush, add), which of the server's rows (check, remove), or
+        /// which bananas write goes back (put back; odd: with the time it was first written).
         var which: Int
 
         var description: String { "\(kind)(\(which))" }
@@ -32,8 +44,29 @@ struct GetBananasServerModelTests {
         let box = Sandbox()
         var engines: [SyncEngine] = []
         var locals: [ShoppingList] = []
-        /// The server's rows: whether it removed each, and whether it checked it.
-        var serverRows: [(id: String, removed: Bool, checked: Bool)] = []
+        /// One of the server's rows: its last edit, and what became of it.
+        struct ServerRow {
+            let id: String
+            var removed = false, checked = false
+            /// A bananas write has shown the last edit.
+            var written = false
+            /// The row may end either way: a put-back file took the last edit away before a
+            /// bananas write showed it, or the server removed the row after a file was put
+            /// back (docs/sync.md, "Known anomalies": the remove may not have seen the edit
+            /// the put-back took away, or a copy of the row stamped by another instance).
+            var undone = false
+            /// A sync engine put a file back since the server's last edit of the row.
+            var putBackSinceEdit = false
+
+            mutating func edited() { (written, undone, putBackSinceEdit) = (false, false, false) }
+        }
+        var serverRows: [ServerRow] = []
+        /// Every file a bananas flush wrote, with its modification time (ns).
+        var bananasWrites: [(text: String, modified: Int64)] = []
+        /// A put-back file no bananas process has read yet.
+        var putBackUnread = false
+        /// Each instance's glance of the base at its previous read.
+        var glances: [BaseStore.Glance?] = [nil, nil, nil]
         var bananasRows: [String] = []
         var clocks = (0..<3).map { _ in StampClock(replica: ReplicaID.random()) }
         var trace: [String] = []
@@ -51,12 +84,54 @@ struct GetBananasServerModelTests {
             for index in 0..<3 { read(index) }
         }
 
-        func read(_ index: Int) {
-            if case .state(let state) = engines[index].read() { locals[index].merge(state.list) }
+        func read(_ index: Int, glance: BaseStore.Glance? = nil) {
+            putBackUnread = false
+            let taken = engines[index].file.base?.glance()
+            if case .state(let state) = engines[index].read(glance: glance) { locals[index].merge(state.list) }
+            glances[index] = taken
         }
 
         func flush(_ index: Int) throws {
-            locals[index] = try engines[index].flush(local: locals[index], lockTimeoutMillis: 2_000).written
+            putBackUnread = false
+            let outcome = try engines[index].flush(local: locals[index], lockTimeoutMillis: 2_000)
+            locals[index] = outcome.written
+            guard outcome.wrote else { return }
+            bananasWrites.append((String(decoding: box.bytes ?? [], as: UTF8.self), modified()))
+            for at in serverRows.indices where !serverRows[at].written { serverRows[at].written = fileShows(serverRows[at]) }
+        }
+
+        /// The file shows the server's last edit of the row.
+        func fileShows(_ row: ServerRow) -> Bool {
+            let shown = (try? box.decoded())?.item(row.id)
+            return row.removed ? shown == nil : shown?.checked == row.checked
+        }
+
+        /// The server is about to save a put-back file no bananas process has read: to them,
+        /// the server's edits the file lacks look removed or set back by the server (the two
+        /// cannot be told apart), so those rows may end either way.
+        func serverEditsAPutBackFile() {
+            putBackUnread = false
+            for at in serverRows.indices where !fileShows(serverRows[at]) { serverRows[at].undone = true }
+        }
+
+        /// A sync engine replaces the file with an earlier bananas write: the server's edits
+        /// no bananas write has shown may end either way (whether an instance read them or
+        /// not, whether the server's next save came from this file or the one it replaced).
+        func putBack(_ which: Int) {
+            guard !bananasWrites.isEmpty else { return }
+            let earlier = bananasWrites[which % bananasWrites.count]
+            box.write(earlier.text)
+            for at in serverRows.indices {
+                serverRows[at].putBackSinceEdit = true
+                if !serverRows[at].written { serverRows[at].undone = true }
+            }
+            putBackUnread = true
+            if which % 2 == 1 {
+                let omit = (1 << 30) - 2  // UTIME_OMIT: the access time as it is
+                var times = [timespec(tv_sec: 0, tv_nsec: omit),
+                             timespec(tv_sec: Int(earlier.modified / 1_000_000_000), tv_nsec: Int(earlier.modified % 1_000_000_000))]
+                _ = utimensat(AT_FDCWD, box.listPath, &times, 0)
+            }
         }
 
         var lastServerWrite: Int64 = 0
@@ -67,6 +142,7 @@ struct GetBananasServerModelTests {
         /// foreign writes in one tick of the file clock are ordered by their content hashes
         /// (docs/sync.md, "Writers that keep no stamps"), which this test does not judge.
         func server(_ change: (inout [[String: Any]]) -> Void) throws {
+            if putBackUnread { serverEditsAPutBackFile() }
             var object = try #require(try JSONSerialization.jsonObject(with: Data(box.bytes ?? [])) as? [String: Any])
             var items = object["items"] as? [[String: Any]] ?? []
             change(&items)
@@ -97,18 +173,22 @@ struct GetBananasServerModelTests {
             switch step.kind {
             case .serverAdd:
                 let id = ItemID.random()
-                serverRows.append((id, false, false))
+                serverRows.append(ServerRow(id: id))
                 try server { $0.append(["id": id, "name": "Server \(serverRows.count)", "amount": "", "section": "",
                                         "checked": false, "optional": false]) }
             case .serverCheck:
                 guard let row = serverRowInFile(step.which) else { return }
                 serverRows[row].checked = true
+                serverRows[row].edited()
                 try server { items in
                     for at in items.indices where items[at]["id"] as? String == serverRows[row].id { items[at]["checked"] = true }
                 }
             case .serverRemove:
                 guard let row = serverRowInFile(step.which) else { return }
+                let putBack = serverRows[row].putBackSinceEdit
                 serverRows[row].removed = true
+                serverRows[row].edited()
+                serverRows[row].undone = putBack
                 try server { $0.removeAll { $0["id"] as? String == serverRows[row].id } }
             case .read:
                 read(index)
@@ -124,6 +204,10 @@ struct GetBananasServerModelTests {
             case .readAndFlush:
                 read(index)
                 try flush(index)
+            case .readWithEarlierGlance:
+                read(index, glance: glances[index])
+            case .putBack:
+                putBack(step.which)
             }
         }
 
@@ -139,7 +223,7 @@ struct GetBananasServerModelTests {
             let file = try box.decoded()
             var problems: [String] = []
             for id in bananasRows where file.item(id) == nil { problems.append("an instance's row \(id.prefix(8)) is gone") }
-            for row in serverRows {
+            for row in serverRows where !row.undone {
                 let shown = file.item(row.id)
                 if row.removed, shown != nil { problems.append("the server's remove of \(shown!.name) was undone") }
                 if !row.removed, shown == nil { problems.append("the server's row \(row.id.prefix(8)) is gone") }
@@ -171,6 +255,15 @@ struct GetBananasServerModelTests {
         "serverAdd(0) read(10) serverAdd(0) read(2) add(4) readAndFlush(10) read(2) serverRemove(0)",
         // An add and a check read by different instances, from files written in one clock tick.
         "flush(0) serverAdd(0) read(6) serverCheck(0) add(4) flush(1)",
+        // Two instances stamped the server's add from two of its files; one read its check, and
+        // the remove (judged by the file's stamps) must hide that one's copy too.
+        "serverAdd(0) read(10) serverAdd(0) read(11) add(4) flush(4) serverCheck(0) read(2) serverRemove(0)",
+        // A bananas write showed the server's add; an older write put back, and another
+        // instance's write made from it lacks the row: no remove.
+        "serverAdd(0) add(4) read(8) serverAdd(0) readAndFlush(4) serverAdd(0) add(0) flush(8) putBack(0)",
+        // The server adds to a put-back older write and removes it again: the instance that
+        // read the add notes it though the newest base is a later write.
+        "add(1) readAndFlush(1) add(0) readAndFlush(0) putBack(0) serverAdd(0) read(1) serverRemove(0)",
     ])
     func foundHistoriesHold(_ history: String) throws {
         let run = try Run()
