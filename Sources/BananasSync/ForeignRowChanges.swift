@@ -48,33 +48,39 @@ struct ForeignRowChanges {
     }
 
     /// `list` (a later file state, descending from the bananas write stamped `generation`, or
-    /// that write itself when `isThatWrite`) with a delete for each noted row that it does not
-    /// show. The bananas write a change was read after came before the change: when a sync
-    /// engine puts it back, its lacking the row is no remove, and the row is forgotten (the
+    /// that write itself when `isThatWrite`) with a delete for each noted row that `evidence`
+    /// does not show. `evidence` is `list`, or for an older bananas write a sync engine put
+    /// back, the newest one made here (its `generation`), which came after the changes noted.
+    /// The bananas write a change was read after came before the change: put back with no
+    /// later write made here, its lacking the row is no remove, and the row is forgotten (the
     /// file went back to before the change; a writer that edits it next never saw the row).
-    /// A row shown as noted (or
-    /// newer) by a later bananas write than the one it was read after is forgotten: its base
-    /// holds it now. A row shown with older stamps is still watched: another instance stamped
-    /// the same change from an earlier file of that writer's (a foreign change is stamped
-    /// with the time of the file it is first read in), and a delete that saw only those
-    /// stamps would not hide this instance's.
-    mutating func settling(_ list: ShoppingList, generation: Stamp, isThatWrite: Bool, deleteStamp: (Stamp) -> Stamp) -> ShoppingList {
+    /// A row shown as noted (or newer) by a later bananas write than the one it was read after
+    /// is forgotten: its base holds it now. A row shown with older stamps is still watched:
+    /// another instance stamped the same change from an earlier file of that writer's (a
+    /// foreign change is stamped with the time of the file it is first read in), and a delete
+    /// that saw only those stamps would not hide this instance's.
+    mutating func settling(
+        _ list: ShoppingList, shownBy evidence: ShoppingList? = nil, generation: Stamp, isThatWrite: Bool, deleteStamp: (Stamp) -> Stamp
+    ) -> ShoppingList {
         guard !rows.isEmpty else { return list }
+        let evidence = evidence ?? list
         var result = list
         for (id, noted) in rows where noted.generation <= generation {
             if isThatWrite && noted.generation == generation {
                 rows[id] = nil
                 continue
             }
-            if let shown = list.rows[id], list.isVisible(id) {
+            if let shown = evidence.rows[id], evidence.isVisible(id) {
                 guard noted.generation < generation else { continue }
                 let older = ItemField.allCases.contains { shown.stamps[$0] < noted.stamps[$0] }
                 rows[id] = older ? (generation, noted.stamps) : nil
                 continue
             }
             rows[id] = nil
-            result.recordForeignDelete(of: id, seen: noted.stamps, stamp: deleteStamp(max(noted.stamps.newest, list.newestStamp)))
+            result.recordForeignDelete(of: id, seen: noted.stamps, stamp: deleteStamp(max(noted.stamps.newest, evidence.newestStamp)))
         }
         return result
     }
+
+    var isEmpty: Bool { rows.isEmpty }
 }

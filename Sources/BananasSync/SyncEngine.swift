@@ -118,7 +118,10 @@ final class SyncEngine: @unchecked Sendable {
         }
         lastSeenHash = hash
         lastSeenWritable = snapshot.isWritable
-        let list = absorb(snapshot, origin: origin, base: { base })
+        // A bananas write is absorbed without its base, which only a put-back older one needs.
+        let list = absorb(snapshot, origin: origin, base: {
+            base ?? baseGlance.flatMap { glance in glance.list().map { BaseStore.Base(list: $0, glance: glance) } }
+        })
         // Out of looks, these bytes are taken in for now but not kept as the state last read:
         // a flush absorbs them again against the base it reads under the lock.
         if !keepsAbsorbed { absorbed = nil }
@@ -182,7 +185,13 @@ final class SyncEngine: @unchecked Sendable {
         let madeFrom = origin.verdict == .own ? nil : base().flatMap { known in known.list.flatMap { snapshot.writeMadeFrom(base: $0, older: known.older) } }
         let local = !generation.isZero && (origin.verdict == .own || madeFrom != nil)
         if local {
-            list = foreignRowChanges.settling(list, generation: generation, isThatWrite: origin.verdict == .own, deleteStamp: { snapshot.foreignEditStamp(after: $0, now: Clock.nowMillis()) })
+            // An older bananas write put back after a later one was made here: the later one
+            // came after the changes noted, and tells which were removed.
+            let later = origin.verdict == .own && !foreignRowChanges.isEmpty
+                ? base()?.list.flatMap { $0.writeStamp > generation ? $0 : nil } : nil
+            list = foreignRowChanges.settling(list, shownBy: later, generation: later?.writeStamp ?? generation,
+                                              isThatWrite: origin.verdict == .own && later == nil,
+                                              deleteStamp: { snapshot.foreignEditStamp(after: $0, now: Clock.nowMillis()) })
             // Only a foreign write has changes to note: a bananas write's base is not parsed.
             if origin.verdict != .own,
                let judgedAgainst = origin.verdict == .foreign(.lastRead) ? absorbed?.list : madeFrom {

@@ -264,6 +264,9 @@ struct GetBananasServerModelTests {
         // The server adds to a put-back older write and removes it again: the instance that
         // read the add notes it though the newest base is a later write.
         "add(1) readAndFlush(1) add(0) readAndFlush(0) putBack(0) serverAdd(0) read(1) serverRemove(0)",
+        // The server's add and remove, the remove shown by a bananas write; the write before
+        // both put back: the instance that read the add learns the remove from the later write.
+        "add(0) flush(0) add(8) serverAdd(0) read(0) serverRemove(0) flush(2) putBack(0)",
     ])
     func foundHistoriesHold(_ history: String) throws {
         let run = try Run()
