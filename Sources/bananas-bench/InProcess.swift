@@ -101,6 +101,33 @@ enum InProcess {
         }
     }
 
+    /// Reading the list file into memory the way a command's process does (`read` into pages it
+    /// has never touched, which the kernel must clear first): what any command that takes the
+    /// file in pays besides the write protocol. Fresh pages come from `mmap` for each run, as a
+    /// reused heap would hand back pages already mapped.
+    static func fileRead(items: Int, folder: String, runs: Int? = nil) throws -> Samples {
+        let path = folder + "/Read.json"
+        try AtomicWrite.replace(path, with: ListCodec.encode(Fixtures.list(items: items)))
+        let fd = open(path, O_RDONLY)
+        precondition(fd >= 0, "open failed")
+        defer { close(fd) }
+        var info = stat()
+        fstat(fd, &info)
+        let size = Int(info.st_size)
+        return measure(warmup: runs == nil ? 2 : 0, runs: runs ?? (items >= 100_000 ? 10 : 30)) { _ in
+            guard let pages = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), pages != MAP_FAILED else {
+                fatalError("mmap failed")
+            }
+            var done = 0
+            while done < size {
+                let got = pread(fd, pages + done, size - done, off_t(done))
+                precondition(got > 0, "read failed")
+                done += got
+            }
+            munmap(pages, size)
+        }
+    }
+
     /// Parts of a flush or a read, for the profile table: decode and encode of the whole file.
     static func codec(items: Int, runs: Int? = nil) throws -> (decode: Samples, encode: Samples, bytes: Int) {
         let list = Fixtures.list(items: items)

@@ -61,15 +61,17 @@ for size in sizes {
     let merge = InProcess.merge(items: size)
     let codec = try InProcess.codec(items: size)
     let atomicWrite = try InProcess.atomicWrite(items: size, folder: folder)
+    let fileRead = try InProcess.fileRead(items: size, folder: folder)
     let suggest = InProcess.suggestions(items: size)
     line(String(format: "%7d items  remembered names %d: suggestions built %8.2f ms, query %7.3f ms (p99 %7.3f)",
                 size, suggest.names, suggest.build.median, suggest.query.median, suggest.query.percentile(0.99)))
-    line(String(format: "%7d items  key→frame %7.3f ms   flush %8.2f ms   merge %8.2f ms   decode %8.2f ms   encode %8.2f ms   atomic write %8.2f ms   file %d bytes",
-                size, key.median, flush.median, merge.median, codec.decode.median, codec.encode.median, atomicWrite.median, codec.bytes))
+    line(String(format: "%7d items  key→frame %7.3f ms   flush %8.2f ms   merge %8.2f ms   decode %8.2f ms   encode %8.2f ms   atomic write %8.2f ms   read %8.2f ms   file %d bytes",
+                size, key.median, flush.median, merge.median, codec.decode.median, codec.encode.median, atomicWrite.median,
+                fileRead.median, codec.bytes))
     records.append("""
       {"items": \(size), "fileBytes": \(codec.bytes), "keyPress": \(key.json()), "flush": \(flush.json()), \
     "merge": \(merge.json()), "decode": \(codec.decode.json()), "encode": \(codec.encode.json()), \
-    "atomicWrite": \(atomicWrite.json()), "suggestBuild": \(suggest.build.json()), "suggestQuery": \(suggest.query.json()), \
+    "atomicWrite": \(atomicWrite.json()), "fileRead": \(fileRead.json()), "suggestBuild": \(suggest.build.json()), "suggestQuery": \(suggest.query.json()), \
     "rememberedNames": \(suggest.names)}
     """)
 }
