@@ -191,16 +191,33 @@ extension ShoppingList {
             memory.settle()
             return .batch([])
 
-        case .batch(let edits):
-            // All or nothing: a failing step leaves the list as it was.
+        case .batch:
+            // All or nothing: a failing step leaves the list as it was. One copy of the list,
+            // however deep batches nest (a copy is a copy of every row).
             var copy = self
-            var inverses: [ListEdit] = []
-            for step in edits {
-                inverses.append(try copy.apply(step, stamp: stamp, modifiedAt: modifiedAt))
-            }
+            let inverse = try copy.applyInPlace(edit, stamp: stamp, modifiedAt: modifiedAt)
             self = copy
-            return .batch(inverses.reversed())
+            return inverse
         }
+    }
+
+    /// `apply`, a batch's steps (and theirs) applied in place: a failing step leaves the steps
+    /// before it applied.
+    private mutating func applyInPlace(_ edit: ListEdit, stamp: Stamp, modifiedAt: String?) throws -> ListEdit {
+        guard case .batch(let edits) = edit else { return try apply(edit, stamp: stamp, modifiedAt: modifiedAt) }
+        var inverses: [ListEdit] = []
+        for step in edits {
+            inverses.append(try applyInPlace(step, stamp: stamp, modifiedAt: modifiedAt))
+        }
+        return .batch(inverses.reversed())
+    }
+
+    /// `apply` without its all-or-nothing copy: a batch's steps are applied one by one, in
+    /// place, and a step that throws leaves the steps before it applied. For a scratch copy
+    /// that is made again on failure: the copy `apply` makes of a batch's list is a copy of
+    /// every row (15 ms at 100,000 items).
+    public mutating func applyStepByStep(_ edit: ListEdit, stamp: Stamp) throws {
+        _ = try applyInPlace(edit, stamp: stamp, modifiedAt: nil)
     }
 
     /// True when a field stamped `current` still holds what the undone edit wrote (stamped

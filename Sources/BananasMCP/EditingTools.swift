@@ -94,7 +94,15 @@ enum Batch {
             do {
                 let outcome = try each(index, entry, working)
                 if !outcome.edits.isEmpty {
-                    try working.apply(.batch(outcome.edits), stamp: scratch)
+                    // Step by step (all or nothing copied every row for each entry); after a
+                    // step that fails, the scratch copy is made again.
+                    do {
+                        for edit in outcome.edits { try working.applyStepByStep(edit, stamp: scratch) }
+                    } catch {
+                        working = store.list
+                        try working.apply(.batch(steps), stamp: scratch)
+                        throw error
+                    }
                     steps += outcome.edits
                 }
                 done.append(outcome)

@@ -50,6 +50,39 @@ func sampleList() throws -> ShoppingList {
         #expect(list == before)
     }
 
+    @Test func aFailingStepDeepInNestedBatchesChangesNothingAndTheInverseKeepsTheNesting() throws {
+        var list = try sampleList()
+        let before = list
+        let check = ListEdit.update(id: "A", changes: [.checked: .flag(true)])
+        #expect(throws: EditError.noSuchItem("nope")) {
+            try list.apply(.batch([check, .batch([.delete(id: "B"), .batch([.delete(id: "nope")])])]), stamp: stamp(2))
+        }
+        #expect(list == before)
+
+        let inverse = try list.apply(.batch([check, .batch([.delete(id: "B")])]), stamp: stamp(3))
+        guard case .batch(let outer) = inverse, outer.count == 2, case .batch(let inner) = outer[0], inner.count == 1 else {
+            Issue.record("the inverse of a nested batch is not nested the same way, in reverse: \(inverse)")
+            return
+        }
+        #expect(list.item("B") == nil && list.item("A")?.checked == true)
+        _ = try list.apply(inverse, stamp: stamp(4))
+        #expect(list.item("B") != nil && list.item("A")?.checked == false)
+    }
+
+    @Test func stepByStepLeavesTheStepsBeforeAFailureAndMatchesApplyOtherwise() throws {
+        var list = try sampleList()
+        #expect(throws: EditError.noSuchItem("nope")) {
+            try list.applyStepByStep(.batch([.delete(id: "B"), .batch([.delete(id: "nope")])]), stamp: stamp(2))
+        }
+        #expect(list.item("B") == nil, "the step before the failure stays applied")
+
+        var stepwise = try sampleList(), whole = try sampleList()
+        let edit = ListEdit.batch([.update(id: "A", changes: [.amount: .text("2")]), .batch([.delete(id: "B")])])
+        try stepwise.applyStepByStep(edit, stamp: stamp(5))
+        _ = try whole.apply(edit, stamp: stamp(5))
+        #expect(stepwise == whole)
+    }
+
     @Test func itemsInUnknownSectionsAreStillShown() throws {
         let list = try sampleList()
         #expect(list.displaySections == ["Produce", "Dairy", "Pantry"])
