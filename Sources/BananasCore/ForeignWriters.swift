@@ -229,10 +229,11 @@ extension ShoppingList {
         return result.sorted { ($0.lostStamp, $0.keys[0]) < ($1.lostStamp, $1.keys[0]) }
     }
 
-    /// True when the record's value is its field's value (again): nothing to review.
+    /// True when the record's value is its field's value (again), shown: nothing to review. A
+    /// deleted item shows none of its values.
     func isCurrent(_ record: ConflictRecord) -> Bool {
         switch record.subject {
-        case .item(let id, let field): rows[id]?[field] == record.lost
+        case .item(let id, let field): isVisible(id) && rows[id]?[field] == record.lost
         case .section(let key, let field): sectionEntries[key]?[field] == record.lost
         }
     }
@@ -244,6 +245,12 @@ extension ShoppingList {
         guard let subject = conflict.keys.first?.subject else { throw EditError.noSuchConflict }
         switch subject {
         case .item(let id, let field):
+            if item(id) == nil, let hidden = rows[id] {
+                // Deleted since: brought back, with the value.
+                var back = shown(hidden)
+                back[field] = conflict.lost  // a section by name, as the list shows it
+                return .batch([.insert(back), review])
+            }
             guard item(id) != nil else { throw EditError.noSuchItem(id) }
             return .batch([.update(id: id, changes: [field: conflict.lost]), review])
         case .section(let key, let field):
@@ -325,10 +332,17 @@ extension ShoppingList {
                          },
                          sections: { key, field in read.sectionEntries[key]?.stamps[field] != newest.sectionEntries[key]?.stamps[field] })
         for row in file.rows.values {
-            guard let was = read.item(row.id), let now = newest.item(row.id) else { continue }
-            for field in ItemField.allCases where row[field] == was[field] && row[field] != now[field] {
+            guard let was = read.item(row.id) else { continue }
+            let now = newest.item(row.id)
+            for field in ItemField.allCases where row[field] == was[field] {
                 // A value as that state had it, changed here since: left alone by its writer,
                 // or set back by it. Taken as left alone; recorded in case it was set back.
+                // The row deleted here since: its values that state shares with no other
+                // state in sight may be the writer's own edit of an older one, which would
+                // bring the row back. Taken as left alone (the delete stands); recorded too.
+                let ambiguous = now.map { row[field] != $0[field] }
+                    ?? bases.contains { $0.item(row.id).map { $0[field] != was[field] } ?? false }
+                guard ambiguous else { continue }
                 let lost: FieldValue = field == .section ? .text(newest.sectionKey(named: row.section)) : row[field]
                 let record = ConflictRecord(subject: .item(row.id, field), lost: lost, lostStamp: stamp)
                 result.conflicts[record.key] = record

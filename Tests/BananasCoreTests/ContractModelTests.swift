@@ -838,6 +838,10 @@ final class ContractTally: @unchecked Sendable {
         // goes to the older), listed a section removed in that older state: taken as a knowing
         // revival, it settled the record of the removal. Now it settles none, as for rows.
         "offsets 0/0/0: update(0,0,0,5,1) insert(0,0,0,0,0) removeSection(2,0,0,3,0) phoneNoBase(0,2,2,1,0) phoneOlder(2,0,1,1,0)",
+        // A phone's save of an older state checked an item this device had checked and then
+        // deleted: the save matched the state between the two, so it was judged against that
+        // one, and its check (which would bring the row back) was neither shown nor recorded.
+        "offsets 0/0/0: insert(0,0,0,0,0) insert(1,0,0,0,0) update(0,0,0,3,3) delete(0,0,0,0,0) phoneOlder(0,0,0,0,3)",
     ])
     func foundHistoriesHold(_ text: String) {
         let history = ContractHistory(text)

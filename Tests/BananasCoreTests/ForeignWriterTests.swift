@@ -260,3 +260,28 @@ enum StamplessWriter {
         #expect(edited.item("B")?.section == "Dairy")
     }
 }
+
+extension ForeignWriterTests {
+    /// Contract model, session 23: this device checked Bananas and then deleted it; a phone
+    /// that had read the list before both checked Bananas too and saved. Its save is the very
+    /// state this device wrote between the check and the delete, so that is the state it is
+    /// judged against: the delete stands. But the phone's check may be an edit of its own, which
+    /// would bring the row back, so it is listed for review, and restoring it brings the row
+    /// back checked.
+    @Test("a phone's save of an older state checks an item deleted here since, the same value this device gave it before the delete: kept for review, and restored it comes back")
+    func anEditOfARowDeletedSinceThatMatchesAnotherStateIsReviewed() throws {
+        let original = try sampleList()
+        var checked = original
+        _ = try checked.apply(.update(id: "A", changes: [.checked: .flag(true)]), stamp: stamp(2))
+        var deleted = checked
+        _ = try deleted.apply(.delete(id: "A"), stamp: stamp(3))
+        let phone = StamplessWriter.app(original) { $0[$0.firstIndex { $0.id == "A" }!].checked = true }
+
+        var list = ShoppingList.absorbing(stampless: phone, bases: [deleted, checked, original], stamp: stamp(4, "f1"))
+        #expect(list.item("A") == nil, "judged against the state it matches, the delete stands")
+        let review = try #require(list.conflictList().first { $0.subjectID == "A" && $0.field == "checked" }, "the check is not up for review")
+        _ = try list.apply(list.restoreEdit(review), stamp: stamp(5))
+        #expect(list.item("A")?.checked == true, "restored, the item is back, checked")
+        #expect(list.conflictList().isEmpty)
+    }
+}
