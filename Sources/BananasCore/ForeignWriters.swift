@@ -229,11 +229,14 @@ extension ShoppingList {
         return result.sorted { ($0.lostStamp, $0.keys[0]) < ($1.lostStamp, $1.keys[0]) }
     }
 
-    /// True when the record's value is its field's value (again), shown: nothing to review. A
-    /// deleted item shows none of its values.
+    /// True when the record's value is its field's value (again): nothing to review. A deleted
+    /// item shows none of its values: its record is current only if the delete saw a stamp as
+    /// new as the lost value's (a value given after the delete is to review, as it would have
+    /// brought the item back).
     func isCurrent(_ record: ConflictRecord) -> Bool {
         switch record.subject {
-        case .item(let id, let field): isVisible(id) && rows[id]?[field] == record.lost
+        case .item(let id, let field):
+            rows[id]?[field] == record.lost && (isVisible(id) || tombstones[id].map { record.lostStamp <= $0.seen[field] } ?? true)
         case .section(let key, let field): sectionEntries[key]?[field] == record.lost
         }
     }

@@ -285,3 +285,19 @@ extension ForeignWriterTests {
         #expect(list.conflictList().isEmpty)
     }
 }
+
+extension ForeignWriterTests {
+    /// Two devices check the same item at once (a record of the equal value that lost, not
+    /// listed); then the checked items are cleared. The delete saw the check: still nothing to
+    /// review.
+    @Test("two devices check an item at once, then it is deleted: no conflict to review")
+    func equalConcurrentChecksOfARowDeletedLaterAreNotListed() throws {
+        var mine = try sampleList(), theirs = try sampleList()
+        _ = try mine.apply(.update(id: "A", changes: [.checked: .flag(true)]), stamp: stamp(2, "me"))
+        _ = try theirs.apply(.update(id: "A", changes: [.checked: .flag(true)]), stamp: stamp(2, "you"))
+        mine.merge(theirs)
+        #expect(!mine.conflicts.isEmpty && mine.conflictList().isEmpty, "an equal value that lost is recorded, not listed")
+        _ = try mine.apply(.delete(id: "A"), stamp: stamp(3, "me"))
+        #expect(mine.conflictList().isEmpty)
+    }
+}
