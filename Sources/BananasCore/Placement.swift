@@ -67,24 +67,28 @@ extension ShoppingList {
         _ names: [String], amount: String? = nil, section: String? = nil, fallbackSection: String? = nil, optional: Bool = false,
         duplicate: Bool = false, remembering: Bool = true, makeID: () -> String = ItemID.random
     ) -> (edit: ListEdit, outcomes: [AddOutcome]) {
+        var lookups = AddLookups()
+        return addEdit(names, amount: amount, section: section, fallbackSection: fallbackSection, optional: optional,
+                       duplicate: duplicate, remembering: remembering, makeID: makeID, lookups: &lookups)
+    }
+
+    /// `addEdit`, asking what it needs of every row of `lookups`, which walks the rows only for
+    /// names and sections it has not been asked before: a batch of adds (an agent's
+    /// `add_items`) walks the list once, not once per entry. `lookups` must be told of the
+    /// items each add puts on the list (`AddLookups.took`) before the next add.
+    public func addEdit(
+        _ names: [String], amount: String? = nil, section: String? = nil, fallbackSection: String? = nil, optional: Bool = false,
+        duplicate: Bool = false, remembering: Bool = true, makeID: () -> String = ItemID.random, lookups: inout AddLookups
+    ) -> (edit: ListEdit, outcomes: [AddOutcome]) {
         var steps: [ListEdit] = []
         var outcomes: [AddOutcome] = []
-        // The section asked for, the order after every row and the items already named so:
-        // each rule's own test of a row, asked of every row in one walk.
-        var sectionLookup = section.flatMap { sections.contains($0) ? nil : SectionNamed($0) }
-        var nameLookups = duplicate ? [] : names.map(FirstItemNamed.init)
-        var highest: Double?
-        rows.forEachRow { row in
-            let order = row.sortOrder
-            if highest.map({ order > $0 }) ?? true { highest = order }
-            sectionLookup?.consider(row, in: self)
-            for i in nameLookups.indices { nameLookups[i].consider(row, in: self) }
-        }
-        let given = section.map { sectionLookup?.answer(in: self) ?? $0 }
+        lookups.lookUp(names: duplicate ? [] : names, sections: section.map { [$0] } ?? [], in: self)
+        let highest = lookups.highest
+        let given = section.map { lookups.sectionNamed($0, in: self) ?? $0 }
         var order = Self.sortOrder(after: highest)
         var newSections: [String] = []
-        for (index, typed) in names.enumerated() {
-            if !duplicate, let existing = nameLookups[index].found.map(shown) {
+        for typed in names {
+            if !duplicate, let existing = lookups.firstItem(named: typed, in: self) {
                 if existing.checked {
                     var changes: [ItemField: FieldValue] = [.checked: .flag(false)]
                     if let amount { changes[.amount] = .text(amount) }
@@ -111,5 +115,66 @@ extension ShoppingList {
         }
         if !newSections.isEmpty { steps.insert(.setSections(sections + newSections), at: 0) }
         return (.batch(steps), outcomes)
+    }
+}
+
+/// What the add rule asks of every row (the highest order, the first item of each name, the
+/// section a name means; `ShoppingList.addEdit`), kept across adds: the rows are walked once
+/// for the names and sections not asked before, and the items each add puts on the list are
+/// taken in one by one (`took`).
+public struct AddLookups {
+    fileprivate private(set) var highest: Double?
+    private var walked = false
+    private var names: [String: FirstItemNamed] = [:]
+    private var sections: [String: SectionNamed] = [:]
+
+    public init() {}
+
+    /// Walks the rows once for what adds of `names` into `sections` need that is not known
+    /// yet (a batch asks for all of its names first).
+    public mutating func lookUp(names asked: [String], sections askedSections: [String], in list: ShoppingList) {
+        var newNames: [FirstItemNamed] = []
+        for name in asked where names[name.lowercased()] == nil && !newNames.contains(where: { $0.folded.text == name.lowercased() }) {
+            newNames.append(FirstItemNamed(name))
+        }
+        var newSections: [SectionNamed] = []
+        for name in askedSections where !list.sections.contains(name) && sections[name] == nil && !newSections.contains(where: { $0.name == name }) {
+            newSections.append(SectionNamed(name))
+        }
+        guard !walked || !newNames.isEmpty || !newSections.isEmpty else { return }
+        var top: Double?
+        list.rows.forEachRow { row in
+            let order = row.sortOrder
+            if top.map({ order > $0 }) ?? true { top = order }
+            for i in newSections.indices { newSections[i].consider(row, in: list) }
+            for i in newNames.indices { newNames[i].consider(row, in: list) }
+        }
+        if !walked { highest = top }
+        walked = true
+        for lookup in newNames { names[lookup.folded.text] = lookup }
+        for lookup in newSections { sections[lookup.name] = lookup }
+    }
+
+    /// Takes in the items `edit` (one an add made, now applied) put on `list`.
+    public mutating func took(_ edit: ListEdit, in list: ShoppingList) {
+        switch edit {
+        case .batch(let steps): for step in steps { took(step, in: list) }
+        case .insert(let item):
+            guard let row = list.rows[item.id] else { return }
+            if highest.map({ row.sortOrder > $0 }) ?? true { highest = row.sortOrder }
+            for key in names.keys { names[key]!.consider(RowView(row), in: list) }
+            for key in sections.keys { sections[key]!.consider(RowView(row), in: list) }
+        default: break
+        }
+    }
+
+    /// The first visible item of this name, as `list` holds it now.
+    fileprivate func firstItem(named name: String, in list: ShoppingList) -> Item? {
+        names[name.lowercased()]?.found.flatMap { list.isVisible($0.id) ? list.rows[$0.id].map(list.shown) : nil }
+    }
+
+    /// The section `name` means, when it is not one of `list`'s own.
+    fileprivate func sectionNamed(_ name: String, in list: ShoppingList) -> String? {
+        sections[name]?.answer(in: list)
     }
 }

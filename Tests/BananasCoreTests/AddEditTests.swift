@@ -61,4 +61,33 @@ import Testing
             }
         }
     }
+
+    @Test("a batch of adds asking one set of lookups gives, entry by entry, what each add asking the whole list gives")
+    func sharedLookupsAnswerAsAFreshWalk() async throws {
+        await propertyCheck(count: 1_000, input: Gen.int(in: 0...1_000).array(of: 60...160)) { draws in
+            let list = AddEditTests.list(draws)
+            var rest = draws.dropFirst(40).makeIterator()
+            func pick(_ count: Int) -> Int { (rest.next() ?? 0) % count }
+            let entries = (0..<(1 + pick(8))).map { _ in
+                (name: AddEditTests.names[pick(AddEditTests.names.count)],
+                 section: pick(3) == 0 ? nil : AddEditTests.sections[pick(AddEditTests.sections.count)],
+                 duplicate: pick(6) == 0)
+            }
+            let stamp = Stamp(millis: 1_900_000_000_000, counter: 0, replica: "0123456789ab")
+            var fresh = list, shared = list
+            var lookups = AddLookups()
+            lookups.lookUp(names: entries.map(\.name), sections: [], in: shared)
+            var nextFresh = 0, nextShared = 0
+            for entry in entries {
+                let a = fresh.addEdit([entry.name], section: entry.section, duplicate: entry.duplicate, remembering: false,
+                                      makeID: { nextFresh += 1; return "NEW-\(nextFresh)" })
+                let b = shared.addEdit([entry.name], section: entry.section, duplicate: entry.duplicate, remembering: false,
+                                       makeID: { nextShared += 1; return "NEW-\(nextShared)" }, lookups: &lookups)
+                #expect(a.edit == b.edit && a.outcomes == b.outcomes, "\(entry) after \(entries)")
+                _ = try? fresh.apply(a.edit, stamp: stamp)
+                _ = try? shared.apply(b.edit, stamp: stamp)
+                lookups.took(b.edit, in: shared)
+            }
+        }
+    }
 }
