@@ -58,13 +58,15 @@ struct GetBananasServerModelTests {
             /// A sync engine put a file back since the server's last edit of the row.
             var putBackSinceEdit = false
 
-            mutating func edited() { (written, undone, putBackSinceEdit) = (false, false, false) }
+            /// A new edit by the server. A remove after a put-back stays "either way" (it may not
+            /// have seen an edit the put-back took away), whatever the server did in between.
+            mutating func edited() { (written, undone) = (false, false) }
         }
         var serverRows: [ServerRow] = []
         /// Every file a bananas flush wrote, with its modification time (ns).
         var bananasWrites: [(text: String, modified: Int64)] = []
-        /// A put-back file no bananas process has read yet.
-        var putBackUnread = false
+        /// The file is a put-back one, or the server's save of one: no bananas write since.
+        var onPutBack = false
         /// Each instance's glance of the base at its previous read.
         var glances: [BaseStore.Glance?] = [nil, nil, nil]
         var bananasRows: [String] = []
@@ -85,17 +87,16 @@ struct GetBananasServerModelTests {
         }
 
         func read(_ index: Int, glance: BaseStore.Glance? = nil) {
-            putBackUnread = false
             let taken = engines[index].file.base?.glance()
             if case .state(let state) = engines[index].read(glance: glance) { locals[index].merge(state.list) }
             glances[index] = taken
         }
 
         func flush(_ index: Int) throws {
-            putBackUnread = false
             let outcome = try engines[index].flush(local: locals[index], lockTimeoutMillis: 2_000)
             locals[index] = outcome.written
             guard outcome.wrote else { return }
+            onPutBack = false
             bananasWrites.append((String(decoding: box.bytes ?? [], as: UTF8.self), modified()))
             for at in serverRows.indices where !serverRows[at].written { serverRows[at].written = fileShows(serverRows[at]) }
         }
@@ -106,11 +107,11 @@ struct GetBananasServerModelTests {
             return row.removed ? shown == nil : shown?.checked == row.checked
         }
 
-        /// The server is about to save a put-back file no bananas process has read: to them,
-        /// the server's edits the file lacks look removed or set back by the server (the two
-        /// cannot be told apart), so those rows may end either way.
+        /// The server is about to save a put-back file (or its own save of one), no bananas
+        /// write since: the server's edits the file lacks look removed or set back by the
+        /// server to an instance that read the server's files before the put-back (docs/sync.md,
+        /// "Known anomalies"), so those rows may end either way.
         func serverEditsAPutBackFile() {
-            putBackUnread = false
             for at in serverRows.indices where !fileShows(serverRows[at]) { serverRows[at].undone = true }
         }
 
@@ -125,7 +126,7 @@ struct GetBananasServerModelTests {
                 serverRows[at].putBackSinceEdit = true
                 if !serverRows[at].written { serverRows[at].undone = true }
             }
-            putBackUnread = true
+            onPutBack = true
             if which % 2 == 1 {
                 let omit = (1 << 30) - 2  // UTIME_OMIT: the access time as it is
                 var times = [timespec(tv_sec: 0, tv_nsec: omit),
@@ -142,7 +143,7 @@ struct GetBananasServerModelTests {
         /// foreign writes in one tick of the file clock are ordered by their content hashes
         /// (docs/sync.md, "Writers that keep no stamps"), which this test does not judge.
         func server(_ change: (inout [[String: Any]]) -> Void) throws {
-            if putBackUnread { serverEditsAPutBackFile() }
+            if onPutBack { serverEditsAPutBackFile() }
             var object = try #require(try JSONSerialization.jsonObject(with: Data(box.bytes ?? [])) as? [String: Any])
             var items = object["items"] as? [[String: Any]] ?? []
             change(&items)
