@@ -43,7 +43,7 @@ struct ForeignRowChanges {
         guard !rows.isEmpty else { return }
         for (id, noted) in rows {
             guard let shown = list.rows[id], list.isVisible(id) else { continue }
-            if !ItemField.allCases.contains(where: { shown.stamps[$0] < noted.stamps[$0] }) { rows[id] = nil }
+            if !Self.isOlder(shown, than: noted.stamps) { rows[id] = nil }
         }
     }
 
@@ -72,8 +72,7 @@ struct ForeignRowChanges {
             }
             if let shown = evidence.rows[id], evidence.isVisible(id) {
                 guard noted.generation < generation else { continue }
-                let older = ItemField.allCases.contains { shown.stamps[$0] < noted.stamps[$0] }
-                rows[id] = older ? (generation, noted.stamps) : nil
+                rows[id] = Self.isOlder(shown, than: noted.stamps) ? (generation, noted.stamps) : nil
                 continue
             }
             rows[id] = nil
@@ -83,4 +82,10 @@ struct ForeignRowChanges {
     }
 
     var isEmpty: Bool { rows.isEmpty }
+
+    /// True when `row` holds some field under an older stamp than noted: the same change as
+    /// another instance stamped it, which a delete that saw only those stamps would not hide.
+    private static func isOlder(_ row: Item, than noted: ItemStamps) -> Bool {
+        ItemField.allCases.contains { row.stamps[$0] < noted[$0] }
+    }
 }
