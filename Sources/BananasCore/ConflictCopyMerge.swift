@@ -2,17 +2,13 @@
 /// the file that forked from it when two devices changed it between syncs. It merges like any
 /// other copy: its stamps say what each of its values saw, so a stale copy changes nothing,
 /// and the values that lost on either side since the fork become conflict records. A row it
-/// lacks is never a delete (only its tombstones delete), and its stampless values (a copy
-/// written by the Get Bananas app) are absorbed against the base like any stampless writer's.
+/// lacks is never a delete (only its tombstones delete). A copy bananas did not write (a
+/// phone's save) is first judged like any such save (rule 5, `judging`), so the outcome does
+/// not depend on which file the sync engine kept as the list.
 extension ShoppingList {
-    /// Merges `copy` into `main` (the file as read under the lock, with stampless writers
-    /// already absorbed). `base` is this machine's base; `stamp` stamps the copy's stampless
-    /// edits and must be newer than every stamp in `main` and `copy`.
-    public static func mergingConflictCopy(_ copy: ShoppingList, into main: ShoppingList, base: ShoppingList?, stamp: Stamp) -> ShoppingList {
-        // A stampless copy with no base is a fork of the list it merges into (`mergingStampless`).
-        let against = base ?? (copy.isStampless && !main.rows.isEmpty ? main : nil)
-        let absorbed = against.map { absorbing(file: copy, base: $0, stamp: stamp, deletesByAbsence: false) } ?? copy
-        return main.merged(with: absorbed)
+    /// Merges `copy` (judged already, when bananas did not write it) into `main`.
+    public static func mergingConflictCopy(_ copy: ShoppingList, into main: ShoppingList) -> ShoppingList {
+        main.merged(with: copy)
     }
 
     /// True when the two lists know at least one row in common (by id, deleted ones too):

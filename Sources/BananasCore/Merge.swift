@@ -262,18 +262,16 @@ extension ShoppingList {
     public static let conflictCapacity = 200
 
     /// Bookkeeping a writer does with its wall clock before it writes, outside `merge`:
-    /// deletes and conflict records new to a file are dated `now`; deletes dated before
-    /// `now - tombstoneLifetimeMillis` are forgotten with the rows they hide; reviewed
+    /// deletes and conflict records new to a file are dated `now`; a delete this device first
+    /// saw (`deleteFirstSeen`, its published history) before `now - tombstoneLifetimeMillis`
+    /// is forgotten with the row it hides, never by its stamp or a date a file claims; reviewed
     /// records past their lifetime, and the oldest records past `conflictCapacity`, go. What
     /// the forgotten rows said of their names stays in the memory.
-    public mutating func collectGarbage(now: Int64) {
+    public mutating func collectGarbage(now: Int64, deleteFirstSeen: (String) -> Int64? = { _ in nil }) {
         var expired: [String] = []
         for (id, tombstone) in tombstones {
-            if tombstone.firstSeen == 0 {
-                tombstones[id]!.firstSeen = now
-            } else if tombstone.firstSeen < now - Self.tombstoneLifetimeMillis {
-                expired.append(id)
-            }
+            if tombstone.firstSeen == 0 { tombstones[id]!.firstSeen = now }
+            if let seen = deleteFirstSeen(id), seen < now - Self.tombstoneLifetimeMillis { expired.append(id) }
         }
         rememberForgottenRows(expired.filter { !isVisible($0) }, now: now)
         for id in expired {

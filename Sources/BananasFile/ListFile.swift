@@ -254,7 +254,7 @@ public final class ListFile: Sendable {
     /// (written and fsynced, or already equal), still under the lock.
     public func update<Value>(
         lockTimeoutMillis: Int64 = 5_000,
-        absorb: (Snapshot, BaseStore.Base?) -> ShoppingList = { snapshot, _ in snapshot.list },
+        absorb: (Snapshot, BaseStore.Base?, inout PublishedHistory) -> ShoppingList = { snapshot, _, _ in snapshot.list },
         settled: ((UpdateResult<Value>) -> Void)? = nil,
         _ body: (inout ShoppingList, Snapshot) throws -> Value
     ) throws -> UpdateResult<Value> {
@@ -267,27 +267,35 @@ public final class ListFile: Sendable {
     }
 
     private func updateLocked<Value>(
-        absorb: (Snapshot, BaseStore.Base?) -> ShoppingList,
+        absorb: (Snapshot, BaseStore.Base?, inout PublishedHistory) -> ShoppingList,
         _ body: (inout ShoppingList, Snapshot) throws -> Value
     ) throws -> UpdateResult<Value> {
         try saveUnsavedBase()
         let knownBase = base?.load()
+        var history = base?.history() ?? PublishedHistory()
         let snapshot = try load()
         guard snapshot.isWritable else {
             throw ListFileError.newerSchema(path: path, found: snapshot.decoded.schemaVersion, supported: ListCodec.currentSchemaVersion)
         }
         let now = Clock.nowMillis()
-        let absorbed = absorb(snapshot, knownBase)
+        let published = history.states.count
+        let absorbed = absorb(snapshot, knownBase, &history)
+        let tookIn = history.states.count != published
         var list = absorbed
         let value = try body(&list, snapshot)
         func unchanged() -> UpdateResult<Value> {
-            UpdateResult(value: value, wrote: false, fileState: absorbed, list: absorbed, snapshot: snapshot)
+            // A state taken in is published even when no write follows (rule 5).
+            let failure = tookIn ? base?.saveHistory(history.pruned(now: now, maxBytes: BaseStore.historyMaxBytes(listSize: snapshot.bytes?.count ?? 0))) : nil
+            return UpdateResult(value: value, wrote: false, fileState: absorbed, list: absorbed, snapshot: snapshot,
+                                baseSaveFailure: failure.map { ListFileError.stateNotSaved($0, folder: base!.folder) })
         }
         // An unchanged list is not rewritten: a version-1 file stays version 1 until edited.
         // But a file that lacks what we hold (a sync engine put back an older copy; the
-        // absorbed list has it from the base) is.
-        guard list != absorbed || !list.hasSameVisibleContent(as: snapshot.list) else { return unchanged() }
-        list.collectGarbage(now: now)
+        // absorbed list has it from the base) is, and so is a save taken in: its judgment
+        // (stamps, deletes, records) reaches every device through the file.
+        let savedBySomeoneElse = tookIn && history.head.map { if case .save = $0.kind { true } else { false } } == true
+        guard list != absorbed || !list.hasSameVisibleContent(as: snapshot.list) || savedBySomeoneElse else { return unchanged() }
+        list.collectGarbage(now: now, deleteFirstSeen: { history.deleteFirstSeen($0) })
         // This write's own mark: a writer that keeps `sync` as found (the Node server) hands
         // it back, which says its save came from this state (docs/sync.md, rule 4).
         list.writeStamp = Stamp(millis: max(now, list.writeStamp.millis + 1), counter: 0, replica: ReplicaID.random())
@@ -312,7 +320,9 @@ public final class ListFile: Sendable {
         if let base {
             do throws(ListFileError) {
                 if let failure = base.announce(hash) { throw failure }
-                preparedBase = try base.prepare(list, written: bytes, hash: hash)
+                history.publish(list, hash: hash, kind: .write(mark: list.writeStamp), now: now, born: !snapshot.exists)
+                preparedBase = try base.prepare(list, written: bytes, hash: hash,
+                                                history: history.pruned(now: now, maxBytes: BaseStore.historyMaxBytes(listSize: bytes.count)))
             } catch {
                 started.abandon()
                 throw ListFileError.stateNotSaved(error, folder: base.folder)

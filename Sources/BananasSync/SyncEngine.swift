@@ -21,20 +21,18 @@ final class SyncEngine: @unchecked Sendable {
     /// write (or nothing at all) and is ignored.
     private var lastSeenHash: UInt64?
     private var lastSeenWritable = true
-    /// The absorbed list for `lastSeenHash`: a stampless file read twice is stamped once,
-    /// so its foreign edits do not get newer stamps at every read and beat later local edits.
-    ///
-    /// `baseMark` is the newest hash in the base's written hashes when that file was read: the
-    /// same mark later means no bananas write came between, so that file is newer than the base.
-    private var absorbed: (hash: UInt64, list: ShoppingList, baseMark: UInt64?)?
-    /// Rows stampless writers changed that no bananas write here has shown yet.
-    private var foreignRowChanges = ForeignRowChanges()
+    /// The list last made of a foreign file's bytes without the lock: read twice, judged once.
+    private var lastJudged: (hash: UInt64, list: ShoppingList)?
     /// Stamps foreign writers' changes. Its own replica id: the store's clock is separate.
     private var clock = StampClock(replica: ReplicaID.random())
     private var watcher: FolderWatcher?
     private var lastRescan: Int64 = 0
-    /// False for the viewer: it reports copies it cannot read, and merges nothing.
+    /// False for the viewer and read commands: it reports copies it cannot read, merges
+    /// nothing, and takes no state in (a foreign file is shown judged, not published).
     let mergesCopies: Bool
+    /// How long taking a foreign file in waits for the lock before showing it judged for now.
+    static let takeInLockMillis: Int64 = 1_000
+    private var takeInRetryScheduled = false
     /// How long merging a conflict copy waits for the lock.
     var copyLockTimeoutMillis: Int64 = 1_000
     /// How long a read waits for a lock holder to finish before judging a file it does not
@@ -55,15 +53,16 @@ final class SyncEngine: @unchecked Sendable {
 
     /// Reads the file. `.unchanged` when its bytes are the ones last seen.
     ///
-    /// Cheap when nothing changed (our own write, a rescan): read and hash, no parse. The base
-    /// is parsed only for a foreign write, and then only if this process has not parsed it
-    /// since it was saved.
-    ///
-    /// `glance`: the base as glanced earlier, for a reader that stops between its glance and
-    /// the file (as a busy machine's scheduler may make it); a new one otherwise.
-    func read(settling: Bool = true, attempts: Int = 3, glance earlier: BaseStore.Glance? = nil) -> FileReport {
-        // The base's glance before the file: see `WriteOrigin.writtenHashes`.
-        let glance = earlier ?? file.base?.glance()
+    /// Cheap when nothing changed (our own write, a rescan): read and hash, no parse. Bytes
+    /// bananas wrote carry every change as stamps and are taken as they are. Any other state
+    /// (a stampless save, a Get Bananas server save, another device's write) is taken in under
+    /// the lock: judged against the published history, published, and written back when it
+    /// was a save (`absorb`). An engine that takes nothing in (`mergesCopies` false), or one
+    /// that cannot have the lock now, shows it judged in memory the same way.
+    func read(settling: Bool = true) -> FileReport {
+        // The base's glance before the file: a base newer than the file would judge rows
+        // added since as deleted.
+        let glance = file.base?.glance()
         let snapshot: ListFile.Snapshot
         let hash: UInt64
         do {
@@ -80,132 +79,94 @@ final class SyncEngine: @unchecked Sendable {
                 // A writer may be halfway through writing in place: look again shortly
                 // before calling the file broken.
                 usleep(150_000)
-                return read(settling: false, attempts: attempts)
+                return read(settling: false)
             }
             lastSeenHash = nil
             return .failed(error)
         }
-        // Our last write's base could not be saved: the one on disk is older than that write
-        // and must not be merged against. The write's own list is the base (`unsavedBase`).
-        let unsaved = file.unsavedBase
-        var origin = WriteOrigin(hash: hash, exists: snapshot.exists,
-                                 writtenHashes: unsaved.map { (glance?.writtenHashes ?? []) + [$0.hash] } ?? glance?.writtenHashes,
-                                 settled: unsaved != nil, previous: previous, hasBase: glance == nil && unsaved == nil ? false : nil,
-                                 mark: snapshot.list.writeStamp)
-        var baseGlance = glance
-        var keepsAbsorbed = true
-        if origin.verdict == .unsettled, let store = file.base {
-            settle(&origin, glance: &baseGlance, store: store)
-        }
-        var base: BaseStore.Base?
-        if origin.verdict == .needsBase {
-            // A foreign write: absorb it against the base as it was before the file was read
-            // (with the states written before it, for a stampless save of an older one).
-            if let unsaved {
-                base = BaseStore.Base(list: unsaved.list, writtenHashes: origin.writtenHashes ?? [unsaved.hash])
-            } else if let baseGlance, let list = baseGlance.list() {
-                base = BaseStore.Base(list: list, glance: baseGlance)
-            }
-            // A file that came from a bananas write newer than the glanced base (saved between
-            // the glance and the read) is not judged against the older one: its writer read
-            // rows that base lacks, and its removing one would not count as a delete.
-            let baseTooOld = base.map { snapshot.list.writeStamp > $0.list?.writeStamp ?? .zero } ?? false
-            if base == nil || baseTooOld, unsaved == nil, baseGlance?.isStale == true {
-                if attempts > 1 { return read(settling: settling, attempts: attempts - 1) }  // saved meanwhile: look again
-                if baseTooOld { keepsAbsorbed = false }
-            }
-            origin.hasBase = base != nil
-        }
         lastSeenHash = hash
         lastSeenWritable = snapshot.isWritable
-        // A bananas write is absorbed without its base, which only a put-back older one needs.
-        let list = absorb(snapshot, origin: origin, base: {
-            base ?? baseGlance.flatMap { glance in glance.list().map { BaseStore.Base(list: $0, glance: glance) } }
-        })
-        // Out of looks, these bytes are taken in for now but not kept as the state last read:
-        // a flush absorbs them again against the base it reads under the lock.
-        if !keepsAbsorbed { absorbed = nil }
-        return .state(FileState(list: list, snapshot: snapshot))
-    }
-
-    /// Whether another bananas process wrote the bytes `origin` names: it announces them
-    /// before its rename; one that did not (an older version) is waited for to let go of the
-    /// lock, and the base glanced at again.
-    ///
-    /// A bananas writer renames the file into place and then saves its base, with the lock
-    /// held throughout: a watcher that fires at the rename reads the new file before its hash
-    /// is in the base, and took another bananas process's write for a foreign one, parsing
-    /// the whole base and merging against it (90% of propagation at 10,000 items). Whether
-    /// bananas wrote some bytes may be judged by the newest base (a file bananas wrote holds
-    /// no foreign change, however old); only a base to merge against must predate the read,
-    /// so `glance` is replaced only when the bytes turn out to be bananas'.
-    private func settle(_ origin: inout WriteOrigin, glance: inout BaseStore.Glance?, store: BaseStore) {
-        origin.announced = store.announced()
-        if origin.verdict != .own, FileLock.waitUntilFree(path: file.lockPath, timeoutMillis: SyncEngine.writerSettleMillis) {
-            let settled = store.glance()
-            if settled.writtenHashes.contains(origin.hash) {
-                origin.writtenHashes = settled.writtenHashes
-                glance = settled
+        // A missing file is no state a writer changed: a sync engine that deletes the file
+        // and then renames the new one in made one replacement.
+        guard snapshot.exists, snapshot.isWritable, !isOwn(hash, glance: glance) else { return .state(FileState(list: snapshot.list, snapshot: snapshot)) }
+        if mergesCopies {
+            do {
+                let outcome = try flush(local: nil, lockTimeoutMillis: Self.takeInLockMillis)
+                return .state(FileState(list: outcome.written, snapshot: outcome.snapshot))
+            } catch {
+                scheduleTakeIn()
             }
         }
-        origin.settled = true
-    }
-
-    /// The file state this engine took in last, as `WriteOrigin` knows it.
-    private var previous: WriteOrigin.Previous? {
-        absorbed.map { WriteOrigin.Previous(hash: $0.hash, baseMark: $0.baseMark, mark: $0.list.writeStamp) }
-    }
-
-    /// The file's list as `origin` says to take it; `base` is asked for only to absorb
-    /// against it.
-    private func absorb(_ snapshot: ListFile.Snapshot, origin: WriteOrigin, base: () -> BaseStore.Base?) -> ShoppingList {
-        var list: ShoppingList
-        switch origin.verdict {
-        case .seenBefore:
-            return absorbed!.list
-        case .absent:
-            // A missing file is no state a writer changed: a sync engine that deletes the file
-            // and then renames the new one in made one replacement, to be compared with the
-            // file before it (compared with nothing, a Get Bananas delete came back).
-            return snapshot.list
-        case .own, .foreignWithoutBase:
-            list = snapshot.list
-        case .foreign(.lastRead):
-            list = snapshot.absorbed(against: absorbed!.list, older: base()?.older ?? [], clock: &clock, now: Clock.nowMillis())
-        case .foreign(.base):
-            list = base().flatMap { known in
-                known.list.map { snapshot.absorbed(against: $0, older: known.older, clock: &clock, now: Clock.nowMillis()) }
-            } ?? snapshot.list
-        case .unsettled, .needsBase:
-            preconditionFailure("the origin of a file state is settled before it is absorbed")
+        if lastJudged?.hash != hash {
+            let head = file.unsavedBase?.list ?? glance?.list() ?? ShoppingList()
+            let history = file.base?.history() ?? PublishedHistory()
+            lastJudged = (hash, judge(snapshot, history: history, head: head).merged)
         }
-        // A state descending from a bananas write here: what stampless writers changed since
-        // is in no base until a bananas write here shows it (`ForeignRowChanges`).
-        let generation = snapshot.list.writeStamp
-        let madeFrom = origin.verdict == .own ? nil : base().flatMap { known in known.list.flatMap { snapshot.writeMadeFrom(base: $0, older: known.older) } }
-        let local = !generation.isZero && (origin.verdict == .own || madeFrom != nil)
-        if local {
-            // An older bananas write put back after a later one was made here: the later one
-            // came after the changes noted, and tells which were removed.
-            let later = origin.verdict == .own && !foreignRowChanges.isEmpty
-                ? base()?.list.flatMap { $0.writeStamp > generation ? $0 : nil } : nil
-            list = foreignRowChanges.settling(list, shownBy: later, generation: later?.writeStamp ?? generation,
-                                              isThatWrite: origin.verdict == .own && later == nil,
-                                              deleteStamp: { snapshot.foreignEditStamp(after: $0, now: Clock.nowMillis()) })
-            // Only a foreign write has changes to note: a bananas write's base is not parsed.
-            if origin.verdict != .own,
-               let judgedAgainst = origin.verdict == .foreign(.lastRead) ? absorbed?.list : madeFrom {
-                foreignRowChanges.note(changedFrom: judgedAgainst, to: list, generation: generation)
+        return .state(FileState(list: lastJudged!.list, snapshot: snapshot))
+    }
+
+    /// True when bananas wrote these bytes here: in this process, or another that named them
+    /// (its written hashes, or the hash it announced before its rename). A writer renames its
+    /// file before it saves its base: one holding the lock is waited for briefly.
+    private func isOwn(_ hash: UInt64, glance: BaseStore.Glance?) -> Bool {
+        if file.unsavedBase?.hash == hash || glance?.writtenHashes.contains(hash) == true { return true }
+        guard let store = file.base else { return false }
+        if store.announced() == hash { return true }
+        if FileLock.waitUntilFree(path: file.lockPath, timeoutMillis: SyncEngine.writerSettleMillis) {
+            return store.glance().writtenHashes.contains(hash)
+        }
+        return false
+    }
+
+    /// A foreign state the lock kept from being taken in: tried again in a second.
+    private func scheduleTakeIn() {
+        guard !takeInRetryScheduled, watcher != nil else { return }
+        takeInRetryScheduled = true
+        queue.asyncAfter(deadline: .now() + .seconds(1)) { [weak self] in
+            guard let self else { return }
+            self.takeInRetryScheduled = false
+            self.lastSeenHash = nil
+            let report = self.read()
+            if case .unchanged = report {} else { self.deliver(report) }
+        }
+    }
+
+    /// A file state bananas did not write here, judged (rule 5, `ShoppingList.judging`):
+    /// its writer's changes stamped, its deletes and the values kept for review recorded,
+    /// merged into `head`. A file with stamps and a write mark unknown here (another
+    /// device's bananas write) has nothing to judge but values whose stamps it kept.
+    private func judge(_ snapshot: ListFile.Snapshot, history: PublishedHistory, head: ShoppingList) -> ShoppingList.Judgment {
+        let save = snapshot.list
+        let now = Clock.nowMillis()
+        let stamp = snapshot.foreignEditStamp(after: max(save.newestStamp, head.newestStamp), now: now)
+        clock.observe(stamp, now: now)
+        // The app omits sortOrder: a whole save without it writes no order.
+        let ordered = !save.isStampless || snapshot.bytes.map { String(decoding: $0, as: UTF8.self).contains("\"sortOrder\"") } ?? false
+        return ShoppingList.judging(save: save, hash: snapshot.contentHash, stamp: stamp, history: history, head: head,
+                                    unwritten: { _, field in field == .sortOrder && !ordered })
+    }
+
+    /// Under the lock: the file's list as read, a state bananas did not write here taken in
+    /// (judged and published).
+    private func absorb(_ snapshot: ListFile.Snapshot, base: BaseStore.Base?, history: inout PublishedHistory) -> ShoppingList {
+        let hash = snapshot.contentHash
+        guard snapshot.exists else { return snapshot.list }
+        if file.unsavedBase?.hash == hash || base?.writtenHashes.contains(hash) == true { return snapshot.list }
+        if let known = history.state(hashed: hash) {
+            switch known.kind {
+            case .write, .received: return snapshot.list
+            case .save: break
             }
         }
-        absorbed = (origin.hash, list, origin.baseMark)
-        return list
-    }
-
-    /// The origin of a file read under the lock, with the base loaded before it.
-    private func origin(underLock snapshot: ListFile.Snapshot, base: BaseStore.Base?) -> WriteOrigin {
-        WriteOrigin(hash: snapshot.contentHash, exists: snapshot.exists, writtenHashes: base?.writtenHashes, settled: true,
-                    previous: previous, hasBase: base != nil, mark: snapshot.list.writeStamp)
+        let head = file.unsavedBase?.list ?? base?.list ?? ShoppingList()
+        let judged = judge(snapshot, history: history, head: head)
+        if history.state(hashed: hash) == nil {
+            let save = snapshot.list
+            let kind: PublishedHistory.Kind = save.isStampless ? .save(marked: false)
+                : history.state(marked: save.writeStamp) != nil ? .save(marked: true) : .received(mark: save.writeStamp)
+            history.publish(judged.held, hash: hash, kind: kind, now: Clock.nowMillis())
+        }
+        return judged.merged
     }
 
     // MARK: Flushing
@@ -224,21 +185,17 @@ final class SyncEngine: @unchecked Sendable {
         var copies = CopiesUnderLock()
         let result = try file.update(
             lockTimeoutMillis: lockTimeoutMillis,
-            absorb: { snapshot, base in
-                self.absorb(snapshot, origin: self.origin(underLock: snapshot, base: base), base: { base })
+            absorb: { snapshot, base, history in
+                var list = self.absorb(snapshot, base: base, history: &history)
+                if mergingCopies { copies = self.mergeCopiesUnderLock(into: &list, base: base, history: &history) }
+                return list
             },
             settled: { _ in copies.retire(archive: self.file.state) }
         ) { list, _ in
             if let local { list.merge(local) }
-            if mergingCopies { copies = mergeCopiesUnderLock(into: &list) }
             try prepare(&list)
         }
-        let hash = result.snapshot.contentHash
-        lastSeenHash = hash
-        if result.wrote {
-            absorbed = (hash, result.list, file.base == nil ? nil : hash)  // its hash is the base's newest now
-            foreignRowChanges.written(result.list)
-        }
+        lastSeenHash = result.snapshot.contentHash
         return FlushOutcome(fileState: result.fileState, written: result.list, wrote: result.wrote, stateFailure: result.baseSaveFailure,
                             snapshot: result.snapshot, copiesMerged: copies.retired, copiesUnmerged: copies.unmerged)
     }
@@ -308,49 +265,39 @@ final class SyncEngine: @unchecked Sendable {
     }
 
     /// Under the lock: every copy beside the file merged into `list`, listed again (another
-    /// process may have merged some meanwhile).
-    private func mergeCopiesUnderLock(into list: inout ShoppingList) -> CopiesUnderLock {
+    /// process may have merged some meanwhile). A copy bananas did not write is taken in like
+    /// the file itself: judged and published.
+    private func mergeCopiesUnderLock(into list: inout ShoppingList, base: BaseStore.Base?, history: inout PublishedHistory) -> CopiesUnderLock {
         var copies = CopiesUnderLock()
-        let base = file.base?.load()
         for copy in ConflictCopy.find(beside: file.path) {
             switch inspect(copy, list: list) {
             case .unmerged(let problem): copies.unmerged.append(problem)
             case .skip: break
             case .copy(let snapshot, let bytes):
-                mergeCopy(snapshot, bytes: bytes, into: &list, base: base)
+                list = ShoppingList.mergingConflictCopy(absorb(snapshot, base: base, history: &history), into: list)
                 copies.merged.append((copy, bytes))
             }
         }
         return copies
     }
 
-    /// The one rule for merging a copy into the list (`ShoppingList.mergingConflictCopy`).
-    private func mergeCopy(_ snapshot: ListFile.Snapshot, bytes: [UInt8], into list: inout ShoppingList, base: BaseStore.Base?) {
-        let now = Clock.nowMillis()
-        clock.observe(max(list.newestStamp, snapshot.list.newestStamp), now: now)
-        // Bytes bananas wrote here carry every change as stamps: nothing to absorb.
-        let origin = WriteOrigin(hash: Hash.content(bytes), exists: true, writtenHashes: base?.writtenHashes,
-                                 settled: true, previous: nil, hasBase: base != nil)
-        let known = origin.verdict == .foreign(.base) ? base?.list : nil
-        list = ShoppingList.mergingConflictCopy(snapshot.list, into: list, base: known, stamp: clock.next(now: now))
-    }
-
     /// A read command's view of the copies beside the file: each one that can be merged is
-    /// merged into `list` in memory only. Nothing is written and no copy is removed: a copy's
-    /// deletes take effect only when a command or an instance that writes merges it
-    /// (docs/sync.md, "Who merges"). Returns the copies waiting for that, and those that
-    /// cannot be merged.
+    /// merged into `list` in memory only (judged as a writer would take it in, published
+    /// nowhere). Nothing is written and no copy is removed: a copy's deletes take effect only
+    /// when a command or an instance that writes merges it (docs/sync.md, "Who merges").
+    /// Returns the copies waiting for that, and those that cannot be merged.
     func showingConflictCopies(in list: inout ShoppingList) -> (waiting: [String], unmerged: [UnmergedCopy]) {
         var waiting: [String] = [], unmerged: [UnmergedCopy] = []
         let found = ConflictCopy.find(beside: file.path)
         guard !found.isEmpty else { return ([], []) }
         let base = file.base?.load()
+        var history = file.base?.history() ?? PublishedHistory()
         for copy in found {
             switch inspect(copy, list: list) {
             case .unmerged(let problem): unmerged.append(problem)
             case .skip: break
-            case .copy(let snapshot, let bytes):
-                mergeCopy(snapshot, bytes: bytes, into: &list, base: base)
+            case .copy(let snapshot, _):
+                list = ShoppingList.mergingConflictCopy(absorb(snapshot, base: base, history: &history), into: list)
                 waiting.append(copy.name)
             }
         }

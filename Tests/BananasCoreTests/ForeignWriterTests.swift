@@ -32,13 +32,14 @@ enum StamplessWriter {
     @Test func theAppsEditsInsertsAndDeletesAreAllHonoured() throws {
         // The app saved the list once (so it held every row), then edits and deletes.
         let fresh = try sampleList()
-        let base = ShoppingList.absorbing(file: StamplessWriter.app(fresh) { _ in }, base: fresh, stamp: stamp(50, "app"))
+        var device = JudgingDevice(fresh, born: false)
+        let base = device.takeIn(StamplessWriter.app(fresh) { _ in }, stamp: stamp(50, "app"))
         let file = StamplessWriter.app(base) { items in
             items[items.firstIndex { $0.id == "A" }!].checked = true       // edit
             items.removeAll { $0.id == "B" }                                 // delete outright
             items.append(Item(id: "NEW", name: "Bread", section: "Bakery", sortOrder: 9))  // insert
         }
-        let absorbed = ShoppingList.absorbing(file: file, base: base, stamp: now)
+        let absorbed = device.takeIn(file, stamp: now)
         #expect(absorbed.item("A")?.checked == true)
         #expect(absorbed.item("A")?.stamps[.checked] == now)
         #expect(absorbed.item("A")?.stamps[.name] == stamp(1), "untouched fields keep their stamps")
@@ -47,12 +48,31 @@ enum StamplessWriter {
         #expect(absorbed.items.map(\.id).sorted() == ["A", "C", "NEW"])
     }
 
-    @Test func aRowTheAppNeverHeldIsNotDeletedByItsAbsence() throws {
-        // Added here after the app's last save: a phone's save that lacks it never saw it.
-        let base = try sampleList()
-        let file = StamplessWriter.app(base) { items in items.removeAll { $0.id == "B" } }
-        let absorbed = ShoppingList.absorbing(file: file, base: base, stamp: now)
+    @Test func aRowPublishedAfterTheSavesAnchorIsNotDeletedByItsAbsence() throws {
+        // Added here after the state the phone read: a save that lacks it never saw it.
+        let full = try sampleList()
+        var read = full
+        read.rows["B"] = nil
+        var device = JudgingDevice(read)
+        device.publish(full)
+        let file = StamplessWriter.app(read) { items in items[items.firstIndex { $0.id == "A" }!].checked = true }
+        let absorbed = device.takeIn(file, stamp: now)
         #expect(absorbed.item("B")?.name == "Oat milk")
+        #expect(absorbed.item("A")?.checked == true)
+    }
+
+    @Test("a save holding a row first published in a state proves it comes from that state: the rows that state held and the save lacks are its deletes")
+    func aRowFirstPublishedInAStateIsItsAnchor() throws {
+        var list = try sampleList()
+        var device = JudgingDevice(list)
+        try list.apply(.insert(Item(id: "Y", name: "Yeast", section: "Pantry", sortOrder: 8)), stamp: stamp(20))
+        device.publish(list)
+        try list.apply(.insert(Item(id: "W", name: "Walnuts", section: "Pantry", sortOrder: 9)), stamp: stamp(21))
+        device.publish(list)
+        let file = StamplessWriter.app(list) { items in items.removeAll { $0.id == "Y" } }
+        let absorbed = device.takeIn(file, stamp: now)
+        #expect(absorbed.item("Y") == nil && absorbed.rows["Y"] != nil, "Yeast deleted, in recently deleted")
+        #expect(absorbed.item("W") != nil)
     }
 
     @Test func theNodeServersInPlaceEditsAndFilteredRowsAreHonoured() throws {
@@ -62,7 +82,7 @@ enum StamplessWriter {
             items["A"]!.amount = "12"
             items["C"] = nil
         }
-        let absorbed = ShoppingList.absorbing(file: file, base: base, stamp: now)
+        let absorbed = judged(file, base: base, stamp: now)
         #expect(absorbed.item("A")?.amount == "12")
         #expect(absorbed.item("C") == nil)
         #expect(absorbed.item("B")?.name == "Oat milk")
@@ -75,7 +95,7 @@ enum StamplessWriter {
         base.writeStamp = stamp(11, "w")
         let file = StamplessWriter.node(base) { $0["A"] = nil }
         #expect(!file.isStampless)
-        let absorbed = ShoppingList.absorbing(file: file, base: base, stamp: now)
+        let absorbed = judged(file, base: base, stamp: now)
         #expect(absorbed.items.isEmpty)
         #expect(StamplessWriter.app(base) { $0.removeAll() }.isStampless, "the app's save keeps no mark")
     }
@@ -86,7 +106,7 @@ enum StamplessWriter {
         var base = older
         try base.apply(.insert(Item(id: "NEW", name: "Tea", section: "Pantry", sortOrder: 9)), stamp: stamp(40, "me"))
         base.writeStamp = stamp(41, "w")
-        let absorbed = ShoppingList.absorbing(file: older, base: base, stamp: now)
+        let absorbed = judged(older, base: base, stamp: now)
         #expect(absorbed.item("NEW")?.name == "Tea", "a re-delivered older save never saw the new row")
     }
 
@@ -95,7 +115,7 @@ enum StamplessWriter {
         var local = base
         try local.apply(.update(id: "A", changes: [.amount: .text("3")]), stamp: stamp(50, "me"))
         let file = StamplessWriter.app(base) { $0[$0.firstIndex { $0.id == "A" }!].checked = true }
-        let merged = local.merged(with: ShoppingList.absorbing(file: file, base: base, stamp: now))
+        let merged = local.merged(with: judged(file, base: base, stamp: now))
         #expect(merged.item("A")?.amount == "3")
         #expect(merged.item("A")?.checked == true)
     }
@@ -107,7 +127,7 @@ enum StamplessWriter {
         var theirs = base
         try theirs.apply(.update(id: "A", changes: [.checked: .flag(true)]), stamp: stamp(11, "other"))
         // We last merged `mine`; the sync engine brings their copy, which never had "MINE".
-        let absorbed = ShoppingList.absorbing(file: theirs, base: mine, stamp: now)
+        let absorbed = judged(theirs, base: mine, stamp: now)
         #expect(absorbed.item("MINE")?.name == "Tea")
         #expect(absorbed.item("A")?.checked == true)
     }
@@ -116,9 +136,7 @@ enum StamplessWriter {
         var base = try sampleList()
         try base.apply(.delete(id: "C"), stamp: stamp(20, "me"))
         let file = StamplessWriter.app(base) { _ in }
-        var absorbed = ShoppingList.absorbing(file: file, base: base, stamp: now)
-        #expect(absorbed.items.allSatisfy { $0.heldByStampless }, "the app held every row it saved")
-        for id in absorbed.rows.keys { absorbed.rows[id]?.heldByStampless = false }
+        var absorbed = judged(file, base: base, stamp: now)
         #expect(absorbed == base, "a rewrite that changed nothing absorbs to the base itself")
     }
 
@@ -126,7 +144,7 @@ enum StamplessWriter {
         let base = try sampleList()
         let file = StamplessWriter.app(base) { _ in }
         let reordered = ShoppingList(sections: ["Dairy", "Produce"], rows: Array(file.rows.values))
-        let absorbed = ShoppingList.absorbing(file: reordered, base: base, stamp: now)
+        let absorbed = judged(reordered, base: base, stamp: now)
         #expect(absorbed.sections == ["Dairy", "Produce"])
         #expect(absorbed.sectionEntries.values.contains { $0.stamps[.position] == now }, "the move is the app's edit, stamped")
     }
@@ -165,7 +183,7 @@ enum StamplessWriter {
         try received.apply(received.renameSectionEdit("Fruit", to: "Dairy"), stamp: Stamp(millis: 3, counter: 0, replica: "b"))
         #expect(received.sections == ["Dairy", "Bakery"])
         // Taken in as a stampless save (`mergingStampless`), the file makes no twin at all.
-        let absorbed = list.mergingStampless(StamplessWriter.app(list) { _ in }, stamp: Stamp(millis: 3, counter: 0, replica: "f"))
+        let absorbed = list.judgedWithoutHistory(StamplessWriter.app(list) { _ in }, stamp: Stamp(millis: 3, counter: 0, replica: "f"))
         #expect(absorbed.sectionEntries.count == 2 && absorbed.sections == ["Fruit", "Bakery"])
     }
 
@@ -178,7 +196,7 @@ enum StamplessWriter {
         let origin = ShoppingList(sections: ["Dairy", "Bakery"], sectionsStamp: Stamp(millis: 1_000, counter: 0, replica: "o"))
         var list = origin
         try list.apply(list.addSectionEdit("Fruit"), stamp: Stamp(millis: 500, counter: 0, replica: "slow"))
-        let merged = ShoppingList.mergingConflictCopy(origin, into: list, base: list, stamp: Stamp(millis: 2_000, counter: 0, replica: "slow"))
+        let merged = ShoppingList.mergingConflictCopy(origin, into: list)
         #expect(merged.sections.contains("Fruit"))
     }
 
@@ -194,7 +212,7 @@ enum StamplessWriter {
             items[items.firstIndex { $0.id == "A" }!].amount = "12"
             items.removeAll { $0.id == "C" }
         }
-        let received = list.mergingStampless(file, stamp: Stamp(millis: 100, counter: 0, replica: "f"))
+        let received = list.judgedWithoutHistory(file, stamp: Stamp(millis: 100, counter: 0, replica: "f"))
         #expect(received.item("A")?.amount == "12")
         #expect(received.item("C")?.name == "Oats", "a row the app lacks is no evidence it held it")
         let lost = received.conflictList().map { "\($0.name) \($0.field) \($0.lost.text)" }.sorted()
@@ -216,7 +234,7 @@ enum StamplessWriter {
         let appRead = list
         try list.apply(try list.renameSectionEdit("Dairy", to: "Fridge"), stamp: stamp(10, "me"))
         let file = StamplessWriter.app(appRead) { $0[$0.firstIndex { $0.id == "B" }!].name = "Oat milk" }
-        var received = list.mergingStampless(file, stamp: stamp(50, "f"))
+        var received = list.judgedWithoutHistory(file, stamp: stamp(50, "f"))
         let appSection = received.rows["B"]!.section
         try received.apply(.batch([received.ensureSectionEdit("Bakery"),
                                    .update(id: "B", changes: [.section: .text("Bakery")], seen: [.section: seen])].compactMap { $0 }),
@@ -234,7 +252,7 @@ enum StamplessWriter {
         let list = try sampleList()
         let seen = list.rows["A"]!.stamps[.amount]
         let file = StamplessWriter.app(list) { $0[$0.firstIndex { $0.id == "A" }!].amount = "1" }
-        var received = list.mergingStampless(file, stamp: stamp(50, "f"))
+        var received = list.judgedWithoutHistory(file, stamp: stamp(50, "f"))
         #expect(received.conflictList().map(\.lost) == [.text("6")])
         try received.apply(.update(id: "A", changes: [.amount: .text("6")], seen: [.amount: seen]), stamp: stamp(60, "me"))
         #expect(received.item("A")?.amount == "6")
@@ -251,7 +269,7 @@ enum StamplessWriter {
         var list = try sampleList()
         try list.apply(list.renameSectionEdit("Dairy", to: "Fridge"), stamp: Stamp(millis: 2, counter: 0, replica: "a"))
         let file = StamplessWriter.app(list) { items in items[items.firstIndex { $0.id == "A" }!].section = "Dairy" }
-        let absorbed = ShoppingList.absorbing(file: file, base: list, stamp: Stamp(millis: 3, counter: 0, replica: "f"))
+        let absorbed = judged(file, base: list, stamp: Stamp(millis: 3, counter: 0, replica: "f"))
         #expect(absorbed.item("A")?.section == "Dairy")
         #expect(absorbed.sections == list.sections, "unlisted, as the app left it")
         #expect(absorbed.grouped().map(\.section) == ["Produce", "Fridge", "Dairy", "Pantry"])
@@ -277,7 +295,10 @@ extension ForeignWriterTests {
         _ = try deleted.apply(.delete(id: "A"), stamp: stamp(3))
         let phone = StamplessWriter.app(original) { $0[$0.firstIndex { $0.id == "A" }!].checked = true }
 
-        var list = ShoppingList.absorbing(stampless: phone, bases: [deleted, checked, original], stamp: stamp(4, "f1"))
+        var device = JudgingDevice(original)
+        device.publish(checked)
+        device.publish(deleted)
+        var list = device.takeIn(phone, stamp: stamp(4, "f1"))
         #expect(list.item("A") == nil, "judged against the state it matches, the delete stands")
         let review = try #require(list.conflictList().first { $0.subjectID == "A" && $0.field == "checked" }, "the check is not up for review")
         _ = try list.apply(list.restoreEdit(review), stamp: stamp(5))

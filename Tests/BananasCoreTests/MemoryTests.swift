@@ -155,15 +155,16 @@ import BananasTestSupport
     @Test func rowsGarbageCollectedAreStillRememberedAndTheMemoryIsBounded() throws {
         var me = Shopper("a")
         let names = (0..<1_200).map { "Item \($0)" }
+        var sightings: [String: Int64] = [:]
         var list = ShoppingList()
         for (index, name) in names.enumerated() {
             let stamp = Stamp(millis: Self.start + Int64(index), counter: 0, replica: "a")
             try list.apply(.insert(Item(id: "i\(index)", name: name, section: "S\(index % 7)", checked: true)), stamp: stamp)
             try list.apply(.delete(id: "i\(index)"), stamp: stamp)
         }
-        list.collectGarbage(now: Self.start)
+        list.collectGarbage(now: Self.start, sightings: &sightings)
         let later = Self.start + 200 * Self.day
-        list.collectGarbage(now: later)
+        list.collectGarbage(now: later, sightings: &sightings)
         #expect(list.rows.isEmpty && list.tombstones.isEmpty, "the deleted rows are gone after their lifetime")
         #expect(list.memory.entries.count == ItemMemory.capacity)
         #expect(list.rememberedItems(now: later).count == ItemMemory.capacity)
@@ -173,8 +174,8 @@ import BananasTestSupport
         // Purchases per name are bounded too.
         me.list = ShoppingList()
         for week in 0..<20 { try me.buy([("Milk", "Dairy")], day: Int64(week) * 7) }
-        me.list.collectGarbage(now: Self.start)
-        me.list.collectGarbage(now: Self.start + 400 * Self.day)
+        me.list.collectGarbage(now: Self.start, sightings: &sightings)
+        me.list.collectGarbage(now: Self.start + 400 * Self.day, sightings: &sightings)
         #expect(me.list.memory.entries["milk"]?.purchases.count == ItemMemory.purchaseLimit)
         #expect(me.list.remembered(named: "Milk", now: Self.start + 400 * Self.day)?.section == "Dairy")
     }

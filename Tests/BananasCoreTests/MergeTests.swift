@@ -191,11 +191,12 @@ struct ListDigest: Equatable, CustomStringConvertible {
 @Suite struct TombstoneExpiryTests {
     @Test func oldDeletesAndTheirHiddenRowsAreForgotten() throws {
         var list = try sampleList()
+        var sightings: [String: Int64] = [:]
         try list.apply(.delete(id: "A"), stamp: stamp(10))
-        list.collectGarbage(now: 10)  // first written at 10
+        list.collectGarbage(now: 10, sightings: &sightings)  // first written at 10
         try list.apply(.delete(id: "B"), stamp: stamp(1_000))
-        list.collectGarbage(now: 1_000)
-        list.collectGarbage(now: 500 + ShoppingList.tombstoneLifetimeMillis)
+        list.collectGarbage(now: 1_000, sightings: &sightings)
+        list.collectGarbage(now: 500 + ShoppingList.tombstoneLifetimeMillis, sightings: &sightings)
         #expect(list.tombstones.keys.sorted() == ["B"])
         #expect(list.rows["A"] == nil)
         #expect(list.rows["B"] != nil, "a recent delete keeps its hidden row")
@@ -204,11 +205,27 @@ struct ListDigest: Equatable, CustomStringConvertible {
 
     @Test func aTombstoneOfAResurrectedRowExpiresWithoutTouchingTheRow() throws {
         var list = try sampleList()
+        var sightings: [String: Int64] = [:]
         try list.apply(.delete(id: "A"), stamp: stamp(10))
         try list.apply(.insert(list.rows["A"]!), stamp: stamp(20))
-        list.collectGarbage(now: 10)
-        list.collectGarbage(now: 500 + ShoppingList.tombstoneLifetimeMillis)
+        list.collectGarbage(now: 10, sightings: &sightings)
+        list.collectGarbage(now: 500 + ShoppingList.tombstoneLifetimeMillis, sightings: &sightings)
         #expect(list.item("A")?.name == "Bananas")
         #expect(list.tombstones.isEmpty)
+    }
+
+    @Test("a delete expires by this device's first sighting, never by its stamp or the date a file claims")
+    func expiryCountsFromThisDevicesFirstSighting() throws {
+        var list = try sampleList()
+        try list.apply(.delete(id: "A"), stamp: stamp(1))  // a clock decades behind
+        list.tombstones["A"]!.firstSeen = 1  // a file that claims it was first seen in 1970
+        var sightings: [String: Int64] = [:]
+        let now: Int64 = 1_800_000_000_000
+        list.collectGarbage(now: now, sightings: &sightings)
+        #expect(list.tombstones["A"] != nil && list.item("A") == nil, "first seen here now: kept")
+        list.collectGarbage(now: now + ShoppingList.tombstoneLifetimeMillis - 1, sightings: &sightings)
+        #expect(list.tombstones["A"] != nil)
+        list.collectGarbage(now: now + ShoppingList.tombstoneLifetimeMillis + 1, sightings: &sightings)
+        #expect(list.tombstones["A"] == nil && list.rows["A"] == nil)
     }
 }

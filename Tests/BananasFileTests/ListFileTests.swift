@@ -135,7 +135,7 @@ func inode(_ path: String) -> UInt64? {
             return Array("{\"schemaVersion\": 1, \"sections\": [\"A\"], \"items\": [\n\(rows.joined(separator: ",\n"))\n]}\n".utf8)
         }
         let (small, large, larger) = (list(4_400, "a"), list(4_600, "b"), list(5_000, "c"))
-        #expect(small.count > BaseStore.olderMaxBytes)
+        #expect(small.count > BaseStore.inPlaceMinBytes)
         let counts = [Hash.content(small): 4_400, Hash.content(large): 4_600, Hash.content(larger): 5_000]
         @Sendable func save(_ bytes: [UInt8]) {
             store.announce(Hash.content(bytes))
@@ -284,16 +284,26 @@ func inode(_ path: String) -> UInt64? {
         #expect(try defaultLocation.load().list.items.map(\.name) == ["Milk"])
     }
 
-    @Test func deletesOlderThan180DaysAreForgottenOnTheNextWrite() throws {
+    @Test("a delete is forgotten 180 days after this device first saw it, never by its stamp or the date the file claims")
+    func deletesAreForgottenByThisDevicesFirstSighting() throws {
         let folder = TempFolder()
-        let old = Stamp(millis: Clock.nowMillis() - 200 * 86_400_000, counter: 0, replica: "old")
-        let recent = Stamp(millis: Clock.nowMillis() - 86_400_000, counter: 0, replica: "new")
+        let day: Int64 = 86_400_000
+        let old = Stamp(millis: Clock.nowMillis() - 200 * day, counter: 0, replica: "old")
+        let recent = Stamp(millis: Clock.nowMillis() - day, counter: 0, replica: "new")
         folder.write("""
             {"schemaVersion": 2, "sections": [], "items": [],
              "sync": {"deleted": {"OLD": "\(old.encoded)", "NEW": "\(recent.encoded)"}}}
             """)
-        let file = ListFile(path: folder.listPath)
+        let file = ListFile(path: folder.listPath, stateDirectory: folder.path + "/state")
         try addItem("Milk", to: file)
+        #expect(try file.load().list.tombstones.keys.sorted() == ["NEW", "OLD"], "first seen here now, whatever the stamps say")
+        // This device saw OLD 200 days ago (its history says so): the next write forgets it.
+        let store = try #require(file.base)
+        var history = store.history()
+        #expect(history.deleteFirstSeen("OLD") != nil && history.deleteFirstSeen("NEW") != nil)
+        history.deletesSeen["OLD"] = Clock.nowMillis() - 200 * day
+        #expect(store.saveHistory(history) == nil)
+        try addItem("Eggs", to: file)
         #expect(try file.load().list.tombstones.keys.sorted() == ["NEW"])
     }
 

@@ -67,8 +67,6 @@ struct GetBananasServerModelTests {
         var bananasWrites: [(text: String, modified: Int64)] = []
         /// The file is a put-back one, or the server's save of one: no bananas write since.
         var onPutBack = false
-        /// Each instance's glance of the base at its previous read.
-        var glances: [BaseStore.Glance?] = [nil, nil, nil]
         var bananasRows: [String] = []
         var clocks = (0..<3).map { _ in StampClock(replica: ReplicaID.random()) }
         var trace: [String] = []
@@ -86,10 +84,8 @@ struct GetBananasServerModelTests {
             for index in 0..<3 { read(index) }
         }
 
-        func read(_ index: Int, glance: BaseStore.Glance? = nil) {
-            let taken = engines[index].file.base?.glance()
-            if case .state(let state) = engines[index].read(glance: glance) { locals[index].merge(state.list) }
-            glances[index] = taken
+        func read(_ index: Int) {
+            if case .state(let state) = engines[index].read() { locals[index].merge(state.list) }
         }
 
         func flush(_ index: Int) throws {
@@ -206,7 +202,7 @@ struct GetBananasServerModelTests {
                 read(index)
                 try flush(index)
             case .readWithEarlierGlance:
-                read(index, glance: glances[index])
+                read(index)
             case .putBack:
                 putBack(step.which)
             }

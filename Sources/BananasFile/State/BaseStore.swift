@@ -21,7 +21,7 @@ import Synchronization
 /// base is kept in memory by its content hash: most reads and flushes parse nothing.
 ///
 /// The written hashes are replaced through a temp file and a rename, never written in place.
-/// So is a base of up to `olderMaxBytes`: a reader sees an old file or a new one. A larger
+/// So is a base of up to `inPlaceMinBytes`: a reader sees an old file or a new one. A larger
 /// base is written over in place (`AtomicWrite.prepareInPlace`: a fresh 27 MB file and the old
 /// one's freeing cost 5 ms of a 100,000-item `add`), so a reader may meet a mix of two. A base
 /// is taken only when its bytes hash to a written hash the reader glanced: a mix never is.
@@ -40,19 +40,19 @@ public struct BaseStore: Sendable {
     /// The state folder it lives in.
     public var folder: String { Sys.directoryName(path) }
 
-    /// The bases before this one, by hash (`older-bases/<hash>`): a stampless whole-list save
-    /// is absorbed against the one its writer most likely read (`ShoppingList.absorbing(
-    /// stampless:bases:stamp:)`). Hard links to the replaced base.json, kept for small lists
-    /// only (a phone's list; a copy of a huge one per write would cost more than it saves).
-    public let olderPath: String
-    static let olderKept = 4
-    static let olderMaxBytes = 4 << 20
+    /// The published history (`PublishedHistory`, rule 5): saved with the base, under the lock.
+    public let historyPath: String
+    /// A base larger than this is written over in place (see above).
+    static let inPlaceMinBytes = 4 << 20
+    /// The history's bound in bytes, for a list file of `size` bytes: room for the list's
+    /// own rows a few times over, never less than 1 MiB.
+    public static func historyMaxBytes(listSize: Int) -> Int { max(1 << 20, 4 * listSize) }
 
     public init(folder: StateFolder) {
         path = folder.basePath
         hashesPath = folder.path + "/written-hashes"
         incomingPath = folder.path + "/incoming-hash"
-        olderPath = folder.path + "/older-bases"
+        historyPath = folder.path + "/published.json"
     }
 
     /// Says, before a write's rename, which bytes are about to be the list file. The base and
@@ -99,8 +99,6 @@ public struct BaseStore: Sendable {
         /// Hashes (`Hash.content`) of the file contents bananas wrote, newest last.
         public var writtenHashes: [UInt64]
         private let source: Source
-        /// Where the bases written before come from (`older`).
-        private let olderSource: Glance?
 
         private enum Source: Sendable {
             case list(ShoppingList?)
@@ -110,35 +108,12 @@ public struct BaseStore: Sendable {
         public init(list: ShoppingList, writtenHashes: [UInt64]) {
             self.writtenHashes = writtenHashes
             source = .list(list)
-            olderSource = nil
-        }
-
-        /// The base `list` parsed from a glance, with the states written before it.
-        public init(list: ShoppingList, glance: Glance) {
-            self.init(writtenHashes: glance.writtenHashes, source: .list(list), olderSource: glance)
         }
 
         init(glance: Glance) {
             writtenHashes = glance.writtenHashes
             source = .glance(glance)
-            olderSource = glance
         }
-
-        /// This base with `list` for the state to compare with (one newer than the stored
-        /// base), keeping the states written before.
-        public func replacing(list: ShoppingList) -> Base {
-            Base(writtenHashes: writtenHashes, source: .list(list), olderSource: olderSource)
-        }
-
-        private init(writtenHashes: [UInt64], source: Source, olderSource: Glance?) {
-            self.writtenHashes = writtenHashes
-            self.source = source
-            self.olderSource = olderSource
-        }
-
-        /// The states bananas wrote here that are still remembered, newest first (the stored
-        /// base among them); parsed when asked for, which only a stampless save needs.
-        public var older: [ShoppingList] { olderSource?.olderLists() ?? [] }
 
         /// The base list; nil when there is none, or it is damaged (then the file is taken as
         /// it is, which loses nothing, it only cannot tell foreign deletes). Parsed only when
@@ -176,24 +151,29 @@ public struct BaseStore: Sendable {
             return store.read(accepting: writtenHashes)?.list
         }
 
-        /// The remembered bases of `writtenHashes`, newest first: the base as at the glance,
-        /// then the ones it replaced whose bytes still hash to their name.
-        func olderLists() -> [ShoppingList] {
-            var lists = list().map { [$0] } ?? []
-            for hash in writtenHashes.reversed().dropFirst().prefix(BaseStore.olderKept) {
-                guard let bytes = FileSystem.contents(atPath: store.olderPath + "/" + hash.hex), Hash.content(bytes) == hash,
-                      let older = try? ListCodec.decode(bytes).list else { continue }
-                lists.append(older)
-            }
-            return lists
-        }
-
         /// True when the base was replaced after this glance.
         public var isStale: Bool {
             if FileSignature.of(store.path) != signature { return true }
             // Rewritten in place within the file clock's tick: its bytes tell.
             guard !writtenHashes.isEmpty, let bytes = store.readBytes() else { return false }
             return !writtenHashes.contains(Hash.content(bytes))
+        }
+    }
+
+    /// The published history as saved; empty when there is none or it does not decode (then
+    /// stampless saves are judged as saves that saw nothing: nothing is lost).
+    public func history() -> PublishedHistory {
+        guard let bytes = readBytes(historyPath) else { return PublishedHistory() }
+        return PublishedHistory(encoded: bytes) ?? PublishedHistory()
+    }
+
+    /// Saves the history alone (a state taken in without a write), under the list's lock.
+    public func saveHistory(_ history: PublishedHistory) -> ListFileError? {
+        do {
+            try AtomicWrite.prepare(historyPath, with: history.encoded()).commit()
+            return nil
+        } catch {
+            return error
         }
     }
 
@@ -227,25 +207,29 @@ public struct BaseStore: Sendable {
     /// `list` is kept in memory as the parsed base; nil (a row patch, which decoded only part
     /// of it) keeps none. Call after `announce` (which made the folder and cleared dead
     /// writers' temp files), with the list's lock held.
-    public func prepare(_ list: ShoppingList?, written bytes: [UInt8], hash: UInt64? = nil) throws(ListFileError) -> PreparedSave {
+    /// `history`: the published history with this write in it, saved beside the base.
+    public func prepare(_ list: ShoppingList?, written bytes: [UInt8], hash: UInt64? = nil,
+                        history: PublishedHistory? = nil) throws(ListFileError) -> PreparedSave {
         let hash = hash ?? Hash.content(bytes)
         var hashes = glance().writtenHashes
-        let replaced = hashes.last
         hashes.append(hash)
         let text = hashes.suffix(BaseStore.hashesKept).map(\.hex).joined(separator: "\n") + "\n"
-        // A large base (no older copy is kept of it: `keepOlder`) is written over in place,
-        // reusing its pages; readers take a base only when its bytes hash to a written hash.
+        // A large base is written over in place, reusing its pages; readers take a base only
+        // when its bytes hash to a written hash.
         let base: AtomicWrite.Prepared
-        if let inPlace = try AtomicWrite.prepareInPlace(path, with: bytes, largerThan: BaseStore.olderMaxBytes) {
+        if let inPlace = try AtomicWrite.prepareInPlace(path, with: bytes, largerThan: BaseStore.inPlaceMinBytes) {
             base = inPlace
         } else {
             base = try AtomicWrite.prepare(path, with: bytes)
         }
+        var hashesFile: AtomicWrite.Prepared?
         do {
-            let hashesFile = try AtomicWrite.prepare(hashesPath, with: Array(text.utf8))
-            return PreparedSave(store: self, list: list, hash: hash, replaced: replaced, base: base, hashes: hashesFile)
+            hashesFile = try AtomicWrite.prepare(hashesPath, with: Array(text.utf8))
+            let historyFile = try history.map { history throws(ListFileError) in try AtomicWrite.prepare(historyPath, with: history.encoded()) }
+            return PreparedSave(store: self, list: list, hash: hash, base: base, hashes: hashesFile!, history: historyFile)
         } catch {
             base.discard()
+            hashesFile?.discard()
             throw error
         }
     }
@@ -255,9 +239,9 @@ public struct BaseStore: Sendable {
         let store: BaseStore
         let list: ShoppingList?
         let hash: UInt64
-        let replaced: UInt64?
         let base: AtomicWrite.Prepared
         let hashes: AtomicWrite.Prepared
+        let history: AtomicWrite.Prepared?
 
         /// Renames the base and then its hashes into place (the base first: a reader that
         /// sees the hash sees this base or a newer one). Both through a rename, never in
@@ -270,11 +254,11 @@ public struct BaseStore: Sendable {
         /// any process, and without one a stampless write is taken as it is, which loses nothing.
         @discardableResult
         public func commit() -> ListFileError? {
-            store.keepOlder(replacing: replaced)
             do {
                 try base.commit()
             } catch {
                 hashes.discard()
+                history?.discard()
                 store.cache.clear()
                 unlink(store.path)
                 return error
@@ -283,8 +267,15 @@ public struct BaseStore: Sendable {
             do {
                 try hashes.commit()
             } catch {
+                history?.discard()
                 store.cache.clear()
                 unlink(store.path)
+                return error
+            }
+            do {
+                try history?.commit()
+            } catch {
+                // An older history only proves less: it is kept.
                 return error
             }
             return nil
@@ -294,6 +285,7 @@ public struct BaseStore: Sendable {
         public func discard() {
             base.discard()
             hashes.discard()
+            history?.discard()
         }
     }
 
@@ -320,19 +312,6 @@ public struct BaseStore: Sendable {
         return .stateNotSaved(failure, folder: folder)
     }
 
-    /// Keeps the base about to be replaced (written as `hash`) under `older-bases/` as a hard
-    /// link, and lets go of those older than the last `olderKept`.
-    fileprivate func keepOlder(replacing hash: UInt64?) {
-        guard let hash, let st = Sys.linkStatus(path), Sys.isRegular(st), Int(st.st_size) <= BaseStore.olderMaxBytes else { return }
-        Sys.makeDirectories(olderPath)
-        let name = hash.hex
-        _ = link(path, olderPath + "/" + name)
-        let entries = Sys.directoryEntries(olderPath)
-        guard entries.count > BaseStore.olderKept else { return }
-        let kept = Set(readHashes().suffix(BaseStore.olderKept).map(\.hex)).union([name])
-        for entry in entries where !kept.contains(entry) { unlink(olderPath + "/" + entry) }
-    }
-
     private func readHashes() -> [UInt64] {
         let fd = open(hashesPath, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
         guard fd >= 0 else { return [] }
@@ -341,9 +320,10 @@ public struct BaseStore: Sendable {
         return bytes.split(separator: UInt8(ascii: "\n")).compactMap { UInt64(String(decoding: $0, as: UTF8.self), radix: 16) }
     }
 
-    /// The base file's bytes, nil when there is none (or it is not a regular file).
-    func readBytes() -> [UInt8]? {
-        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+    /// The base file's bytes (or another file of the state folder's), nil when there is none
+    /// or it is not a regular file.
+    func readBytes(_ path: String? = nil) -> [UInt8]? {
+        let fd = open(path ?? self.path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
         var st = stat()

@@ -1,0 +1,126 @@
+extension ShoppingList {
+    /// True when nothing in the list carries a stamp: a whole-list save by a writer that keeps
+    /// none (or a version-1 file). A file that kept a bananas write's mark is not one, even
+    /// with no stamped row left in it (the Get Bananas server removed the last one).
+    public var isStampless: Bool {
+        writeStamp.isZero && tombstones.isEmpty && newestSectionStamp.isZero && !rows.values.contains { !$0.newestStamp.isZero }
+    }
+
+    /// A delete of row `id`, merged with any delete of it already recorded.
+    mutating func addTombstone(_ tombstone: Tombstone, for id: String) {
+        tombstones[id] = tombstones[id].map { $0.merged(with: tombstone) } ?? tombstone
+    }
+}
+
+/// A value that lost to a concurrent edit, as surfaces show it: a record, with the value it
+/// lost to as the list now holds it.
+public struct Conflict: Hashable, Sendable {
+    public var id: String
+    /// Every record of this lost value (one per version that lost).
+    public var keys: [ConflictRecord.Key]
+    /// The item's id, or the section's key.
+    public var subjectID: String
+    public var isSection: Bool
+    public var name: String
+    public var field: String
+    public var kept: FieldValue
+    public var lost: FieldValue
+    public var lostStamp: Stamp
+    public var resolution: String?
+
+    public var awaitsReview: Bool { resolution == nil }
+
+    /// A lost value of an item's field (a record's view, or a test's).
+    public init(itemID: String, name: String, field: ItemField, kept: FieldValue, lost: FieldValue, lostStamp: Stamp, resolution: String? = nil) {
+        let record = ConflictRecord(subject: .item(itemID, field), lost: lost, lostStamp: lostStamp)
+        self.init(id: record.shortID, keys: [record.key], subjectID: itemID,
+                  isSection: false, name: name, field: field.rawValue, kept: kept, lost: lost, lostStamp: lostStamp, resolution: resolution)
+    }
+
+    init(id: String, keys: [ConflictRecord.Key], subjectID: String, isSection: Bool, name: String, field: String,
+         kept: FieldValue, lost: FieldValue, lostStamp: Stamp, resolution: String?) {
+        self.id = id
+        self.keys = keys
+        self.subjectID = subjectID
+        self.isSection = isSection
+        self.name = name
+        self.field = field
+        self.kept = kept
+        self.lost = lost
+        self.lostStamp = lostStamp
+        self.resolution = resolution
+    }
+}
+
+extension ShoppingList {
+    /// The conflict records as surfaces show them, oldest lost value first, one per value a
+    /// field lost; only those awaiting review unless `all`, and none whose value the field
+    /// holds again.
+    public func conflictList(all: Bool = false) -> [Conflict] {
+        var groups: [ConflictRecord.Subject: [FieldValue: [ConflictRecord]]] = [:]
+        for record in conflicts.values where all ? true : record.awaitsReview && !isCurrent(record) {
+            groups[record.subject, default: [:]][record.lost, default: []].append(record)
+        }
+        var result: [Conflict] = []
+        for (subject, values) in groups {
+            for (lost, records) in values {
+                let newest = records.max { $0.lostStamp < $1.lostStamp }!
+                let keys = records.map(\.key).sorted()
+                let resolution = records.allSatisfy { !$0.awaitsReview } ? newest.resolution : nil
+                switch subject {
+                case .item(let id, let field):
+                    let row = rows[id].map(shown)
+                    result.append(Conflict(id: newest.shortID, keys: keys, subjectID: id, isSection: false,
+                                          name: row?.name ?? "(an item no longer kept)", field: field.rawValue,
+                                          kept: row?[field] ?? .text(""), lost: field == .section ? .text(sectionName(lost.text)) : lost,
+                                          lostStamp: newest.lostStamp, resolution: resolution))
+                case .section(let key, let field):
+                    let entry = sectionEntries[key]
+                    result.append(Conflict(id: newest.shortID, keys: keys, subjectID: key, isSection: true,
+                                          name: entry?.name ?? key, field: field.rawValue,
+                                          kept: entry?[field] ?? .text(""), lost: lost,
+                                          lostStamp: newest.lostStamp, resolution: resolution))
+                }
+            }
+        }
+        return result.sorted { ($0.lostStamp, $0.keys[0]) < ($1.lostStamp, $1.keys[0]) }
+    }
+
+    /// True when the record's value is its field's value (again): nothing to review. A deleted
+    /// item shows none of its values: its record is current only if the delete saw a stamp as
+    /// new as the lost value's (a value given after the delete is to review, as it would have
+    /// brought the item back).
+    func isCurrent(_ record: ConflictRecord) -> Bool {
+        switch record.subject {
+        case .item(let id, let field):
+            rows[id]?[field] == record.lost && (isVisible(id) || tombstones[id].map { record.lostStamp <= $0.seen[field] } ?? true)
+        case .section(let key, let field): sectionEntries[key]?[field] == record.lost
+        }
+    }
+
+    /// The edit that makes a lost value current again and marks its record restored: a new
+    /// edit, which every device merges like any other.
+    public func restoreEdit(_ conflict: Conflict) throws -> ListEdit {
+        let review = ListEdit.batch(conflict.keys.map { .review($0, resolution: "restored") })
+        guard let subject = conflict.keys.first?.subject else { throw EditError.noSuchConflict }
+        switch subject {
+        case .item(let id, let field):
+            if item(id) == nil, let hidden = rows[id] {
+                // Deleted since: brought back, with the value.
+                var back = shown(hidden)
+                back[field] = conflict.lost  // a section by name, as the list shows it
+                return .batch([.insert(back), review])
+            }
+            guard item(id) != nil else { throw EditError.noSuchItem(id) }
+            return .batch([.update(id: id, changes: [field: conflict.lost]), review])
+        case .section(let key, let field):
+            return .batch([.updateSection(key: key, changes: [field: conflict.lost]), review])
+        }
+    }
+
+    /// The edit that marks records reviewed, keeping the current values.
+    public func dismissEdit(_ conflicts: [Conflict]) -> ListEdit {
+        .batch(conflicts.flatMap { $0.keys.map { .review($0, resolution: "dismissed") } })
+    }
+}
+

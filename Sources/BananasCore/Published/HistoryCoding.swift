@@ -1,0 +1,114 @@
+/// The published history as bytes (the state folder's `published.json`; docs/sync.md):
+///
+///     {"version": 1, "appLine": 7,
+///      "states": [[number, "hash", "w" | "r" | "s" | "m", "mark", firstSeen], ...],
+///      "rows": {"id": [[from, null | [name, amount, section, checked, optional, sortOrder, [6 stamps]]], ...]},
+///      "sections": {"key": [[from, null | [name, position, removed, [3 stamps]]], ...]},
+///      "deletes": {"id": firstSeen}}
+///
+/// Bytes that do not decode are no history: every stampless save is then judged as one that
+/// saw nothing (it deletes nothing, and what it replaces is kept for review).
+extension PublishedHistory {
+    public static let formatVersion = 1
+
+    public func encoded() -> [UInt8] {
+        func stamps<Field>(_ table: StampTable<Field>) -> JSONValue { .array(Field.allCases.map { .string(table[$0].encoded) }) }
+        func number(_ value: Int) -> JSONValue { .number(String(value)) }
+        let statesJSON: [JSONValue] = states.map { state in
+            let (kind, mark): (String, Stamp) = switch state.kind {
+            case .write(let mark): ("w", mark)
+            case .received(let mark): ("r", mark)
+            case .save(let marked): (marked ? "m" : "s", .zero)
+            }
+            return .array([number(state.number), .string(hex(state.hash, digits: 16)), .string(kind),
+                           .string(mark.isZero ? "" : mark.encoded), .number(String(state.firstSeen))])
+        }
+        let rowsJSON = rows.mapValues { versions -> JSONValue in
+            .array(versions.map { version in
+                .array([number(version.from), version.value.map { row in
+                    .array([.string(row.name), .string(row.amount), .string(row.section), .bool(row.checked),
+                            .bool(row.optional), .number(row.sortOrder), stamps(row.stamps)])
+                } ?? .null])
+            })
+        }
+        let sectionsJSON = sections.mapValues { versions -> JSONValue in
+            .array(versions.map { version in
+                .array([number(version.from), version.value.map { entry in
+                    .array([.string(entry.name), .number(entry.position), .bool(entry.removed), stamps(entry.stamps)])
+                } ?? .null])
+            })
+        }
+        var top: [String: JSONValue] = [
+            "version": number(Self.formatVersion), "states": .array(statesJSON), "rows": .object(rowsJSON),
+            "sections": .object(sectionsJSON), "deletes": .object(deletesSeen.mapValues { .number(String($0)) }),
+        ]
+        if let appLine { top["appLine"] = number(appLine) }
+        if evidenceFloor > 0 { top["evidenceFloor"] = number(evidenceFloor) }
+        return JSONText.serialize(.object(top), keyOrder: ["version", "appLine", "evidenceFloor", "states", "rows", "sections", "deletes"])
+    }
+
+    /// The history these bytes hold; nil when they are not one (damaged, or a newer format).
+    public init?(encoded bytes: [UInt8]) {
+        guard case .object(let top)? = try? JSONText.parse(bytes),
+              top["version"]?.doubleValue == Double(Self.formatVersion),
+              let statesJSON = top["states"]?.arrayValue else { return nil }
+        func int(_ value: JSONValue?) -> Int? { value?.doubleValue.flatMap { Int(exactly: $0) } }
+        func int64(_ value: JSONValue?) -> Int64? { value?.doubleValue.flatMap { Int64(exactly: $0) } }
+        func stamps<Field>(_ value: JSONValue?) -> StampTable<Field>? {
+            guard let texts = value?.arrayValue, texts.count == Field.fieldCount else { return nil }
+            let parsed = texts.compactMap { $0.stringValue.flatMap(Stamp.init(encoded:)) }
+            return parsed.count == Field.fieldCount ? StampTable(stamps: parsed) : nil
+        }
+        func versions<Value>(_ value: JSONValue, _ decode: ([JSONValue]) -> Value?) -> [Version<Value>]? {
+            guard let list = value.arrayValue else { return nil }
+            var result: [Version<Value>] = []
+            for entry in list {
+                guard let pair = entry.arrayValue, pair.count == 2, let from = int(pair[0]) else { return nil }
+                if case .null = pair[1] {
+                    result.append(Version(from: from, value: nil))
+                } else {
+                    guard let fields = pair[1].arrayValue, let value = decode(fields) else { return nil }
+                    result.append(Version(from: from, value: value))
+                }
+            }
+            return result
+        }
+        for entry in statesJSON {
+            guard let s = entry.arrayValue, s.count == 5, let number = int(s[0]),
+                  let hashText = s[1].stringValue, let hash = UInt64(hashText, radix: 16),
+                  let kindText = s[2].stringValue, let markText = s[3].stringValue, let seen = int64(s[4]) else { return nil }
+            let kind: Kind
+            switch kindText {
+            case "w": kind = .write(mark: Stamp(encoded: markText) ?? .zero)
+            case "r": kind = .received(mark: Stamp(encoded: markText) ?? .zero)
+            case "s": kind = .save(marked: false)
+            case "m": kind = .save(marked: true)
+            default: return nil
+            }
+            states.append(State(number: number, hash: hash, kind: kind, firstSeen: seen))
+        }
+        for (id, value) in top["rows"]?.objectValue ?? [:] {
+            guard let list = versions(value, { f -> Item? in
+                guard f.count == 7, let name = f[0].stringValue, let amount = f[1].stringValue, let section = f[2].stringValue,
+                      let checked = f[3].boolValue, let optional = f[4].boolValue, let order = f[5].doubleValue,
+                      let table: ItemStamps = stamps(f[6]) else { return nil }
+                return Item(id: id, name: name, amount: amount, section: section, checked: checked, optional: optional,
+                            sortOrder: order, stamps: table)
+            }) else { return nil }
+            rows[id] = list
+        }
+        for (key, value) in top["sections"]?.objectValue ?? [:] {
+            guard let list = versions(value, { f -> SectionEntry? in
+                guard f.count == 4, let name = f[0].stringValue, let position = f[1].doubleValue, let removed = f[2].boolValue,
+                      let table: StampTable<SectionField> = stamps(f[3]) else { return nil }
+                return SectionEntry(key: key, name: name, position: position, removed: removed, stamps: table)
+            }) else { return nil }
+            sections[key] = list
+        }
+        for (id, value) in top["deletes"]?.objectValue ?? [:] {
+            if let seen = int64(value) { deletesSeen[id] = seen }
+        }
+        appLine = int(top["appLine"])
+        evidenceFloor = int(top["evidenceFloor"]) ?? 0
+    }
+}

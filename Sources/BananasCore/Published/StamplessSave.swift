@@ -1,0 +1,126 @@
+/// Rule 5 of the merge contract: a whole-list save by a writer that keeps no stamps (the Get
+/// Bananas app, its Node server, a hand edit) judged against the published history.
+extension ShoppingList {
+    /// What judging a save gives.
+    public struct Judgment: Sendable {
+        /// The save as its writer holds it, stamped: what the history publishes for it.
+        public var held: ShoppingList
+        /// The save merged into the list it was judged against.
+        public var merged: ShoppingList
+        /// The state it was judged against, if any.
+        public var anchor: Int?
+    }
+
+    /// `save` (a stampless save, or one that kept the mark of the bananas write it was made
+    /// from), judged against `history` and merged into `head`, the list as this device now
+    /// holds it (the base: the last state published here, with its deletes and records).
+    ///
+    /// - The anchor is the newest published state the save provably comes from
+    ///   (`PublishedHistory.anchor`); without one, the save deletes nothing and each value
+    ///   that differs is an edit that saw nothing.
+    /// - Per field: the anchor's value or the current one is no edit; a value some state
+    ///   published earlier, while a value newer than the anchor's is current, stays out and is
+    ///   recorded for review; any other value is the writer's edit, stamped `stamp`, having
+    ///   seen the anchor's. A field the writer does not write (`unwritten`) is never its edit.
+    /// - Per row: a row the anchor showed that the save lacks is the writer's delete, having
+    ///   seen the anchor's stamps. A row first published after the anchor stays.
+    ///
+    /// Pure: every device holding the same history and head judges the same save the same way.
+    public static func judging(save: ShoppingList, hash: UInt64, stamp: Stamp, history: PublishedHistory, head: ShoppingList,
+                               unwritten: (String, ItemField) -> Bool = { _, _ in false }) -> Judgment {
+        let anchorNumber = history.anchor(of: save, hash: hash)
+        let anchor = anchorNumber.map(history.list(at:))
+        var result = save
+        var held: [String: Item] = [:]  // rows whose writer holds values other than the judged ones
+
+        // Sections first: a stampless save's items name their sections by name.
+        if save.isStampless {
+            var sections = anchor ?? head
+            for step in sections.sectionSteps(toShow: save.sections, stamp: stamp) {
+                // Without an anchor nothing is known to have been seen: nothing is removed.
+                if anchor == nil, case .updateSection(_, let changes, _) = step, changes[.removed] == .flag(true) { continue }
+                _ = try? sections.apply(step, stamp: stamp)
+            }
+            var entries = sections.sectionEntries
+            if anchor == nil {
+                // The save holds the sections it lists, no others (those stay, from `head`).
+                let listed = Set(save.sections)
+                entries = entries.filter { !$0.value.removed && listed.contains($0.value.name) }
+                // Edits that saw nothing: concurrent with what they replace, which is recorded if it loses.
+                for (key, entry) in entries {
+                    for field in SectionField.allCases where entry.stamps[field] == stamp { entries[key]!.stamps.setSeen(field, []) }
+                }
+            }
+            result.setSectionEntries(entries)
+        }
+
+        for row in save.rows.values {
+            guard var judged = result.rows[row.id] else { continue }
+            if save.isStampless { judged.section = result.sectionKey(filing: row.section, stamp: stamp) }
+            let was = anchor?.rows[row.id]
+            let now = head.isVisible(row.id) ? head.rows[row.id] : nil
+            let current = head.rows[row.id]  // shown or hidden by a delete
+            if was == nil, current == nil, history.publishedValues(row.id, .name).isEmpty {
+                // A new row: every field it did not stamp is its edit.
+                for field in ItemField.allCases where row.stamps[field].isZero { judged.stamps[field] = stamp }
+                result.rows[row.id] = judged
+                continue
+            }
+            var reviewed: [ItemField: (value: FieldValue, stamp: Stamp)] = [:]
+            for field in ItemField.allCases {
+                let written = row.stamps[field]
+                if !written.isZero, written != was?.stamps[field], written != current?.stamps[field] {
+                    continue  // a stamped value of a bananas write: as it is
+                }
+                let value = judged[field]
+                if unwritten(row.id, field), let kept = current ?? was {
+                    judged.set(field, from: kept)
+                } else if let was, value == was[field] {
+                    judged.set(field, from: was)
+                } else if let now, value == now[field] {
+                    judged.set(field, from: now)
+                } else if let current, now == nil || current.stamps[field] != was?.stamps[field],
+                          history.publishedValues(row.id, field).contains(where: { $0.value == value }) {
+                    // Set back, or never saw the newer value (or the delete): the current one
+                    // stays, this one is kept for review.
+                    let record = ConflictRecord(subject: .item(row.id, field), lost: value, lostStamp: stamp)
+                    result.conflicts[record.key] = result.conflicts[record.key].map { $0.merged(with: record) } ?? record
+                    reviewed[field] = (value, history.publishedValues(row.id, field).last { $0.value == value }?.stamp ?? stamp)
+                    judged.set(field, from: current)
+                } else {
+                    judged[field] = value
+                    judged.stamps[field] = stamp
+                    judged.stamps.setSeen(field, was.map { [$0.stamps[field]] } ?? [])
+                }
+            }
+            if !reviewed.isEmpty {
+                var holds = judged
+                for (field, kept) in reviewed {
+                    holds[field] = kept.value
+                    holds.stamps[field] = kept.stamp
+                }
+                held[row.id] = holds
+            }
+            result.rows[row.id] = judged
+        }
+
+        if let anchor {
+            for (id, known) in anchor.rows where result.rows[id] == nil {
+                result.addTombstone(Tombstone(stamp: stamp, seen: known.stamps), for: id)
+            }
+        }
+        var holds = result
+        for (id, row) in held { holds.rows[id] = row }
+        result.merge(head)
+        return Judgment(held: holds, merged: result, anchor: anchorNumber)
+    }
+}
+
+extension Item {
+    /// `field` with `other`'s value, stamp and what that stamp superseded.
+    mutating func set(_ field: ItemField, from other: Item) {
+        self[field] = other[field]
+        stamps[field] = other.stamps[field]
+        stamps.setSeen(field, other.stamps.seen(field))
+    }
+}
