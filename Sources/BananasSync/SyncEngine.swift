@@ -23,6 +23,11 @@ final class SyncEngine: @unchecked Sendable {
     private var lastSeenWritable = true
     /// The list last made of a foreign file's bytes without the lock: read twice, judged once.
     private var lastJudged: (hash: UInt64, list: ShoppingList)?
+    /// States this engine took in without publishing them (it takes nothing in, or the lock
+    /// or the state folder kept it from it): kept in memory on top of the history on disk as
+    /// it was then (`diskHead`), with the list they made, so each later save is judged
+    /// against them, as a writer would have. Dropped once the history on disk moves on.
+    private var unpublished: (diskHead: UInt64?, history: PublishedHistory, list: ShoppingList)?
     /// Stamps foreign writers' changes. Its own replica id: the store's clock is separate.
     private var clock = StampClock(replica: ReplicaID.random())
     private var watcher: FolderWatcher?
@@ -97,12 +102,31 @@ final class SyncEngine: @unchecked Sendable {
                 scheduleTakeIn()
             }
         }
-        if lastJudged?.hash != hash {
-            let head = file.unsavedBase?.list ?? glance?.list() ?? ShoppingList()
-            let history = file.base?.history() ?? PublishedHistory()
-            lastJudged = (hash, judge(snapshot, history: history, head: head).merged)
-        }
+        if lastJudged?.hash != hash { lastJudged = (hash, judgeUnpublished(snapshot, glance: glance)) }
         return .state(FileState(list: lastJudged!.list, snapshot: snapshot))
+    }
+
+    /// A foreign file judged without the lock, its state kept in memory (`unpublished`).
+    private func judgeUnpublished(_ snapshot: ListFile.Snapshot, glance: BaseStore.Glance?) -> ShoppingList {
+        let disk = file.base?.history() ?? PublishedHistory()
+        var history = disk
+        var head = file.unsavedBase?.list ?? glance?.list() ?? ShoppingList()
+        if let unpublished, unpublished.diskHead == disk.head?.hash {
+            history = unpublished.history
+            head = unpublished.list
+        }
+        let judgment = judge(snapshot, history: history, head: head)
+        if history.state(hashed: snapshot.contentHash) == nil {
+            history.publish(judgment.held, hash: snapshot.contentHash, kind: Self.kind(of: snapshot.list, in: history), now: Clock.nowMillis())
+        }
+        unpublished = (disk.head?.hash, history, judgment.merged)
+        return judgment.merged
+    }
+
+    /// How a state bananas did not write here is published.
+    private static func kind(of save: ShoppingList, in history: PublishedHistory) -> PublishedHistory.Kind {
+        save.isStampless ? .save(marked: false)
+            : history.state(marked: save.writeStamp) != nil ? .save(marked: true) : .received(mark: save.writeStamp)
     }
 
     /// True when bananas wrote these bytes here: in this process, or another that named them
@@ -161,10 +185,7 @@ final class SyncEngine: @unchecked Sendable {
         let head = file.unsavedBase?.list ?? base?.list ?? ShoppingList()
         let judged = judge(snapshot, history: history, head: head)
         if history.state(hashed: hash) == nil {
-            let save = snapshot.list
-            let kind: PublishedHistory.Kind = save.isStampless ? .save(marked: false)
-                : history.state(marked: save.writeStamp) != nil ? .save(marked: true) : .received(mark: save.writeStamp)
-            history.publish(judged.held, hash: hash, kind: kind, now: Clock.nowMillis())
+            history.publish(judged.held, hash: hash, kind: Self.kind(of: snapshot.list, in: history), now: Clock.nowMillis())
         }
         return judged.merged
     }
@@ -186,13 +207,15 @@ final class SyncEngine: @unchecked Sendable {
         let result = try file.update(
             lockTimeoutMillis: lockTimeoutMillis,
             absorb: { snapshot, base, history in
-                var list = self.absorb(snapshot, base: base, history: &history)
-                if mergingCopies { copies = self.mergeCopiesUnderLock(into: &list, base: base, history: &history) }
+                let list = self.absorb(snapshot, base: base, history: &history)
+                // Judged (and published) with the file; merged below, as changes to write.
+                if mergingCopies { copies = self.takeInCopies(onto: list, base: base, history: &history) }
                 return list
             },
             settled: { _ in copies.retire(archive: self.file.state) }
         ) { list, _ in
             if let local { list.merge(local) }
+            if let merged = copies.list { list = merged.merged(with: list) }
             try prepare(&list)
         }
         lastSeenHash = result.snapshot.contentHash
@@ -256,6 +279,8 @@ final class SyncEngine: @unchecked Sendable {
         var merged: [(copy: ConflictCopy, bytes: [UInt8])] = []
         var unmerged: [UnmergedCopy] = []
         var retired: [String] = []
+        /// The file's list with the copies merged in, when any were.
+        var list: ShoppingList?
 
         mutating func retire(archive: StateFolder?) {
             for (copy, bytes) in merged where copy.retire(merged: bytes, archive: archive) {
@@ -267,8 +292,9 @@ final class SyncEngine: @unchecked Sendable {
     /// Under the lock: every copy beside the file merged into `list`, listed again (another
     /// process may have merged some meanwhile). A copy bananas did not write is taken in like
     /// the file itself: judged and published.
-    private func mergeCopiesUnderLock(into list: inout ShoppingList, base: BaseStore.Base?, history: inout PublishedHistory) -> CopiesUnderLock {
+    private func takeInCopies(onto main: ShoppingList, base: BaseStore.Base?, history: inout PublishedHistory) -> CopiesUnderLock {
         var copies = CopiesUnderLock()
+        var list = main
         for copy in ConflictCopy.find(beside: file.path) {
             switch inspect(copy, list: list) {
             case .unmerged(let problem): copies.unmerged.append(problem)
@@ -278,6 +304,7 @@ final class SyncEngine: @unchecked Sendable {
                 copies.merged.append((copy, bytes))
             }
         }
+        if !copies.merged.isEmpty { copies.list = list }
         return copies
     }
 

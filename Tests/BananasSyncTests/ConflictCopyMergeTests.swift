@@ -113,7 +113,7 @@ struct ConflictCopyMergeTests {
         let session = try CommandSession(file: a.file)
         #expect(session.list.named("Milk")?.amount == "2 L")
         let logged = a.conflicts
-        #expect(logged.count == 1 && logged.first?.lost == .text("1 L") && logged.first?.kept == .text("2 L"))
+        #expect(logged.count == 1 && logged.first?.lost == .text("1 L") && logged.first?.kept == .text("2 L"), "\(logged)")
     }
 
     @Test("a command that began while the lock was busy merges the copies under its own lock: dismissing every conflict dismisses the copy's too, and the copy goes")
