@@ -47,8 +47,8 @@ extension ConflictsCommand {
 
     static func line(_ c: Conflict) -> String {
         var text = "\(c.id)  \(c.isSection ? "section " : "")\(Output.safe(c.name)) · \(c.field): kept \(shown(c.kept, c.field)), lost \(shown(c.lost, c.field))"
-        text += "  (" + String(Timestamp.iso8601(millis: c.lostStamp.millis).prefix(19).map { $0 == "T" ? " " : $0 }) + ")"
         if c.folded > 0 { text += " " + foldedNote(c.folded) }
+        text += "  (" + String(Timestamp.iso8601(millis: c.lostStamp.millis).prefix(19).map { $0 == "T" ? " " : $0 }) + ")"
         if let how = c.resolution { text += " — " + how }
         return text
     }
