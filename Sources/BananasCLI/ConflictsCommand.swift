@@ -15,7 +15,9 @@ struct ConflictsCommand: ParsableCommand {
             other's change, the value with the later stamp wins and the other is kept here, in
             the list file, on every device. Restoring one makes it the current value again;
             dismissing marks it reviewed. Both are edits that reach every device. The list
-            keeps at most \(ShoppingList.conflictCapacity) records; reviewed ones go after 30 days.
+            keeps up to \(ShoppingList.conflictsKeptPerField) lost values of one field for review;
+            older ones are folded into one entry that says how many it holds, and restoring or
+            dismissing it reviews them all. Reviewed ones go after 30 days.
             """,
         subcommands: [ListConflicts.self, RestoreConflict.self, DismissConflicts.self],
         defaultSubcommand: ListConflicts.self
@@ -45,9 +47,15 @@ extension ConflictsCommand {
 
     static func line(_ c: Conflict) -> String {
         var text = "\(c.id)  \(c.isSection ? "section " : "")\(Output.safe(c.name)) · \(c.field): kept \(shown(c.kept, c.field)), lost \(shown(c.lost, c.field))"
+        if c.folded > 0 { text += " " + foldedNote(c.folded) }
         text += "  (" + String(Timestamp.iso8601(millis: c.lostStamp.millis).prefix(19).map { $0 == "T" ? " " : $0 }) + ")"
         if let how = c.resolution { text += " — " + how }
         return text
+    }
+
+    /// What a folded entry says of the older values it holds (ConflictBound.swift).
+    static func foldedNote(_ count: Int) -> String {
+        "(and \(count) older lost value\(count == 1 ? "" : "s") of this field)"
     }
 
     static func json(_ c: Conflict) -> JSONValue {
@@ -56,6 +64,7 @@ extension ConflictsCommand {
             "field": .string(c.field), "kept": ListCodec.fieldJSON(c.kept), "lost": ListCodec.fieldJSON(c.lost),
             "lostStamp": .string(c.lostStamp.encoded),
             "resolution": c.resolution.map(JSONValue.string) ?? .null,
+            "folded": .number(String(c.folded)),
         ])
     }
 }

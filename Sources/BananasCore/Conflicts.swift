@@ -27,6 +27,10 @@ public struct Conflict: Hashable, Sendable {
     public var lost: FieldValue
     public var lostStamp: Stamp
     public var resolution: String?
+    /// Older lost values of this field folded into this entry and not listed (0: none):
+    /// "(and 37 older lost values of this field)". Restoring or dismissing the entry reviews
+    /// them too (`ConflictFold`).
+    public var folded: Int = 0
 
     public var awaitsReview: Bool { resolution == nil }
 
@@ -38,7 +42,7 @@ public struct Conflict: Hashable, Sendable {
     }
 
     init(id: String, keys: [ConflictRecord.Key], subjectID: String, isSection: Bool, name: String, field: String,
-         kept: FieldValue, lost: FieldValue, lostStamp: Stamp, resolution: String?) {
+         kept: FieldValue, lost: FieldValue, lostStamp: Stamp, resolution: String?, folded: Int = 0) {
         self.id = id
         self.keys = keys
         self.subjectID = subjectID
@@ -49,17 +53,28 @@ public struct Conflict: Hashable, Sendable {
         self.lost = lost
         self.lostStamp = lostStamp
         self.resolution = resolution
+        self.folded = folded
     }
 }
 
 extension ShoppingList {
     /// The conflict records as surfaces show them, oldest lost value first, one per value a
     /// field lost; only those awaiting review unless `all`, and none whose value the field
-    /// holds again.
+    /// holds again. A field's fold (`ConflictFold`) shows as its newest value, with the
+    /// number of older values it holds (`folded`); it is shown while any of them awaits
+    /// review, even when that value is the field's again.
     public func conflictList(all: Bool = false) -> [Conflict] {
         var groups: [ConflictRecord.Subject: [FieldValue: [ConflictRecord]]] = [:]
         for record in conflicts.values where all ? true : record.awaitsReview && !isCurrent(record) {
             groups[record.subject, default: [:]][record.lost, default: []].append(record)
+        }
+        var foldedBeyond: [ConflictRecord.Subject: Int] = [:]
+        for fold in conflictFolds.values {
+            let marker = fold.record
+            let shownAwaiting = fold.newestAwaitsReview ? 1 : 0
+            guard all || fold.awaitingCount > (isCurrent(marker) ? shownAwaiting : 0) else { continue }
+            groups[fold.subject, default: [:]][marker.lost, default: []].append(marker)
+            foldedBeyond[fold.subject] = all ? fold.count - 1 : fold.awaitingCount - shownAwaiting
         }
         var result: [Conflict] = []
         for (subject, values) in groups {
@@ -67,19 +82,20 @@ extension ShoppingList {
                 let newest = records.max { $0.lostStamp < $1.lostStamp }!
                 let keys = records.map(\.key).sorted()
                 let resolution = records.allSatisfy { !$0.awaitsReview } ? newest.resolution : nil
+                let folded = conflictFolds[subject].map { fold in keys.contains(fold.newest) ? foldedBeyond[subject] ?? 0 : 0 } ?? 0
                 switch subject {
                 case .item(let id, let field):
                     let row = rows[id].map(shown)
                     result.append(Conflict(id: newest.shortID, keys: keys, subjectID: id, isSection: false,
                                           name: row?.name ?? "(an item no longer kept)", field: field.rawValue,
                                           kept: row?[field] ?? .text(""), lost: field == .section ? .text(sectionName(lost.text)) : lost,
-                                          lostStamp: newest.lostStamp, resolution: resolution))
+                                          lostStamp: newest.lostStamp, resolution: resolution, folded: folded))
                 case .section(let key, let field):
                     let entry = sectionEntries[key]
                     result.append(Conflict(id: newest.shortID, keys: keys, subjectID: key, isSection: true,
                                           name: entry?.name ?? key, field: field.rawValue,
                                           kept: entry?[field] ?? .text(""), lost: lost,
-                                          lostStamp: newest.lostStamp, resolution: resolution))
+                                          lostStamp: newest.lostStamp, resolution: resolution, folded: folded))
                 }
             }
         }

@@ -12,6 +12,7 @@ extension ShoppingList {
             if let row = rows[id] { delta.rows[id] = row }
         }
         for (key, record) in conflicts where before.conflicts[key] != record { delta.conflicts[key] = record }
+        for (subject, fold) in conflictFolds where before.conflictFolds[subject] != fold { delta.conflictFolds[subject] = fold }
         if memory != before.memory { delta.memory = memory }
         return delta
     }

@@ -174,7 +174,8 @@ extension ShoppingList {
             return .updateSection(key: key, changes: undo)
 
         case .review(let key, let resolution):
-            guard var record = conflicts[key] else { throw EditError.noSuchConflict }
+            // No record: the key may be a fold's newest value (ConflictBound.swift).
+            guard var record = conflicts[key] else { return try reviewFold(key, resolution: resolution, stamp: stamp) }
             let previous = (record.resolved, record.resolution)
             record.resolved = Stamp.edit(stamp, replacing: max(record.resolved, record.lostStamp))
             record.resolution = resolution

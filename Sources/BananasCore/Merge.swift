@@ -61,6 +61,8 @@ extension ShoppingList {
         for record in found {
             conflicts[record.key] = conflicts[record.key].map { $0.merged(with: record) } ?? record
         }
+        if other.conflictFolds != conflictFolds { mergeFolds(other.conflictFolds) }
+        if !conflictFolds.isEmpty, !conflicts.isEmpty { dropFoldedRecords() }
         if !conflicts.isEmpty { dropConflictsSeenSince() }
         writeStamp = max(writeStamp, other.writeStamp)
         memory.merge(other.memory)
@@ -256,17 +258,17 @@ extension ShoppingList {
     /// How long a delete is remembered: 180 days from when a replica first wrote it to a file.
     /// A copy that stays away longer than this may bring a deleted row back (docs/decisions.md).
     public static let tombstoneLifetimeMillis: Int64 = 180 * 86_400_000
-    /// How long a reviewed conflict record is kept (so every device learns it was reviewed),
-    /// and how many records a list keeps at most (the oldest reviewed go first).
+    /// How long a reviewed conflict record is kept (so every device learns it was reviewed).
+    /// How many a list keeps is `conflictCapacity` (ConflictBound.swift).
     public static let reviewedConflictLifetimeMillis: Int64 = 30 * 86_400_000
-    public static let conflictCapacity = 200
 
     /// Bookkeeping a writer does with its wall clock before it writes, outside `merge`:
     /// deletes and conflict records new to a file are dated `now`; a delete this device first
     /// saw (`deleteFirstSeen`, its published history) before `now - tombstoneLifetimeMillis`
-    /// is forgotten with the row it hides, never by its stamp or a date a file claims; reviewed
-    /// records past their lifetime, and the oldest records past `conflictCapacity`, go. What
-    /// the forgotten rows said of their names stays in the memory.
+    /// is forgotten with the row it hides, never by its stamp or a date a file claims;
+    /// conflict records are bounded by `collectConflictRecords` (reviewed ones expire, a
+    /// field's older unreviewed values are folded, never dropped uncounted). What the
+    /// forgotten rows said of their names stays in the memory.
     public mutating func collectGarbage(now: Int64, deleteFirstSeen: (String) -> Int64? = { _ in nil }) {
         var expired: [String] = []
         for (id, tombstone) in tombstones {
@@ -278,18 +280,6 @@ extension ShoppingList {
             if !isVisible(id) { rows[id] = nil }
             tombstones[id] = nil
         }
-        for (key, record) in conflicts {
-            if record.firstSeen == 0 {
-                conflicts[key]!.firstSeen = now
-            } else if !record.awaitsReview, record.firstSeen < now - Self.reviewedConflictLifetimeMillis {
-                conflicts[key] = nil
-            }
-        }
-        if conflicts.count > Self.conflictCapacity {
-            let oldestFirst = conflicts.values.sorted {
-                ($0.awaitsReview ? 1 : 0, $0.firstSeen, $0.key) < ($1.awaitsReview ? 1 : 0, $1.firstSeen, $1.key)
-            }
-            for record in oldestFirst.prefix(conflicts.count - Self.conflictCapacity) { conflicts[record.key] = nil }
-        }
+        collectConflictRecords(now: now)
     }
 }

@@ -19,6 +19,9 @@ public struct ShoppingList: Hashable, Sendable {
     public internal(set) var tombstones: [String: Tombstone]
     /// Values that lost to concurrent edits, for review on every device.
     public internal(set) var conflicts: [ConflictRecord.Key: ConflictRecord]
+    /// Per field, the older lost values folded together when more await review than a list
+    /// keeps (`ConflictFold`): no record at or before a fold's newest value is kept beside it.
+    public internal(set) var conflictFolds: [ConflictRecord.Subject: ConflictFold] = [:]
     /// The stamp of the bananas write that produced this state of the file (zero: none). A
     /// writer that keeps `sync` as it found it (the Node server) keeps it too, which tells its
     /// whole-list save of the latest file from a stale copy of an older one.
@@ -37,7 +40,7 @@ public struct ShoppingList: Hashable, Sendable {
     /// Every field compared; the rows side by side where their tables pair up
     /// (`differingRowIDs`), which spares hashing every id when most rows are the same boxes.
     public static func == (a: ShoppingList, b: ShoppingList) -> Bool {
-        guard a.sectionEntries == b.sectionEntries, a.tombstones == b.tombstones, a.conflicts == b.conflicts, a.writeStamp == b.writeStamp, a.memory == b.memory,
+        guard a.sectionEntries == b.sectionEntries, a.tombstones == b.tombstones, a.conflicts == b.conflicts, a.conflictFolds == b.conflictFolds, a.writeStamp == b.writeStamp, a.memory == b.memory,
               a.extra == b.extra, a.syncExtra == b.syncExtra, a.unreadableRows == b.unreadableRows else { return false }
         return a.rows == b.rows
     }
@@ -47,6 +50,7 @@ public struct ShoppingList: Hashable, Sendable {
         hasher.combine(rows)
         hasher.combine(tombstones)
         hasher.combine(conflicts)
+        hasher.combine(conflictFolds)
         hasher.combine(memory)
     }
 
@@ -63,18 +67,19 @@ public struct ShoppingList: Hashable, Sendable {
 
     public init(
         sectionEntries: [String: SectionEntry], rows: [Item] = [], tombstones: [String: Tombstone] = [:],
-        conflicts: [ConflictRecord] = [], memory: ItemMemory = ItemMemory(), extra: [String: JSONValue] = [:],
+        conflicts: [ConflictRecord] = [], conflictFolds: [ConflictFold] = [], memory: ItemMemory = ItemMemory(), extra: [String: JSONValue] = [:],
         syncExtra: [String: JSONValue] = [:], unreadableRows: [UnreadableRow] = []
     ) {
         self.init(sectionEntries: sectionEntries, rowsByID: RowTable(Dictionary(rows.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })),
-                  tombstones: tombstones, conflicts: conflicts, memory: memory, extra: extra, syncExtra: syncExtra, unreadableRows: unreadableRows)
+                  tombstones: tombstones, conflicts: conflicts, conflictFolds: conflictFolds, memory: memory, extra: extra, syncExtra: syncExtra,
+                  unreadableRows: unreadableRows)
     }
 
     /// The rows already in a table by id, each under its own id (the codec fills one as it
     /// reads: a second table of 10,000 rows was a tenth of a whole-process command).
     public init(
         sectionEntries: [String: SectionEntry], rowsByID: RowTable, tombstones: [String: Tombstone] = [:],
-        conflicts: [ConflictRecord] = [], memory: ItemMemory = ItemMemory(), extra: [String: JSONValue] = [:],
+        conflicts: [ConflictRecord] = [], conflictFolds: [ConflictFold] = [], memory: ItemMemory = ItemMemory(), extra: [String: JSONValue] = [:],
         syncExtra: [String: JSONValue] = [:], unreadableRows: [UnreadableRow] = []
     ) {
         self.sectionEntries = sectionEntries
@@ -85,6 +90,10 @@ public struct ShoppingList: Hashable, Sendable {
         self.extra = extra
         self.syncExtra = syncExtra
         self.unreadableRows = unreadableRows.sorted(by: UnreadableRow.writeOrder)
+        if !conflictFolds.isEmpty {
+            self.conflictFolds = Dictionary(conflictFolds.map { ($0.subject, $0) }, uniquingKeysWith: { $0.merged(with: $1) })
+            dropFoldedRecords()
+        }
         deriveSections()
     }
 

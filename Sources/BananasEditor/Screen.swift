@@ -406,6 +406,7 @@ public enum Screen {
             let c = entry
             let what = "\(c.isSection ? "section " : "")\(c.name.displaySafe) · \(c.field)"
             let values = "kept \(shown(c.kept, field: c.field)), lost \(shown(c.lost, field: c.field))"
+                + (c.folded > 0 ? " (+\(c.folded) older)" : "")
             let lines = narrow ? [what, "  " + values] : [what + ": " + values]
             for (n, line) in lines.enumerated() {
                 let y = box.y + k * perEntry + n

@@ -233,7 +233,8 @@ public final class ListStore {
             // Also when the merge recorded a value that lost: the record must reach the file
             // for every device to review it.
             if mode == .live, state.snapshot.isWritable,
-               !list.hasSameVisibleContent(as: state.snapshot.list) || list.conflicts.keys != state.snapshot.list.conflicts.keys {
+               !list.hasSameVisibleContent(as: state.snapshot.list) || list.conflicts.keys != state.snapshot.list.conflicts.keys
+               || list.conflictFolds != state.snapshot.list.conflictFolds {
                 fileBehind = true
             }
             refreshStatus()

@@ -243,6 +243,7 @@ extension ListCodec {
         // The sections and other keys are written again around the spliced items (an `add`
         // into a new section); the same tombstones keep which rows show, and where.
         let sameOtherKeys = list.sectionEntries == old.sectionEntries && list.conflicts == old.conflicts
+            && list.conflictFolds == old.conflictFolds
             && list.memory == old.memory && list.extra == old.extra && list.syncExtra == old.syncExtra
         let sameFrame = sameOtherKeys && list.writeStamp == old.writeStamp
         // Deleted rows are written under `sync`: they must be the same rows.

@@ -26,7 +26,7 @@ public enum ListCodec {
 
     static let topLevelKeys: Set<String> = ["schemaVersion", "sections", "items", "sync"]
     static let itemKeys: Set<String> = ["id", "name", "amount", "section", "checked", "optional", "sortOrder", "lastModified", "stamps", "sectionKey", "v"]
-    static let syncKeys: Set<String> = ["sectionsStamp", "sections", "deleted", "deletedRows", "conflicts", "written", "memory"]
+    static let syncKeys: Set<String> = ["sectionsStamp", "sections", "deleted", "deletedRows", "conflicts", "conflictsFolded", "written", "memory"]
     static let keyOrder = ["schemaVersion", "sections", "items", "sync",
                            "id", "name", "amount", "section", "checked", "optional", "sortOrder", "lastModified", "stamps", "sectionKey", "v",
                            "written", "sectionsStamp", "deleted", "deletedRows", "conflicts", "memory",
@@ -111,6 +111,7 @@ public enum ListCodec {
         var entries: [String: SectionEntry]?
         var tombstones: [String: Tombstone] = [:]
         var records: [ConflictRecord] = []
+        var folds: [ConflictFold] = []
         var writeStamp = Stamp.zero
         var memory = ItemMemory()
         var syncExtra: [String: JSONValue] = [:]
@@ -139,6 +140,7 @@ public enum ListCodec {
                 if joining.count != hiddenRows.count || !ignoredRows.isEmpty { layout.usable = false }
             }
             if case .array(let stored)? = sync["conflicts"] { records = stored.compactMap(decodeConflict) }
+            if case .array(let stored)? = sync["conflictsFolded"] { folds = stored.compactMap(decodeConflictFold) }
             writeStamp = sync["written"]?.stringValue.flatMap(Meta.stamp) ?? .zero
             if let stored = sync["memory"] { memory = decodeMemory(stored) }
         }
@@ -159,7 +161,7 @@ public enum ListCodec {
             }
         }
         var list = ShoppingList(
-            sectionEntries: sectionEntries, rowsByID: table.finish(), tombstones: tombstones, conflicts: records, memory: memory,
+            sectionEntries: sectionEntries, rowsByID: table.finish(), tombstones: tombstones, conflicts: records, conflictFolds: folds, memory: memory,
             extra: extra, syncExtra: syncExtra, unreadableRows: unreadable
         )
         list.keySections(explicitKeys: explicitKeys)
@@ -915,6 +917,9 @@ public enum ListCodec {
         if !list.conflicts.isEmpty {
             sync["conflicts"] = .array(list.conflicts.keys.sorted().map { encodeConflict(list.conflicts[$0]!) })
         }
+        if !list.conflictFolds.isEmpty {
+            sync["conflictsFolded"] = .array(list.conflictFolds.keys.sorted().map { encodeConflictFold(list.conflictFolds[$0]!) })
+        }
         if !list.memory.isEmpty { sync["memory"] = encodeMemory(list.memory) }
         if !sync.isEmpty { top["sync"] = .object(sync) }
         return top
@@ -1096,6 +1101,40 @@ public enum ListCodec {
         }
         if case .number(let literal)? = object["firstSeen"], let millis = Int64(literal) { record.firstSeen = millis }
         return record
+    }
+
+    /// `sync.conflictsFolded`: one per field whose older lost values were folded
+    /// (docs/file-format.md): its newest value as a record is written (`item`/`section`,
+    /// `field`, `lost`, `lostStamp`, `resolved`, `resolution`, `firstSeen`), with the ids of
+    /// the values folded, awaiting review (`folded`) and reviewed (`reviewed`), each a string
+    /// of 16-hex-digit ids in ascending order, separated by spaces.
+    static func encodeConflictFold(_ fold: ConflictFold) -> JSONValue {
+        var record = ConflictRecord(subject: fold.subject, lost: fold.newest.lost, lostStamp: fold.newest.lostStamp,
+                                    resolved: fold.resolved, resolution: fold.resolution, firstSeen: fold.firstSeen)
+        if record.resolved.isZero { record.resolution = "" }
+        guard case .object(var object) = encodeConflict(record) else { return .null }
+        object["folded"] = .string(foldIDs(fold.awaiting))
+        if !fold.reviewed.isEmpty { object["reviewed"] = .string(foldIDs(fold.reviewed)) }
+        return .object(object)
+    }
+
+    static func foldIDs(_ ids: Set<UInt64>) -> String {
+        ids.sorted().map { id in
+            let digits = String(id, radix: 16)
+            return String(repeating: "0", count: 16 - digits.count) + digits
+        }.joined(separator: " ")
+    }
+
+    static func decodeConflictFold(_ value: JSONValue) -> ConflictFold? {
+        guard let record = decodeConflict(value), case .object(let object) = value else { return nil }
+        func ids(_ key: String) -> Set<UInt64> {
+            guard let text = object[key]?.stringValue else { return [] }
+            return Set(text.split(separator: " ").compactMap { $0.utf8.count == 16 ? UInt64($0, radix: 16) : nil })
+        }
+        let (awaiting, reviewed) = (ids("folded"), ids("reviewed"))
+        guard !awaiting.isEmpty || !reviewed.isEmpty else { return nil }
+        return ConflictFold(newest: record.key, awaiting: awaiting, reviewed: reviewed, resolved: record.resolved,
+                            resolution: record.resolved.isZero ? "" : record.resolution, firstSeen: record.firstSeen)
     }
 
     public static func fieldJSON(_ value: FieldValue) -> JSONValue {
