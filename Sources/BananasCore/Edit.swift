@@ -8,14 +8,16 @@ public indirect enum ListEdit: Hashable, Sendable {
     /// since is overwritten knowingly, and recorded as a conflict for review (rule 7).
     case update(id: String, changes: [ItemField: FieldValue], seen: [ItemField: Stamp] = [:])
     /// Undo of an update: sets the fields back only if each still holds the value the undone
-    /// edit wrote (`expecting` its stamp); otherwise changes nothing and throws
-    /// `EditError.changedSince` (rule 7).
-    case revert(id: String, changes: [ItemField: FieldValue], expecting: [ItemField: Stamp])
+    /// edit wrote, by stamp (`expecting`), never by equal text; otherwise changes nothing and
+    /// throws `EditError.changedSince` (rule 7). `restoring` names the stamps the values it
+    /// sets back had: once it is applied, the new stamps stand for those in the steps before
+    /// it (`EditHistory`), so undoing further back still compares stamps.
+    case revert(id: String, changes: [ItemField: FieldValue], expecting: [ItemField: Stamp], restoring: [ItemField: Stamp] = [:])
     /// Deletes a visible item (a tombstone that remembers what it saw; the row is kept hidden).
     case delete(id: String)
     /// Undo of a delete: brings the item back as it was deleted only if no field changed since
-    /// (`expecting` the stamps the delete saw; values this replica wrote since are its own);
-    /// otherwise throws `EditError.changedSince` (rule 7).
+    /// (`expecting` the stamps the delete saw, by stamp); otherwise throws
+    /// `EditError.changedSince` (rule 7).
     case undelete(Item, expecting: ItemStamps)
     /// Undo of an insert: deletes the item only if no field changed since (`expecting` its
     /// stamps); otherwise throws `EditError.changedSince`.
@@ -84,6 +86,7 @@ extension ShoppingList {
             guard isVisible(id), var item = rows[id] else { throw EditError.noSuchItem(id) }
             var undo: [ItemField: FieldValue] = [:]
             var wrote: [ItemField: Stamp] = [:]
+            var replaced: [ItemField: Stamp] = [:]
             for (field, given) in changes.sorted(by: { $0.key < $1.key }) {
                 let value = field == .section ? .text(sectionKey(filing: given.text, stamp: stamp)) : given
                 guard item[field] != value else { continue }
@@ -101,6 +104,7 @@ extension ShoppingList {
                     conflicts[record.key] = conflicts[record.key].map { $0.merged(with: record) } ?? record
                 }
                 wrote[field] = fieldStamp
+                replaced[field] = current
             }
             if !undo.isEmpty {
                 item.lastModified = modifiedAt ?? item.lastModified
@@ -109,11 +113,11 @@ extension ShoppingList {
                 // as a merge would find (merging the list with itself changes nothing).
                 if !seen.isEmpty, !conflicts.isEmpty { dropConflictsSeenSince() }
             }
-            return .revert(id: id, changes: undo, expecting: wrote)
+            return .revert(id: id, changes: undo, expecting: wrote, restoring: replaced)
 
-        case .revert(let id, let changes, let expecting):
+        case .revert(let id, let changes, let expecting, _):
             guard let item = rows[id], isVisible(id) else { throw EditError.noSuchItem(id) }
-            for field in changes.keys.sorted() where !Self.wroteLast(item.stamps[field], expecting[field], stamp) {
+            for field in changes.keys.sorted() where item.stamps[field] != expecting[field] {
                 throw EditError.changedSince(id: id, field: field.rawValue)
             }
             return try apply(.update(id: id, changes: changes), stamp: stamp, modifiedAt: modifiedAt)
@@ -127,7 +131,7 @@ extension ShoppingList {
         case .undelete(let item, let expecting):
             if isVisible(item.id) { throw EditError.itemExists(item.id) }
             if let row = rows[item.id] {
-                for field in ItemField.allCases where !Self.wroteLast(row.stamps[field], expecting[field], stamp) {
+                for field in ItemField.allCases where row.stamps[field] != expecting[field] {
                     throw EditError.changedSince(id: item.id, field: field.rawValue)
                 }
             }
@@ -135,7 +139,7 @@ extension ShoppingList {
 
         case .retract(let id, let expecting):
             guard let row = rows[id], isVisible(id) else { throw EditError.noSuchItem(id) }
-            for field in ItemField.allCases where !Self.wroteLast(row.stamps[field], expecting[field], stamp) {
+            for field in ItemField.allCases where row.stamps[field] != expecting[field] {
                 throw EditError.changedSince(id: id, field: field.rawValue)
             }
             return try apply(.delete(id: id), stamp: stamp, modifiedAt: modifiedAt)
@@ -218,13 +222,6 @@ extension ShoppingList {
     /// every row (15 ms at 100,000 items).
     public mutating func applyStepByStep(_ edit: ListEdit, stamp: Stamp) throws {
         _ = try applyInPlace(edit, stamp: stamp, modifiedAt: nil)
-    }
-
-    /// True when a field stamped `current` still holds what the undone edit wrote (stamped
-    /// `expected`), or what this replica (the one undoing, `undoing`'s) wrote since: undo
-    /// overwrites only its own values.
-    static func wroteLast(_ current: Stamp, _ expected: Stamp?, _ undoing: Stamp) -> Bool {
-        current == expected || current.replica == undoing.replica
     }
 
     /// A position after every section.
@@ -320,7 +317,7 @@ extension ListEdit {
     /// True when applying this edit changes nothing (an update with no changes, an empty batch).
     public var isEmpty: Bool {
         switch self {
-        case .update(_, let changes, _), .revert(_, let changes, _): changes.isEmpty
+        case .update(_, let changes, _), .revert(_, let changes, _, _): changes.isEmpty
         case .updateSection(_, let changes, _): changes.isEmpty
         case .batch(let edits): edits.allSatisfy(\.isEmpty)
         default: false
