@@ -185,7 +185,8 @@ struct StatusReport {
                 lines.append("paused: " + stateProblem.pausedReason)
                 lines.append(stateProblem.description)
             }
-            lines.append(exists ? "schema version: \(schemaVersion)" : "not created yet (the first edit creates it)")
+            lines.append(!exists ? "not created yet (the first edit creates it)"
+                : "schema version: \(schemaVersion)" + (stampless ? " (saved by a writer that keeps no stamps: Get Bananas, a hand edit)" : ""))
             lines.append("items: \(items) (\(items - checked) to get, \(checked) checked) in \(sections) sections")
             if !writable {
                 lines.append("read-only: written by a newer bananas (schemaVersion \(schemaVersion))")
@@ -200,8 +201,6 @@ struct StatusReport {
         }
         if unwrittenSave {
             lines.append("pending: a save by a writer that keeps no stamps (Get Bananas, a hand edit) is shown merged; the next edit writes it back")
-        } else if stampless {
-            lines.append("note: the file was saved by a writer that keeps no stamps (Get Bananas, a hand edit); the next edit adds them")
         }
         if !conflicts.isEmpty {
             lines.append("conflicts: \(conflicts.count) awaiting review (bananas conflicts)")
