@@ -28,6 +28,10 @@ public indirect enum ListEdit: Hashable, Sendable {
     /// Changes fields of one section (by key): a rename, a move, a removal. Items are untouched.
     /// `seen` as `update`'s: a prompt's rename records a name given meanwhile (rule 7).
     case updateSection(key: String, changes: [SectionField: FieldValue], seen: [SectionField: Stamp] = [:])
+    /// Undo of a section update: as `revert`, for the fields of section `key` (a rename, a
+    /// move, a removal, an addition): only if each still holds, by stamp, what the undone edit
+    /// wrote; otherwise `EditError.changedSince`, and nothing changes (rule 7).
+    case revertSection(key: String, changes: [SectionField: FieldValue], expecting: [SectionField: Stamp], restoring: [SectionField: Stamp] = [:])
     /// Marks a conflict record reviewed ("restored" or "dismissed").
     case review(ConflictRecord.Key, resolution: String)
     /// Forgets a remembered name (case aside), or every name (nil): what was known of it is
@@ -145,20 +149,24 @@ extension ShoppingList {
             return try apply(.delete(id: id), stamp: stamp, modifiedAt: modifiedAt)
 
         case .setSections(let names):
-            let old = sections
-            guard old != names else { return .setSections(old) }
+            guard sections != names else { return .batch([]) }
+            // Undone section by section, by stamp: setting the old names back by name would
+            // undo a rename another writer made meanwhile (rule 7).
+            var inverses: [ListEdit] = []
             for step in sectionSteps(toShow: names, stamp: stamp) {
-                try apply(step, stamp: stamp, modifiedAt: modifiedAt)
+                inverses.append(try apply(step, stamp: stamp, modifiedAt: modifiedAt))
             }
-            return .setSections(old)
+            return .batch(inverses.reversed())
 
         case .updateSection(let key, let changes, let seen):
             let existing = sectionEntries[key]
             var entry = existing ?? SectionEntry(key: key, position: nextSectionPosition)
             var undo: [SectionField: FieldValue] = [:]
+            var replaced: [SectionField: Stamp] = [:]
             for (field, value) in changes.sorted(by: { $0.key.stampIndex < $1.key.stampIndex }) where entry[field] != value {
                 let current = entry.stamps[field]
                 undo[field] = entry[field]
+                replaced[field] = current
                 entry[field] = value
                 entry.stamps.supersede(field, with: Stamp.edit(stamp, replacing: current))
                 if let saw = seen[field], saw != current, !current.isZero {
@@ -172,10 +180,19 @@ extension ShoppingList {
                 // A new section: every field is this edit's (a later edit of one beats it).
                 for field in SectionField.allCases where entry.stamps[field].isZero { entry.stamps[field] = stamp }
                 undo = [.removed: .flag(true)]
+                replaced = [:]
             }
             if sectionEntries[key] != entry { sectionEntries[key] = entry }
             if !seen.isEmpty, !conflicts.isEmpty { dropConflictsSeenSince() }
-            return .updateSection(key: key, changes: undo)
+            let wrote = Dictionary(uniqueKeysWithValues: undo.keys.map { ($0, entry.stamps[$0]) })
+            return .revertSection(key: key, changes: undo, expecting: wrote, restoring: replaced)
+
+        case .revertSection(let key, let changes, let expecting, _):
+            guard let entry = sectionEntries[key] else { throw EditError.noSuchItem(key) }
+            for field in changes.keys.sorted(by: { $0.stampIndex < $1.stampIndex }) where entry.stamps[field] != expecting[field] {
+                throw EditError.changedSince(id: key, field: "section " + field.rawValue)
+            }
+            return try apply(.updateSection(key: key, changes: changes), stamp: stamp, modifiedAt: modifiedAt)
 
         case .review(let key, let resolution):
             guard var record = conflicts[key] else { throw EditError.noSuchConflict }
@@ -318,7 +335,7 @@ extension ListEdit {
     public var isEmpty: Bool {
         switch self {
         case .update(_, let changes, _), .revert(_, let changes, _, _): changes.isEmpty
-        case .updateSection(_, let changes, _): changes.isEmpty
+        case .updateSection(_, let changes, _), .revertSection(_, let changes, _, _): changes.isEmpty
         case .batch(let edits): edits.allSatisfy(\.isEmpty)
         default: false
         }

@@ -73,13 +73,13 @@ public struct EditHistory: Hashable, Sendable {
 /// A field's value set back by an undo or redo: the value stamped `old` is the field's again,
 /// stamped `new` by this instance. A step expecting `old` expects `new` from then on.
 public struct StampAlias: Hashable, Sendable {
-    public var id: String
-    public var field: ItemField
+    /// The field: an item's (by id) or a section's (by key).
+    public var subject: ConflictRecord.Subject
     public var old: Stamp
     public var new: Stamp
 
-    public init(id: String, field: ItemField, old: Stamp, new: Stamp) {
-        (self.id, self.field, self.old, self.new) = (id, field, old, new)
+    public init(_ subject: ConflictRecord.Subject, old: Stamp, new: Stamp) {
+        (self.subject, self.old, self.new) = (subject, old, new)
     }
 }
 
@@ -90,11 +90,15 @@ extension ListEdit {
         switch (self, inverse) {
         case (.revert(let id, _, _, let restoring), .revert(_, _, let wrote, _)):
             return wrote.keys.sorted().compactMap { field in
-                restoring[field].map { StampAlias(id: id, field: field, old: $0, new: wrote[field]!) }
+                restoring[field].map { StampAlias(.item(id, field), old: $0, new: wrote[field]!) }
+            }
+        case (.revertSection(let key, _, _, let restoring), .revertSection(_, _, let wrote, _)):
+            return wrote.keys.sorted { $0.stampIndex < $1.stampIndex }.compactMap { field in
+                restoring[field].map { StampAlias(.section(key, field), old: $0, new: wrote[field]!) }
             }
         case (.undelete(let item, let expecting), .retract(_, let stamps)):
             return ItemField.allCases.compactMap { field in
-                expecting[field] == stamps[field] ? nil : StampAlias(id: item.id, field: field, old: expecting[field], new: stamps[field])
+                expecting[field] == stamps[field] ? nil : StampAlias(.item(item.id, field), old: expecting[field], new: stamps[field])
             }
         case (.batch(let steps), .batch(let inverses)) where steps.count == inverses.count:
             // A batch's inverse lists its steps' inverses in reverse order.
@@ -106,29 +110,33 @@ extension ListEdit {
 
     /// This step with the stamps it expects (and restores) that `aliases` name replaced.
     public func realiased(_ aliases: [StampAlias]) -> ListEdit {
-        func renamed(_ id: String, _ field: ItemField, _ stamp: Stamp) -> Stamp {
-            aliases.first { $0.id == id && $0.field == field && $0.old == stamp }?.new ?? stamp
+        guard !aliases.isEmpty else { return self }
+        func renamed(_ subject: ConflictRecord.Subject, _ stamp: Stamp) -> Stamp {
+            aliases.first { $0.subject == subject && $0.old == stamp }?.new ?? stamp
         }
         func renamed(_ id: String, _ table: [ItemField: Stamp]) -> [ItemField: Stamp] {
-            Dictionary(uniqueKeysWithValues: table.map { ($0.key, renamed(id, $0.key, $0.value)) })
+            Dictionary(uniqueKeysWithValues: table.map { ($0.key, renamed(.item(id, $0.key), $0.value)) })
         }
         func renamed(_ id: String, _ stamps: ItemStamps) -> ItemStamps {
             var result = stamps
             for field in ItemField.allCases {
-                let new = renamed(id, field, stamps[field])
+                let new = renamed(.item(id, field), stamps[field])
                 if new != stamps[field] { result[field] = new }
             }
             return result
         }
+        func renamed(section key: String, _ table: [SectionField: Stamp]) -> [SectionField: Stamp] {
+            Dictionary(uniqueKeysWithValues: table.map { ($0.key, renamed(.section(key, $0.key), $0.value)) })
+        }
         switch self {
         case .revert(let id, let changes, let expecting, let restoring):
-            guard aliases.contains(where: { $0.id == id }) else { return self }
             return .revert(id: id, changes: changes, expecting: renamed(id, expecting), restoring: renamed(id, restoring))
+        case .revertSection(let key, let changes, let expecting, let restoring):
+            return .revertSection(key: key, changes: changes, expecting: renamed(section: key, expecting),
+                                  restoring: renamed(section: key, restoring))
         case .undelete(let item, let expecting):
-            guard aliases.contains(where: { $0.id == item.id }) else { return self }
             return .undelete(item, expecting: renamed(item.id, expecting))
         case .retract(let id, let expecting):
-            guard aliases.contains(where: { $0.id == id }) else { return self }
             return .retract(id: id, expecting: renamed(id, expecting))
         case .batch(let steps):
             return .batch(steps.map { $0.realiased(aliases) })

@@ -138,6 +138,39 @@ import Testing
         #expect(me.list.item("B")?.amount == "3")
     }
 
+    /// Sections alike: an undo sets back a section's fields only if they still hold, by
+    /// stamp, what the undone edit wrote; section by section, never by name.
+    @Test func sectionUndoComparesStampsNotNames() throws {
+        var me = Session()
+        try me.edit(.setSections(["Dairy", "Produce"]), "sections")
+        try me.edit(try me.list.renameSectionEdit("Dairy", to: "Milk"), "rename Dairy")
+        var other = me.list
+        let right = Stamp(millis: 5_000, counter: 0, replica: "right")
+        try other.apply(try other.renameSectionEdit("Milk", to: "Fridge"), stamp: right)
+        try other.apply(try other.renameSectionEdit("Fridge", to: "Milk"), stamp: Stamp(millis: 5_001, counter: 0, replica: "right"))
+        me.list.merge(other)
+        let before = me.list
+        #expect(throws: EditHistory.Refused.self) { try me.replay(.undo) }
+        #expect(me.list == before && me.list.sections == ["Milk", "Produce"], "the same name, written by another: kept")
+
+        // Undo of an added section takes that section away, and nothing else: a rename
+        // another writer made meanwhile stays (setting the old names back by name undid it).
+        var added = Session()
+        try added.edit(.setSections(["Dairy", "Produce"]), "sections")
+        try added.edit(try added.list.addSectionEdit("Bakery"), "add Bakery")
+        var there = added.list
+        try there.apply(try there.renameSectionEdit("Dairy", to: "Fridge"), stamp: Stamp(millis: 6_000, counter: 0, replica: "right"))
+        added.list.merge(there)
+        #expect(try added.replay(.undo) == "add Bakery")
+        #expect(added.list.sections == ["Fridge", "Produce"])
+        #expect(try added.replay(.redo) == "add Bakery")
+        #expect(added.list.sections == ["Fridge", "Produce", "Bakery"])
+        // Alone, a run of section undos walks all the way back.
+        #expect(try added.replay(.undo) == "add Bakery")
+        #expect(try added.replay(.undo) == "sections")
+        #expect(added.list.sections.isEmpty, "a rename changes no removal: the sections this instance added go \(added.list.sections)")
+    }
+
     @Test func stepsWhoseItemIsGoneAreSkippedAndTheHistoryIsBounded() throws {
         var me = Session()
         try me.edit(.insert(Item(id: "A", name: "Apples")), "add Apples")
