@@ -419,8 +419,8 @@ final class ContractModel {
         }
     }
 
-    /// Remembers the item part of an edit's inverse (undo of the section a surface made sure
-    /// of is not part of rule 7: sections have no base to compare with).
+    /// Remembers the item part of an edit's inverse (the model checks rule 7 on items; section
+    /// undo is checked by `EditHistoryTests.sectionUndoComparesStampsNotNames`).
     func pushUndo(_ r: Int, _ undo: ListEdit?) {
         guard let undo, !undo.isEmpty else { return }
         var inverse = undo
