@@ -12,101 +12,213 @@ struct StatusCommand: ParsableCommand {
 
     func run() throws {
         try perform {
-            let file = options.listFile
-            // A read command: conflict copies are named, and left for a writer to merge.
-            let (waitingCopies, copies) = CommandSession.conflictCopies(file)
-            var fields: [String: JSONValue] = ["file": .string(file.path)]
-            var lines = ["file: " + Output.safe(file.path)]
-            var failure: ListFileError?
-            var conflicts: [Conflict] = []
-            var skew: (millis: Int64, replica: String)?
-            do throws(ListFileError) {
-                let snapshot = try file.load()
-                conflicts = snapshot.list.conflictList()
-                let now = Clock.nowMillis()
-                if let ahead = snapshot.list.furthestAhead(of: now), ahead.lead(over: now) > SyncStatus.skewWarningMillis {
-                    skew = (ahead.lead(over: now), ahead.replica)
-                }
-                let items = snapshot.list.items
-                let checked = items.filter(\.checked).count
-                fields["exists"] = .bool(snapshot.exists)
-                fields["schemaVersion"] = .number(Double(snapshot.decoded.schemaVersion))
-                fields["writable"] = .bool(snapshot.isWritable)
-                fields["items"] = .number(Double(items.count))
-                fields["checked"] = .number(Double(checked))
-                fields["unchecked"] = .number(Double(items.count - checked))
-                fields["sections"] = .number(Double(snapshot.list.displaySections.count))
-                fields["problems"] = .array(snapshot.decoded.problems.map(JSONValue.string))
-                lines.append(snapshot.exists ? "schema version: \(snapshot.decoded.schemaVersion)" : "not created yet (the first edit creates it)")
-                lines.append("items: \(items.count) (\(items.count - checked) to get, \(checked) checked) in \(snapshot.list.displaySections.count) sections")
-                if !snapshot.isWritable {
-                    lines.append("read-only: written by a newer bananas (schemaVersion \(snapshot.decoded.schemaVersion))")
-                }
-                lines += Output.problemNotes(snapshot.decoded.problems)
-            } catch {
-                failure = error
-                fields["error"] = .string(error.description)
-                fields["paused"] = .string(error.pausedReason)
-                lines.append("paused: " + error.pausedReason)
-                lines.append(error.description)
-            }
-            // The sync state as the editor would show it, for this machine.
-            let waiting = file.state.map { Journal.orphans(in: $0.journalsPath).reduce(0) { $0 + $1.entries.count } } ?? 0
-            var status = SyncStatus()
-            status.pausedBy = failure
-            if failure == nil, let problem = file.base?.problem() {
-                // A running instance would pause for this: it cannot save its sync state.
-                status.pausedBy = problem
-                fields["paused"] = .string(problem.pausedReason)
-                lines.append("paused: " + problem.pausedReason)
-                lines.append(problem.description)
-            }
-            status.pendingCount = waiting
-            status.conflicts = conflicts
-            status.unmergedCopies = copies
-            fields["unmergedCopies"] = .array(copies.map {
-                .object(["name": .string($0.name), "reason": .string($0.reason), "detail": .string($0.detail)])
-            })
-            fields["state"] = .string(status.state.rawValue)
-            fields["pending"] = .number(Double(waiting))
-            fields["conflicts"] = .number(Double(conflicts.count))
-            lines.insert("state: " + status.state.rawValue, at: 1)
-            if waiting > 0 {
-                lines.append("pending: \(waiting) edits from a stopped bananas wait in its journal; the next edit writes them")
-            }
-            if !conflicts.isEmpty {
-                lines.append("conflicts: \(conflicts.count) awaiting review (bananas conflicts)")
-            }
-            if let skew {
-                status.clockSkewMillis = skew.millis
-                status.clockSkewReplica = skew.replica
-                fields["clockSkew"] = .object(["aheadSeconds": .number(Double(skew.millis / 1000)), "replica": .string(skew.replica)])
-                lines.append("clock skew: a stamp in the list is \(SyncStatus.duration(skew.millis)) ahead of this clock (from \(skew.replica)); edits here still win over the values they replace")
-            } else {
-                fields["clockSkew"] = .null
-            }
-            fields["waitingCopies"] = .array(waitingCopies.map(JSONValue.string))
-            if !waitingCopies.isEmpty { lines.append(Output.waitingCopiesNote(waitingCopies)) }
-            for copy in copies {
-                lines.append("conflict copy not merged: " + Output.safe(copy.name) + " (" + Output.safe(copy.detail) + ")")
-            }
-            if let holder = FileLock.holder(of: file.lockPath) {
-                let who: JSONValue = holder.pid.map { .number(Double($0)) } ?? .null
-                fields["lock"] = .object(["pid": who, "ageSeconds": .number(Double(holder.ageSeconds)), "alive": .bool(holder.alive)])
-                lines.append("locked by " + (holder.pid.map { "pid \($0)" } ?? "an unknown holder") + " for \(holder.ageSeconds) s" + (holder.alive ? "" : " (not running: stale)"))
-            } else if let problem = FileLock.problem(at: file.lockPath) {
-                // A lock path no program can take (a symlink, a folder): every write waits on it.
-                fields["lock"] = .object(["unusable": .string(problem)])
-                lines.append("lock unusable: " + Output.safe(problem))
-            } else {
-                fields["lock"] = .null
-            }
+            let report = StatusReport(file: options.listFile, lockTimeoutMillis: options.lockTimeout)
             if json {
-                Output.printJSON(.object(fields))
+                Output.printJSON(report.json)
             } else {
-                lines.forEach { Output.line($0) }
+                report.lines.forEach { Output.line($0) }
             }
-            if let failure { throw ExitCode(failure.exitCode) }
+            if let failure = report.failure { throw ExitCode(failure.exitCode) }
         }
+    }
+}
+
+/// What `bananas status` says, built once from the list every read command shows (`list`,
+/// `conflicts`, `deleted`: one `CommandSession`, a stampless save taken in and conflict copies
+/// shown merged, in memory only), then printed as text or JSON. Nothing is written.
+struct StatusReport {
+    let path: String
+    /// The file could not be read: nothing else is known of the list.
+    var failure: ListFileError?
+    /// The state folder cannot take the sync state now (a running instance would pause).
+    var stateProblem: ListFileError?
+    var exists = false
+    /// The file's own schema version (1: a save by a writer that keeps no stamps).
+    var schemaVersion = 0
+    var writable = true
+    /// A save by a writer that keeps no stamps (Get Bananas, a hand edit): version 1, no stamps.
+    var stampless = false
+    var problems: [String] = []
+    /// Counts of the list shown.
+    var items = 0
+    var checked = 0
+    var sections = 0
+    var deleted = 0
+    var conflicts: [Conflict] = []
+    /// Edits in the journals of running instances (not flushed yet) and of stopped ones.
+    var runningEdits = 0
+    var stoppedEdits = 0
+    /// A stampless save taken in, shown, and not yet written back.
+    var unwrittenSave = false
+    var waitingCopies: [String] = []
+    var unmergedCopies: [UnmergedCopy] = []
+    var skew: (millis: Int64, replica: String)?
+    var lock: LockState = .free
+    var lockPath = ""
+
+    enum LockState {
+        case free
+        case held((pid: Int32?, ageSeconds: Int, alive: Bool))
+        case unusable(String)
+    }
+
+    init(file: ListFile, lockTimeoutMillis: Int64) {
+        path = file.path
+        if let folder = file.state?.journalsPath {
+            (runningEdits, stoppedEdits) = Journal.waiting(in: folder)
+        }
+        do throws(ListFileError) {
+            let session = try openList(file, lockTimeoutMillis: lockTimeoutMillis)
+            let snapshot = session.snapshot
+            let list = session.list
+            exists = snapshot.exists
+            schemaVersion = snapshot.decoded.schemaVersion
+            writable = snapshot.isWritable
+            stampless = snapshot.exists && snapshot.list.isStampless && !snapshot.list.rows.isEmpty
+            problems = snapshot.decoded.problems
+            let shown = list.items
+            items = shown.count
+            checked = shown.count(where: \.checked)
+            sections = list.displaySections.count
+            deleted = list.recentlyDeleted.count
+            conflicts = list.conflictList()
+            unwrittenSave = session.unwrittenSave
+            waitingCopies = session.waitingCopies
+            unmergedCopies = session.unmergedCopies
+            let now = Clock.nowMillis()
+            if let ahead = list.furthestAhead(of: now), ahead.lead(over: now) > SyncStatus.skewWarningMillis {
+                skew = (ahead.lead(over: now), ahead.replica)
+            }
+            stateProblem = file.base?.problem()
+        } catch {
+            failure = error
+        }
+        lockPath = file.lockPath
+        if let holder = FileLock.holder(of: file.lockPath) {
+            lock = .held(holder)
+        } else if let problem = FileLock.problem(at: file.lockPath) {
+            lock = .unusable(problem)
+        }
+    }
+
+    /// Writes that wait for the file: each journaled edit, each conflict copy shown merged,
+    /// and a stampless save not yet written back.
+    var pending: Int { runningEdits + stoppedEdits + waitingCopies.count + (unwrittenSave ? 1 : 0) }
+
+    /// The state as the editor would show it on this machine: `paused` (why), `conflict` (the
+    /// records of the list shown, those a waiting copy adds included, and copies that cannot
+    /// be merged), `pending` (what waits for the file), else `synced`.
+    var status: SyncStatus {
+        var status = SyncStatus()
+        status.pausedBy = failure ?? stateProblem
+        if status.pausedBy == nil, pending > 0, case .held(let holder) = lock, holder.alive, holder.ageSeconds >= 1 {
+            // What waits is held back by a live holder past a running instance's wait: it
+            // says `paused` with the holder named, and so does this.
+            status.pausedBy = .lockHeld(path: lockPath, pid: holder.pid, ageSeconds: holder.ageSeconds)
+        }
+        status.pendingCount = pending
+        status.conflicts = conflicts
+        status.unmergedCopies = unmergedCopies
+        if let skew {
+            status.clockSkewMillis = skew.millis
+            status.clockSkewReplica = skew.replica
+        }
+        return status
+    }
+
+    var json: JSONValue {
+        var fields: [String: JSONValue] = ["file": .string(path)]
+        let status = status
+        fields["state"] = .string(status.state.rawValue)
+        fields["pending"] = .number(Double(pending))
+        fields["pendingDetail"] = .object([
+            "runningInstances": .number(Double(runningEdits)),
+            "stoppedInstances": .number(Double(stoppedEdits)),
+            "waitingCopies": .number(Double(waitingCopies.count)),
+            "unwrittenSave": .bool(unwrittenSave),
+        ])
+        fields["conflicts"] = .number(Double(conflicts.count))
+        if let failure {
+            fields["error"] = .string(failure.description)
+            fields["paused"] = .string(failure.pausedReason)
+        } else {
+            fields["exists"] = .bool(exists)
+            fields["schemaVersion"] = .number(Double(schemaVersion))
+            fields["stampless"] = .bool(stampless)
+            fields["writable"] = .bool(writable)
+            fields["items"] = .number(Double(items))
+            fields["checked"] = .number(Double(checked))
+            fields["unchecked"] = .number(Double(items - checked))
+            fields["sections"] = .number(Double(sections))
+            fields["deleted"] = .number(Double(deleted))
+            fields["problems"] = .array(problems.map(JSONValue.string))
+            if let paused = status.pausedBy { fields["paused"] = .string(paused.pausedReason) }
+        }
+        fields["unmergedCopies"] = .array(unmergedCopies.map {
+            .object(["name": .string($0.name), "reason": .string($0.reason), "detail": .string($0.detail)])
+        })
+        fields["waitingCopies"] = .array(waitingCopies.map(JSONValue.string))
+        fields["clockSkew"] = skew.map {
+            .object(["aheadSeconds": .number(Double($0.millis / 1000)), "replica": .string($0.replica)])
+        } ?? .null
+        switch lock {
+        case .free: fields["lock"] = .null
+        case .held(let holder):
+            let who: JSONValue = holder.pid.map { .number(Double($0)) } ?? .null
+            fields["lock"] = .object(["pid": who, "ageSeconds": .number(Double(holder.ageSeconds)), "alive": .bool(holder.alive)])
+        case .unusable(let problem): fields["lock"] = .object(["unusable": .string(problem)])
+        }
+        return .object(fields)
+    }
+
+    var lines: [String] {
+        let status = status
+        var lines = ["file: " + Output.safe(path), "state: " + status.state.rawValue]
+        if failure == nil, stateProblem == nil, let held = status.pausedBy {
+            lines.append("paused: " + held.pausedReason)
+        }
+        if let failure {
+            lines.append("paused: " + failure.pausedReason)
+            lines.append(failure.description)
+        } else {
+            if let stateProblem {
+                lines.append("paused: " + stateProblem.pausedReason)
+                lines.append(stateProblem.description)
+            }
+            lines.append(!exists ? "not created yet (the first edit creates it)"
+                : "schema version: \(schemaVersion)" + (stampless ? " (saved by a writer that keeps no stamps: Get Bananas, a hand edit)" : ""))
+            lines.append("items: \(items) (\(items - checked) to get, \(checked) checked) in \(sections) sections")
+            if !writable {
+                lines.append("read-only: written by a newer bananas (schemaVersion \(schemaVersion))")
+            }
+            lines += Output.problemNotes(problems)
+        }
+        if runningEdits > 0 {
+            lines.append("pending: \(runningEdits) edit\(runningEdits == 1 ? "" : "s") of a running bananas not yet in the file")
+        }
+        if stoppedEdits > 0 {
+            lines.append("pending: \(stoppedEdits) edits from a stopped bananas wait in its journal; the next edit writes them")
+        }
+        if unwrittenSave {
+            lines.append("pending: a save by a writer that keeps no stamps (Get Bananas, a hand edit) is shown merged; the next edit writes it back")
+        }
+        if !conflicts.isEmpty {
+            lines.append("conflicts: \(conflicts.count) awaiting review (bananas conflicts)")
+        }
+        if let skew {
+            lines.append("clock skew: a stamp in the list is \(SyncStatus.duration(skew.millis)) ahead of this clock (from \(skew.replica)); edits here still win over the values they replace")
+        }
+        if !waitingCopies.isEmpty { lines.append(Output.waitingCopiesNote(waitingCopies)) }
+        for copy in unmergedCopies {
+            lines.append("conflict copy not merged: " + Output.safe(copy.name) + " (" + Output.safe(copy.detail) + ")")
+        }
+        switch lock {
+        case .free: break
+        case .held(let holder):
+            lines.append("locked by " + (holder.pid.map { "pid \($0)" } ?? "an unknown holder") + " for \(holder.ageSeconds) s" + (holder.alive ? "" : " (not running: stale)"))
+        case .unusable(let problem):
+            lines.append("lock unusable: " + Output.safe(problem))
+        }
+        return lines
     }
 }

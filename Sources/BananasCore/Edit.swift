@@ -8,14 +8,16 @@ public indirect enum ListEdit: Hashable, Sendable {
     /// since is overwritten knowingly, and recorded as a conflict for review (rule 7).
     case update(id: String, changes: [ItemField: FieldValue], seen: [ItemField: Stamp] = [:])
     /// Undo of an update: sets the fields back only if each still holds the value the undone
-    /// edit wrote (`expecting` its stamp); otherwise changes nothing and throws
-    /// `EditError.changedSince` (rule 7).
-    case revert(id: String, changes: [ItemField: FieldValue], expecting: [ItemField: Stamp])
+    /// edit wrote, by stamp (`expecting`), never by equal text; otherwise changes nothing and
+    /// throws `EditError.changedSince` (rule 7). `restoring` names the stamps the values it
+    /// sets back had: once it is applied, the new stamps stand for those in the steps before
+    /// it (`EditHistory`), so undoing further back still compares stamps.
+    case revert(id: String, changes: [ItemField: FieldValue], expecting: [ItemField: Stamp], restoring: [ItemField: Stamp] = [:])
     /// Deletes a visible item (a tombstone that remembers what it saw; the row is kept hidden).
     case delete(id: String)
     /// Undo of a delete: brings the item back as it was deleted only if no field changed since
-    /// (`expecting` the stamps the delete saw; values this replica wrote since are its own);
-    /// otherwise throws `EditError.changedSince` (rule 7).
+    /// (`expecting` the stamps the delete saw, by stamp); otherwise throws
+    /// `EditError.changedSince` (rule 7).
     case undelete(Item, expecting: ItemStamps)
     /// Undo of an insert: deletes the item only if no field changed since (`expecting` its
     /// stamps); otherwise throws `EditError.changedSince`.
@@ -26,6 +28,10 @@ public indirect enum ListEdit: Hashable, Sendable {
     /// Changes fields of one section (by key): a rename, a move, a removal. Items are untouched.
     /// `seen` as `update`'s: a prompt's rename records a name given meanwhile (rule 7).
     case updateSection(key: String, changes: [SectionField: FieldValue], seen: [SectionField: Stamp] = [:])
+    /// Undo of a section update: as `revert`, for the fields of section `key` (a rename, a
+    /// move, a removal, an addition): only if each still holds, by stamp, what the undone edit
+    /// wrote; otherwise `EditError.changedSince`, and nothing changes (rule 7).
+    case revertSection(key: String, changes: [SectionField: FieldValue], expecting: [SectionField: Stamp], restoring: [SectionField: Stamp] = [:])
     /// Marks a conflict record reviewed ("restored" or "dismissed").
     case review(ConflictRecord.Key, resolution: String)
     /// Forgets a remembered name (case aside), or every name (nil): what was known of it is
@@ -84,6 +90,7 @@ extension ShoppingList {
             guard isVisible(id), var item = rows[id] else { throw EditError.noSuchItem(id) }
             var undo: [ItemField: FieldValue] = [:]
             var wrote: [ItemField: Stamp] = [:]
+            var replaced: [ItemField: Stamp] = [:]
             for (field, given) in changes.sorted(by: { $0.key < $1.key }) {
                 let value = field == .section ? .text(sectionKey(filing: given.text, stamp: stamp)) : given
                 guard item[field] != value else { continue }
@@ -101,6 +108,7 @@ extension ShoppingList {
                     conflicts[record.key] = conflicts[record.key].map { $0.merged(with: record) } ?? record
                 }
                 wrote[field] = fieldStamp
+                replaced[field] = current
             }
             if !undo.isEmpty {
                 item.lastModified = modifiedAt ?? item.lastModified
@@ -109,11 +117,11 @@ extension ShoppingList {
                 // as a merge would find (merging the list with itself changes nothing).
                 if !seen.isEmpty, !conflicts.isEmpty { dropConflictsSeenSince() }
             }
-            return .revert(id: id, changes: undo, expecting: wrote)
+            return .revert(id: id, changes: undo, expecting: wrote, restoring: replaced)
 
-        case .revert(let id, let changes, let expecting):
+        case .revert(let id, let changes, let expecting, _):
             guard let item = rows[id], isVisible(id) else { throw EditError.noSuchItem(id) }
-            for field in changes.keys.sorted() where !Self.wroteLast(item.stamps[field], expecting[field], stamp) {
+            for field in changes.keys.sorted() where item.stamps[field] != expecting[field] {
                 throw EditError.changedSince(id: id, field: field.rawValue)
             }
             return try apply(.update(id: id, changes: changes), stamp: stamp, modifiedAt: modifiedAt)
@@ -127,7 +135,7 @@ extension ShoppingList {
         case .undelete(let item, let expecting):
             if isVisible(item.id) { throw EditError.itemExists(item.id) }
             if let row = rows[item.id] {
-                for field in ItemField.allCases where !Self.wroteLast(row.stamps[field], expecting[field], stamp) {
+                for field in ItemField.allCases where row.stamps[field] != expecting[field] {
                     throw EditError.changedSince(id: item.id, field: field.rawValue)
                 }
             }
@@ -135,26 +143,30 @@ extension ShoppingList {
 
         case .retract(let id, let expecting):
             guard let row = rows[id], isVisible(id) else { throw EditError.noSuchItem(id) }
-            for field in ItemField.allCases where !Self.wroteLast(row.stamps[field], expecting[field], stamp) {
+            for field in ItemField.allCases where row.stamps[field] != expecting[field] {
                 throw EditError.changedSince(id: id, field: field.rawValue)
             }
             return try apply(.delete(id: id), stamp: stamp, modifiedAt: modifiedAt)
 
         case .setSections(let names):
-            let old = sections
-            guard old != names else { return .setSections(old) }
+            guard sections != names else { return .batch([]) }
+            // Undone section by section, by stamp: setting the old names back by name would
+            // undo a rename another writer made meanwhile (rule 7).
+            var inverses: [ListEdit] = []
             for step in sectionSteps(toShow: names, stamp: stamp) {
-                try apply(step, stamp: stamp, modifiedAt: modifiedAt)
+                inverses.append(try apply(step, stamp: stamp, modifiedAt: modifiedAt))
             }
-            return .setSections(old)
+            return .batch(inverses.reversed())
 
         case .updateSection(let key, let changes, let seen):
             let existing = sectionEntries[key]
             var entry = existing ?? SectionEntry(key: key, position: nextSectionPosition)
             var undo: [SectionField: FieldValue] = [:]
+            var replaced: [SectionField: Stamp] = [:]
             for (field, value) in changes.sorted(by: { $0.key.stampIndex < $1.key.stampIndex }) where entry[field] != value {
                 let current = entry.stamps[field]
                 undo[field] = entry[field]
+                replaced[field] = current
                 entry[field] = value
                 entry.stamps.supersede(field, with: Stamp.edit(stamp, replacing: current))
                 if let saw = seen[field], saw != current, !current.isZero {
@@ -168,10 +180,19 @@ extension ShoppingList {
                 // A new section: every field is this edit's (a later edit of one beats it).
                 for field in SectionField.allCases where entry.stamps[field].isZero { entry.stamps[field] = stamp }
                 undo = [.removed: .flag(true)]
+                replaced = [:]
             }
             if sectionEntries[key] != entry { sectionEntries[key] = entry }
             if !seen.isEmpty, !conflicts.isEmpty { dropConflictsSeenSince() }
-            return .updateSection(key: key, changes: undo)
+            let wrote = Dictionary(uniqueKeysWithValues: undo.keys.map { ($0, entry.stamps[$0]) })
+            return .revertSection(key: key, changes: undo, expecting: wrote, restoring: replaced)
+
+        case .revertSection(let key, let changes, let expecting, _):
+            guard let entry = sectionEntries[key] else { throw EditError.noSuchItem(key) }
+            for field in changes.keys.sorted(by: { $0.stampIndex < $1.stampIndex }) where entry.stamps[field] != expecting[field] {
+                throw EditError.changedSince(id: key, field: "section " + field.rawValue)
+            }
+            return try apply(.updateSection(key: key, changes: changes), stamp: stamp, modifiedAt: modifiedAt)
 
         case .review(let key, let resolution):
             // No record: the key may be a fold's newest value (ConflictBound.swift).
@@ -219,13 +240,6 @@ extension ShoppingList {
     /// every row (15 ms at 100,000 items).
     public mutating func applyStepByStep(_ edit: ListEdit, stamp: Stamp) throws {
         _ = try applyInPlace(edit, stamp: stamp, modifiedAt: nil)
-    }
-
-    /// True when a field stamped `current` still holds what the undone edit wrote (stamped
-    /// `expected`), or what this replica (the one undoing, `undoing`'s) wrote since: undo
-    /// overwrites only its own values.
-    static func wroteLast(_ current: Stamp, _ expected: Stamp?, _ undoing: Stamp) -> Bool {
-        current == expected || current.replica == undoing.replica
     }
 
     /// A position after every section.
@@ -321,8 +335,8 @@ extension ListEdit {
     /// True when applying this edit changes nothing (an update with no changes, an empty batch).
     public var isEmpty: Bool {
         switch self {
-        case .update(_, let changes, _), .revert(_, let changes, _): changes.isEmpty
-        case .updateSection(_, let changes, _): changes.isEmpty
+        case .update(_, let changes, _), .revert(_, let changes, _, _): changes.isEmpty
+        case .updateSection(_, let changes, _), .revertSection(_, let changes, _, _): changes.isEmpty
         case .batch(let edits): edits.allSatisfy(\.isEmpty)
         default: false
         }

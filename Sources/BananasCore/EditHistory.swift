@@ -51,6 +51,14 @@ public struct EditHistory: Hashable, Sendable {
         while let step = direction == .undo ? undoSteps.popLast() : redoSteps.popLast() {
             do {
                 guard let inverse = try apply(step.edit) else { continue }
+                // The values it set back carry new stamps now: the steps that expect the old
+                // ones expect these (the same values, written here again), so undoing further
+                // compares stamps still, never text.
+                let aliases = step.edit.aliases(inverse: inverse)
+                if !aliases.isEmpty {
+                    undoSteps = undoSteps.map { Step(edit: $0.edit.realiased(aliases), label: $0.label) }
+                    redoSteps = redoSteps.map { Step(edit: $0.edit.realiased(aliases), label: $0.label) }
+                }
                 let replayed = Step(edit: inverse, label: step.label)
                 if direction == .undo { redoSteps.append(replayed) } else { undoSteps.append(replayed) }
                 return step.label
@@ -59,5 +67,81 @@ public struct EditHistory: Hashable, Sendable {
             }
         }
         return nil
+    }
+}
+
+/// A field's value set back by an undo or redo: the value stamped `old` is the field's again,
+/// stamped `new` by this instance. A step expecting `old` expects `new` from then on.
+public struct StampAlias: Hashable, Sendable {
+    /// The field: an item's (by id) or a section's (by key).
+    public var subject: ConflictRecord.Subject
+    public var old: Stamp
+    public var new: Stamp
+
+    public init(_ subject: ConflictRecord.Subject, old: Stamp, new: Stamp) {
+        (self.subject, self.old, self.new) = (subject, old, new)
+    }
+}
+
+extension ListEdit {
+    /// What applying this undo or redo step (returning `inverse`) set back: each field whose
+    /// value it restored, from the stamp that value had to the stamp it has now.
+    public func aliases(inverse: ListEdit) -> [StampAlias] {
+        switch (self, inverse) {
+        case (.revert(let id, _, _, let restoring), .revert(_, _, let wrote, _)):
+            return wrote.keys.sorted().compactMap { field in
+                restoring[field].map { StampAlias(.item(id, field), old: $0, new: wrote[field]!) }
+            }
+        case (.revertSection(let key, _, _, let restoring), .revertSection(_, _, let wrote, _)):
+            return wrote.keys.sorted { $0.stampIndex < $1.stampIndex }.compactMap { field in
+                restoring[field].map { StampAlias(.section(key, field), old: $0, new: wrote[field]!) }
+            }
+        case (.undelete(let item, let expecting), .retract(_, let stamps)):
+            return ItemField.allCases.compactMap { field in
+                expecting[field] == stamps[field] ? nil : StampAlias(.item(item.id, field), old: expecting[field], new: stamps[field])
+            }
+        case (.batch(let steps), .batch(let inverses)) where steps.count == inverses.count:
+            // A batch's inverse lists its steps' inverses in reverse order.
+            return zip(steps, inverses.reversed()).flatMap { $0.aliases(inverse: $1) }
+        default:
+            return []
+        }
+    }
+
+    /// This step with the stamps it expects (and restores) that `aliases` name replaced.
+    public func realiased(_ aliases: [StampAlias]) -> ListEdit {
+        guard !aliases.isEmpty else { return self }
+        func renamed(_ subject: ConflictRecord.Subject, _ stamp: Stamp) -> Stamp {
+            aliases.first { $0.subject == subject && $0.old == stamp }?.new ?? stamp
+        }
+        func renamed(_ id: String, _ table: [ItemField: Stamp]) -> [ItemField: Stamp] {
+            Dictionary(uniqueKeysWithValues: table.map { ($0.key, renamed(.item(id, $0.key), $0.value)) })
+        }
+        func renamed(_ id: String, _ stamps: ItemStamps) -> ItemStamps {
+            var result = stamps
+            for field in ItemField.allCases {
+                let new = renamed(.item(id, field), stamps[field])
+                if new != stamps[field] { result[field] = new }
+            }
+            return result
+        }
+        func renamed(section key: String, _ table: [SectionField: Stamp]) -> [SectionField: Stamp] {
+            Dictionary(uniqueKeysWithValues: table.map { ($0.key, renamed(.section(key, $0.key), $0.value)) })
+        }
+        switch self {
+        case .revert(let id, let changes, let expecting, let restoring):
+            return .revert(id: id, changes: changes, expecting: renamed(id, expecting), restoring: renamed(id, restoring))
+        case .revertSection(let key, let changes, let expecting, let restoring):
+            return .revertSection(key: key, changes: changes, expecting: renamed(section: key, expecting),
+                                  restoring: renamed(section: key, restoring))
+        case .undelete(let item, let expecting):
+            return .undelete(item, expecting: renamed(item.id, expecting))
+        case .retract(let id, let expecting):
+            return .retract(id: id, expecting: renamed(id, expecting))
+        case .batch(let steps):
+            return .batch(steps.map { $0.realiased(aliases) })
+        default:
+            return self
+        }
     }
 }

@@ -18,6 +18,10 @@ public final class CommandSession {
     /// A reading session's copies that are shown merged but stay beside the file, for the
     /// next command or instance that writes.
     public private(set) var waitingCopies: [String] = []
+    /// A read session: the list shown holds a stampless save (the Get Bananas app, a hand
+    /// edit) taken in but not yet written back: the file lacks some of what the list shows,
+    /// or the records of values it beat. The next bananas write writes it.
+    public private(set) var unwrittenSave = false
     /// After `commit`: the edit is in the file, but this machine's sync state could not be
     /// saved after it (the state folder filled up meanwhile).
     public private(set) var stateFailure: ListFileError?
@@ -38,7 +42,12 @@ public final class CommandSession {
         switch engine.read(settling: false) {
         case .state(let state):
             var shown = state.list
-            if !writing { (waitingCopies, unmergedCopies) = engine.showingConflictCopies(in: &shown) }
+            if !writing {
+                let file = state.snapshot.list
+                unwrittenSave = state.snapshot.exists && state.snapshot.isWritable
+                    && (!shown.hasSameVisibleContent(as: file) || shown.conflicts.keys != file.conflicts.keys)
+                (waitingCopies, unmergedCopies) = engine.showingConflictCopies(in: &shown)
+            }
             list = shown
             snapshot = state.snapshot
         case .failed(let error):
@@ -78,14 +87,6 @@ public final class CommandSession {
         stateFailure = outcome.stateFailure
         unmergedCopies = outcome.copiesUnmerged
         return report!
-    }
-
-    /// The conflict copies beside `file`, for `status`: those waiting for a writer to merge
-    /// them, and those that cannot be merged. Nothing is written.
-    public static func conflictCopies(_ file: ListFile) -> (waiting: [String], unmerged: [UnmergedCopy]) {
-        guard !ConflictCopy.find(beside: file.path).isEmpty else { return ([], []) }
-        var list = (try? file.load().list) ?? ShoppingList()
-        return SyncEngine(file: file).showingConflictCopies(in: &list)
     }
 
     /// Conflicts awaiting review on this machine.

@@ -346,6 +346,60 @@ struct ContractSplitViewTests {
         #expect(await cli("conflicts").stdout.contains("No conflicts await review."), "the right saw the left's name: no conflict")
     }
 
+    /// Issue 38, failure 9: undo compares stamps, not text.
+    @Test("9: the right renames to the very name the left gave; undo on the left is refused, the right's edit kept")
+    func undoRefusesTheSameTextFromTheOtherPane() async throws {
+        let cli = CLI()
+        defer { cli.cleanUp() }
+        await cli("add", "Garlic", "--section", "Produce")
+        let tmux = try Tmux(cli, width: 120, height: 20)
+        let left = tmux.firstPane
+        let right = tmux.splitRight()
+        #expect(tmux.waitFor("Garlic", pane: left) && tmux.waitFor("Garlic", pane: right))
+
+        rename(tmux, pane: left, to: "Garlic bulb")
+        #expect(await fileNames(cli, "Garlic bulb"))
+        #expect(tmux.waitFor("Garlic bulb", pane: right))
+        rename(tmux, pane: right, to: "Red garlic")
+        #expect(await fileNames(cli, "Red garlic"))
+        #expect(tmux.waitFor("Red garlic", pane: left))
+        rename(tmux, pane: right, to: "Garlic bulb")
+        #expect(await fileNames(cli, "Garlic bulb"))
+        #expect(tmux.waitFor("Garlic bulb", pane: left), "the left holds the right's rename: the same text it wrote")
+
+        tmux.keys("u", pane: left)
+        #expect(tmux.waitFor("cannot undo", pane: left), "\(tmux.screen(left))")
+        try? await Task.sleep(for: .seconds(0.5))
+        #expect(await name(cli) == "Garlic bulb", "the right's rename stays")
+    }
+
+    @Test("9: left renames, right renames, left renames again; two undos on the left: the second is refused, the right's name kept")
+    func undoingFurtherBackNeverOverwritesTheOtherPane() async throws {
+        let cli = CLI()
+        defer { cli.cleanUp() }
+        await cli("add", "Garlic", "--section", "Produce")
+        let tmux = try Tmux(cli, width: 120, height: 20)
+        let left = tmux.firstPane
+        let right = tmux.splitRight()
+        #expect(tmux.waitFor("Garlic", pane: left) && tmux.waitFor("Garlic", pane: right))
+
+        rename(tmux, pane: left, to: "Garlic bulb")
+        #expect(await fileNames(cli, "Garlic bulb"))
+        #expect(tmux.waitFor("Garlic bulb", pane: right))
+        rename(tmux, pane: right, to: "Red garlic")
+        #expect(await fileNames(cli, "Red garlic"))
+        #expect(tmux.waitFor("Red garlic", pane: left))
+        rename(tmux, pane: left, to: "Big garlic")
+        #expect(await fileNames(cli, "Big garlic"))
+
+        tmux.keys("u", pane: left)
+        #expect(await fileNames(cli, "Red garlic"), "the first undo sets the right's name back")
+        tmux.keys("u", pane: left)
+        #expect(tmux.waitFor("cannot undo", pane: left), "\(tmux.screen(left))")
+        try? await Task.sleep(for: .seconds(0.5))
+        #expect(await name(cli) == "Red garlic", "the second would overwrite the right's name: refused")
+    }
+
     @Test("7: a rename prompt opened on the left, a rename on the right, the prompt saved: the right's name is a conflict to review")
     func aPromptSavedOverAnotherPanesRename() async throws {
         let cli = CLI()

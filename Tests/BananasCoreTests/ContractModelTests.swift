@@ -422,8 +422,8 @@ final class ContractModel {
         }
     }
 
-    /// Remembers the item part of an edit's inverse (undo of the section a surface made sure
-    /// of is not part of rule 7: sections have no base to compare with).
+    /// Remembers the item part of an edit's inverse (the model checks rule 7 on items; section
+    /// undo is checked by `EditHistoryTests.sectionUndoComparesStampsNotNames`).
     func pushUndo(_ r: Int, _ undo: ListEdit?) {
         guard let undo, !undo.isEmpty else { return }
         var inverse = undo
@@ -617,28 +617,27 @@ final class ContractModel {
     }
 
     /// Undo (rule 7): it takes effect only when every field it sets back still holds the value
-    /// it wrote, or one this replica wrote since (an instance's own later edits are its own to
-    /// undo past); otherwise it throws `changedSince` and changes nothing.
+    /// it wrote, by stamp (a value a later undo of this replica set back stands for the one it
+    /// restored: `StampAlias`); otherwise it throws `changedSince` and changes nothing.
     func undo(_ r: Int, _ entry: UndoEntry) {
         let list = replicas[r].list
         var changedSince = false
         var label = "undo"
         switch entry.inverse {
-        case .revert(let id, let changes, let expecting):
+        case .revert(let id, let changes, let expecting, _):
             label = "undo: set \(id) back to \(changes.sorted { $0.key < $1.key }.map { "\($0.key)='\($0.value)'" }.joined(separator: ", "))"
             if let row = list.rows[id], list.isVisible(id) {
-                changedSince = changes.keys.contains { row.stamps[$0] != expecting[$0] && row.stamps[$0].replica != replicas[r].name }
+                changedSince = changes.keys.contains { row.stamps[$0] != expecting[$0] }
             }
         case .retract(let id, let expecting):
             label = "undo: remove \(id) again"
             if let row = list.rows[id], list.isVisible(id) {
-                changedSince = ItemField.allCases.contains { row.stamps[$0] != expecting[$0] && row.stamps[$0].replica != replicas[r].name }
+                changedSince = ItemField.allCases.contains { row.stamps[$0] != expecting[$0] }
             }
         case .undelete(let item, let expecting):
             label = "undo: bring \(item.id) back"
-            // Values this replica wrote since (a restore it then undid) are its own to replace.
             if let row = list.rows[item.id], !list.isVisible(item.id) {
-                changedSince = ItemField.allCases.contains { row.stamps[$0] != expecting[$0] && row.stamps[$0].replica != replicas[r].name }
+                changedSince = ItemField.allCases.contains { row.stamps[$0] != expecting[$0] }
             }
         default:
             return
@@ -646,12 +645,14 @@ final class ContractModel {
         let before = list
         let stamp = replicas[r].clock.next(now: now(r))
         do {
-            try replicas[r].list.apply(entry.inverse, stamp: stamp)
+            let redo = try replicas[r].list.apply(entry.inverse, stamp: stamp)
+            let aliases = entry.inverse.aliases(inverse: redo)
+            replicas[r].undo = replicas[r].undo.map { UndoEntry(inverse: $0.inverse.realiased(aliases)) }
             replicas[r].known.formUnion(record(before: before, after: replicas[r].list, knowledge: replicas[r].known, by: replicas[r].name, local: true))
             log("r\(r) \(label) [\(stamp)]")
             if changedSince { fail("rule 7 (undo)", "r\(r) \(label) overwrote a value written since by another edit") }
             // A section set back by name may since have been renamed: only the other fields compare.
-            if case .revert(let id, let changes, _) = entry.inverse,
+            if case .revert(let id, let changes, _, _) = entry.inverse,
                changes.contains(where: { $0.key != .section && replicas[r].list.item(id)?[$0.key] != $0.value }) {
                 fail("rule 1 (an edit shows)", "r\(r) \(label) did not take effect")
             }

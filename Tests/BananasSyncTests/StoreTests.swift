@@ -260,3 +260,31 @@ struct FileUnderfootTests {
         #expect(store.list.named("Milk") != nil)
     }
 }
+
+@MainActor
+@Suite("ListStore: undo compares stamps (issue 38, failure 9)")
+struct UndoByStampStoreTests {
+    @Test("another instance sets the text this one wrote, with a newer stamp: undo is refused, nothing changes, in memory or in the file")
+    func sameTextFromAnotherInstance() async throws {
+        let box = Sandbox()
+        let a = ListStore(file: box.file(), mode: .live)
+        let b = ListStore(file: box.file(), mode: .live)
+        let bread = item("Bread")
+        try a.perform(.insert(bread), label: "add Bread")
+        try a.perform(.update(id: bread.id, changes: [.amount: .text("2")]), label: "amount")
+        #expect(await a.waitUntilFlushed())
+        #expect(await eventually { b.list.item(bread.id)?.amount == "2" })
+        try b.perform(.update(id: bread.id, changes: [.amount: .text("3")]), label: "amount")
+        try b.perform(.update(id: bread.id, changes: [.amount: .text("2")]), label: "amount")
+        #expect(await b.waitUntilFlushed())
+        let theirs = b.list.item(bread.id)!.stamps[.amount]
+        #expect(await eventually { a.list.item(bread.id)?.stamps[.amount] == theirs })
+        let before = a.list
+        #expect(throws: ListStore.UndoRefused.self) { try a.undo() }
+        #expect(a.list == before && a.status.pendingCount == 0, "nothing changed")
+        #expect(try box.decoded().item(bread.id)?.stamps[.amount] == theirs, "the file keeps the other instance's edit")
+        #expect(a.undoLabel == "add Bread", "the refused step is dropped")
+        a.close()
+        b.close()
+    }
+}

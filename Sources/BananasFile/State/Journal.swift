@@ -109,6 +109,27 @@ public final class Journal {
         }
     }
 
+    /// Edits waiting in the journals in `folder`, for a command that only looks (`bananas
+    /// status`): those of running instances (their owner holds the journal's lock: edits not
+    /// flushed yet, or held back by a busy lock or a full disk) and those of stopped ones (the
+    /// next instance or writing command replays them). Nothing is removed, and no lock is kept:
+    /// a journal is locked shared for the moment its lock is tried.
+    public static func waiting(in folder: String) -> (running: Int, stopped: Int) {
+        var running = 0, stopped = 0
+        for name in Sys.directoryEntries(folder) where name.hasSuffix(".journal") {
+            let path = folder + "/" + name
+            let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+            guard fd >= 0 else { continue }
+            defer { Glibc.close(fd) }
+            let alive = flock(fd, LOCK_SH | LOCK_NB) != 0
+            if !alive { flock(fd, LOCK_UN) }
+            guard let bytes = Sys.readAll(fd) else { continue }
+            let count = entries(in: bytes).count
+            if alive { running += count } else { stopped += count }
+        }
+        return (running, stopped)
+    }
+
     /// The journals in `folder` whose owners have died. Empty ones are removed on the spot.
     public static func orphans(in folder: String, excluding own: String? = nil) -> [Orphan] {
         let names = Sys.directoryEntries(folder).filter { $0.hasSuffix(".journal") || $0.hasSuffix(".journal.new") }
