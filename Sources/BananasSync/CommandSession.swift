@@ -34,7 +34,8 @@ public final class CommandSession {
     /// (`writing: false`) never writes: it shows the copies merged, in memory only, and
     /// leaves them, their deletes included, to a writer (docs/sync.md, "Who merges").
     public init(file: ListFile, lockTimeoutMillis: Int64 = 1_000, writing: Bool = true) throws(ListFileError) {
-        engine = SyncEngine(file: file.readingRowsOnDemand())
+        // Its one flush (`commit`) takes a foreign file in with the edit; a read command never writes.
+        engine = SyncEngine(file: file.readingRowsOnDemand(), takesIn: false)
         if writing {
             unmergedCopies = engine.mergeConflictCopies(lockTimeoutMillis: lockTimeoutMillis).unmerged
             engine.forgetLastSeen()

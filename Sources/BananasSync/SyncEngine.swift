@@ -48,9 +48,14 @@ final class SyncEngine: @unchecked Sendable {
     private var copiesWaiting = false
     private var copyRetryScheduled = false
 
-    init(file: ListFile, mergesCopies: Bool = true) {
+    /// False for an engine that only shows foreign states (judged in memory): the viewer, and
+    /// a command, whose one flush takes the file in with its edit.
+    let takesIn: Bool
+
+    init(file: ListFile, mergesCopies: Bool = true, takesIn: Bool? = nil) {
         self.file = file
         self.mergesCopies = mergesCopies
+        self.takesIn = takesIn ?? mergesCopies
         queue = DispatchQueue(label: "bananas.sync")
     }
 
@@ -93,8 +98,13 @@ final class SyncEngine: @unchecked Sendable {
         lastSeenWritable = snapshot.isWritable
         // A missing file is no state a writer changed: a sync engine that deletes the file
         // and then renames the new one in made one replacement.
-        guard snapshot.exists, snapshot.isWritable, !isOwn(hash, glance: glance) else { return .state(FileState(list: snapshot.list, snapshot: snapshot)) }
-        if mergesCopies {
+        guard snapshot.exists, snapshot.isWritable else { return .state(FileState(list: snapshot.list, snapshot: snapshot)) }
+        switch ownership(hash, glance: glance) {
+        case .newest: return .state(FileState(list: snapshot.list, snapshot: snapshot))
+        case .older: return .state(FileState(list: Self.own(snapshot.list, newest: glance?.list()), snapshot: snapshot))
+        case .foreign: break
+        }
+        if takesIn {
             do {
                 let outcome = try flush(local: nil, lockTimeoutMillis: Self.takeInLockMillis)
                 return .state(FileState(list: outcome.written, snapshot: outcome.snapshot))
@@ -110,7 +120,7 @@ final class SyncEngine: @unchecked Sendable {
     private func judgeUnpublished(_ snapshot: ListFile.Snapshot, glance: BaseStore.Glance?) -> ShoppingList {
         let disk = file.base?.history() ?? PublishedHistory()
         var history = disk
-        var head = file.unsavedBase?.list ?? glance?.list() ?? ShoppingList()
+        var head = Self.head(base: file.unsavedBase?.list ?? glance?.list(), history: disk)
         if let unpublished, unpublished.diskHead == disk.head?.hash {
             history = unpublished.history
             head = unpublished.list
@@ -123,23 +133,43 @@ final class SyncEngine: @unchecked Sendable {
         return judgment.merged
     }
 
+    /// The list a save is judged against and merged into: the base (the last write here),
+    /// with the newest state published here when that is one taken in without a write since.
+    private static func head(base: ShoppingList?, history: PublishedHistory) -> ShoppingList {
+        guard let newest = history.head, newest.kind != .write(mark: base?.writeStamp ?? .zero) else { return base ?? ShoppingList() }
+        let published = history.list(at: newest.number)
+        return base.map { $0.merged(with: published) } ?? published
+    }
+
     /// How a state bananas did not write here is published.
     private static func kind(of save: ShoppingList, in history: PublishedHistory) -> PublishedHistory.Kind {
         save.isStampless ? .save(marked: false)
             : history.state(marked: save.writeStamp) != nil ? .save(marked: true) : .received(mark: save.writeStamp)
     }
 
-    /// True when bananas wrote these bytes here: in this process, or another that named them
-    /// (its written hashes, or the hash it announced before its rename). A writer renames its
-    /// file before it saves its base: one holding the lock is waited for briefly.
-    private func isOwn(_ hash: UInt64, glance: BaseStore.Glance?) -> Bool {
-        if file.unsavedBase?.hash == hash || glance?.writtenHashes.contains(hash) == true { return true }
-        guard let store = file.base else { return false }
-        if store.announced() == hash { return true }
-        if FileLock.waitUntilFree(path: file.lockPath, timeoutMillis: SyncEngine.writerSettleMillis) {
-            return store.glance().writtenHashes.contains(hash)
+    /// Whether bananas wrote these bytes here: in this process, or another that named them (its
+    /// written hashes, or the hash it announced before its rename). A writer renames its file
+    /// before it saves its base: one holding the lock is waited for briefly.
+    private func ownership(_ hash: UInt64, glance: BaseStore.Glance?) -> Ownership {
+        if file.unsavedBase?.hash == hash || glance?.writtenHashes.last == hash { return .newest }
+        if glance?.writtenHashes.contains(hash) == true { return .older }
+        guard let store = file.base else { return .foreign }
+        if store.announced() == hash { return .newest }
+        if FileLock.waitUntilFree(path: file.lockPath, timeoutMillis: SyncEngine.writerSettleMillis),
+           store.glance().writtenHashes.contains(hash) {
+            return .newest
         }
-        return false
+        return .foreign
+    }
+
+    /// Whose bytes a file holds: the newest bananas write here, an older one (a sync engine
+    /// put it back), or someone else's.
+    private enum Ownership { case newest, older, foreign }
+
+    /// A bananas write as it is; an older one a sync engine put back (`newest`: the base, when
+    /// it is not this write) with what came after it: absence is not deletion (rule 4).
+    private static func own(_ list: ShoppingList, newest: ShoppingList?) -> ShoppingList {
+        newest.map { list.merged(with: $0) } ?? list
     }
 
     /// A foreign state the lock kept from being taken in: tried again in a second.
@@ -175,15 +205,15 @@ final class SyncEngine: @unchecked Sendable {
     private func absorb(_ snapshot: ListFile.Snapshot, base: BaseStore.Base?, history: inout PublishedHistory) -> ShoppingList {
         let hash = snapshot.contentHash
         guard snapshot.exists else { return snapshot.list }
-        if file.unsavedBase?.hash == hash || base?.writtenHashes.contains(hash) == true { return snapshot.list }
+        let newest = base?.writtenHashes.last == hash ? nil : file.unsavedBase?.list ?? base?.list
+        if file.unsavedBase?.hash == hash || base?.writtenHashes.contains(hash) == true { return Self.own(snapshot.list, newest: newest) }
         if let known = history.state(hashed: hash) {
             switch known.kind {
-            case .write, .received: return snapshot.list
+            case .write, .received: return Self.own(snapshot.list, newest: newest)
             case .save: break
             }
         }
-        let head = file.unsavedBase?.list ?? base?.list ?? ShoppingList()
-        let judged = judge(snapshot, history: history, head: head)
+        let judged = judge(snapshot, history: history, head: Self.head(base: file.unsavedBase?.list ?? base?.list, history: history))
         if history.state(hashed: hash) == nil {
             history.publish(judged.held, hash: hash, kind: Self.kind(of: snapshot.list, in: history), now: Clock.nowMillis())
         }

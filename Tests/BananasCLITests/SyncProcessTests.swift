@@ -285,6 +285,12 @@ struct SyncProcessTests {
             {"sections":["Dairy"],"items":[{"id":"\(ids["Milk"]!)","name":"Whole milk","amount":"2","section":"Dairy","checked":false,"optional":false},{"id":"\(ids["Eggs"]!)","name":"Eggs","amount":"","section":"Dairy","checked":true,"optional":false}]}
             """)
         _ = try a.wait(for: "the phone's edits") { _ in (try? a.names()) == ["Whole milk", "Eggs"] }
+        // Nothing proves which state the phone read (this device's history began with the file
+        // it received): its edits saw nothing, so what they replaced is kept for review (rule 5).
+        try a.waitForState("conflict")
+        let review = await cli("conflicts")
+        #expect(review.stdout.contains(#"lost "Milk""#) && review.stdout.contains("checked"), "\(review.stdout)")
+        #expect(await cli("conflicts", "dismiss", "--all").status == 0)
         try a.send("add", "Tea")  // a write of this device's own
         try a.waitForState("synced")
         let items = try await cli.items()
@@ -293,7 +299,7 @@ struct SyncProcessTests {
         try a.quit()
     }
 
-    @Test("a stampless writer (Get Bananas) edits under a running instance: merged, not written back")
+    @Test("a stampless writer (Get Bananas) edits under a running instance: taken in, and written back judged (rule 5)")
     func stamplessWriterUnderARunningInstance() async throws {
         let cli = CLI()
         defer { cli.cleanUp() }
@@ -313,8 +319,11 @@ struct SyncProcessTests {
             """
         cli.writeFile(foreign)
         _ = try a.wait(for: "the foreign edit") { _ in (try? a.names()) == ["Whole milk"] }
-        usleep(1_200_000)
-        #expect(String(decoding: cli.fileBytes!, as: UTF8.self) == foreign, "an idle instance does not rewrite it")
+        // Taken in: the save is written back with its stamps and its delete, so every device
+        // judges it alike; the file then shows the same items.
+        _ = try a.wait(for: "the write-back") { _ in cli.fileBytes.map { String(decoding: $0, as: UTF8.self).contains("\"sync\"") } ?? false }
+        #expect(try await cli.items().map { $0["name"] as! String } == ["Whole milk"])
+        #expect(await cli("deleted").stdout.contains("Eggs"), "Eggs is in recently deleted")
         try a.send("check", "Whole milk")
         try a.waitForState("synced")
         let items = try await cli.items()

@@ -61,18 +61,21 @@ extension ShoppingList {
             let now = head.isVisible(row.id) ? head.rows[row.id] : nil
             let current = head.rows[row.id]  // shown or hidden by a delete
             if was == nil, current == nil, history.publishedValues(row.id, .name).isEmpty {
-                // A new row: every field it did not stamp is its edit.
-                for field in ItemField.allCases where row.stamps[field].isZero { judged.stamps[field] = stamp }
+                // A new row: every field it wrote and did not stamp is its edit.
+                for field in ItemField.allCases where row.stamps[field].isZero && !unwritten(row.id, field) { judged.stamps[field] = stamp }
                 result.rows[row.id] = judged
                 continue
             }
             var reviewed: [ItemField: (value: FieldValue, stamp: Stamp)] = [:]
             for field in ItemField.allCases {
                 let written = row.stamps[field]
-                if !written.isZero, written != was?.stamps[field], written != current?.stamps[field] {
-                    continue  // a stamped value of a bananas write: as it is
-                }
                 let value = judged[field]
+                if !written.isZero {
+                    // A stamp the file kept with the value it carries is no edit: as it is. Only
+                    // a value changed under a kept stamp (the Get Bananas server) is judged.
+                    guard let carrier = written == was?.stamps[field] ? was : written == current?.stamps[field] ? current : nil,
+                          carrier[field] != value else { continue }
+                }
                 if unwritten(row.id, field), let kept = current ?? was {
                     judged.set(field, from: kept)
                 } else if let was, value == was[field] {

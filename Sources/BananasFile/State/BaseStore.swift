@@ -169,6 +169,9 @@ public struct BaseStore: Sendable {
 
     /// Saves the history alone (a state taken in without a write), under the list's lock.
     public func saveHistory(_ history: PublishedHistory) -> ListFileError? {
+        if let failure = Sys.makeDirectories(folder) {
+            return Sys.failure(failure.code, path: failure.path, action: "create the state folder")
+        }
         do {
             try AtomicWrite.prepare(historyPath, with: history.encoded()).commit()
             return nil
