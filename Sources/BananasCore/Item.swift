@@ -203,7 +203,6 @@ public struct Item: Hashable, Sendable, Identifiable {
         var lastModified: String?
         var stamps: ItemStamps
         var extra: [String: JSONValue]
-        var heldByStampless = false
         /// Still in its file's bytes (`EncodedStorage`): never written to; a change copies it.
         let isEncoded: Bool
 
@@ -225,7 +224,6 @@ public struct Item: Hashable, Sendable, Identifiable {
         func copy() -> Storage {
             let copy = Storage(id: id, name: name, amount: amount, section: section, checked: checked, optional: optional,
                                sortOrder: sortOrder, lastModified: lastModified, stamps: stamps, extra: extra)
-            copy.heldByStampless = heldByStampless
             return copy
         }
 
@@ -264,10 +262,6 @@ public struct Item: Hashable, Sendable, Identifiable {
         }
         override var extra: [String: JSONValue] {
             get { whole.extra }
-            set { preconditionFailure("an encoded row is copied before it changes") }
-        }
-        override var heldByStampless: Bool {
-            get { whole.heldByStampless }
             set { preconditionFailure("an encoded row is copied before it changes") }
         }
         override func copy() -> Storage { whole.copy() }
@@ -322,12 +316,6 @@ public struct Item: Hashable, Sendable, Identifiable {
         set { unique().stamps = newValue }
         _modify { yield &unique().stamps }
     }
-    /// True once the row was in a whole-list save by a writer that keeps no stamps: that
-    /// writer held it, so its absence from a later such save is a delete (rule 4).
-    public var heldByStampless: Bool {
-        get { storage.heldByStampless }
-        set { unique().heldByStampless = newValue }
-    }
     /// Keys of this row we do not understand, kept so a rewrite never drops them.
     public var extra: [String: JSONValue] {
         get { storage.extra }
@@ -373,7 +361,6 @@ public struct Item: Hashable, Sendable, Identifiable {
         return x.id == y.id && x.name == y.name && x.amount == y.amount && x.section == y.section
             && x.checked == y.checked && x.optional == y.optional && x.sortOrder == y.sortOrder
             && x.lastModified == y.lastModified && x.stamps == y.stamps && x.extra == y.extra
-            && x.heldByStampless == y.heldByStampless
     }
 
     public func hash(into hasher: inout Hasher) {

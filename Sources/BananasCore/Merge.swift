@@ -148,7 +148,6 @@ extension ShoppingList {
         case (let x?, let y?): max(x, y)
         }
         row.extra = mergeExtra(a.extra, b.extra)
-        row.heldByStampless = a.heldByStampless || b.heldByStampless
         return row
     }
 

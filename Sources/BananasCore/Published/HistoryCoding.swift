@@ -11,40 +11,99 @@
 extension PublishedHistory {
     public static let formatVersion = 1
 
+    /// Written straight to bytes (no tree of values): a history holds every row of the list,
+    /// and is written at every write. A row's stamps are one string when all six are equal.
     public func encoded() -> [UInt8] {
-        func stamps<Field>(_ table: StampTable<Field>) -> JSONValue { .array(Field.allCases.map { .string(table[$0].encoded) }) }
-        func number(_ value: Int) -> JSONValue { .number(String(value)) }
-        let statesJSON: [JSONValue] = states.map { state in
+        var out: [UInt8] = []
+        out.reserveCapacity(estimatedBytes)
+        func raw(_ text: String) { out.append(contentsOf: text.utf8) }
+        func string(_ text: String) { JSONText.appendString(text, to: &out) }
+        func number(_ value: Double) {
+            if case .number(let text) = JSONValue.number(value) { raw(text) }
+        }
+        func stamps<Field>(_ table: StampTable<Field>) {
+            let first = table[Field.allCases.first!]
+            if Field.allCases.allSatisfy({ table[$0] == first }) { return string(first.encoded) }
+            raw("[")
+            for (index, field) in Field.allCases.enumerated() {
+                if index > 0 { raw(",") }
+                string(table[field].encoded)
+            }
+            raw("]")
+        }
+        func versions<Value>(_ all: [String: [Version<Value>]], _ value: (Value) -> Void) {
+            raw("{")
+            for (index, key) in all.keys.sorted().enumerated() {
+                raw(index == 0 ? "\n" : ",\n")
+                string(key)
+                raw(": [")
+                for (at, version) in all[key]!.enumerated() {
+                    if at > 0 { raw(", ") }
+                    raw("[\(version.from), ")
+                    if let v = version.value { value(v) } else { raw("null") }
+                    raw("]")
+                }
+                raw("]")
+            }
+            raw("}")
+        }
+        raw("{\"version\": \(Self.formatVersion)")
+        if let appLine { raw(", \"appLine\": \(appLine)") }
+        if evidenceFloor > 0 { raw(", \"evidenceFloor\": \(evidenceFloor)") }
+        raw(",\n\"states\": [")
+        for (index, state) in states.enumerated() {
+            if index > 0 { raw(",") }
             let (kind, mark): (String, Stamp) = switch state.kind {
             case .write(let mark): ("w", mark)
             case .received(let mark): ("r", mark)
             case .save(let marked): (marked ? "m" : "s", .zero)
             }
-            return .array([number(state.number), .string(hex(state.hash, digits: 16)), .string(kind),
-                           .string(mark.isZero ? "" : mark.encoded), .number(String(state.firstSeen))])
+            raw("\n[\(state.number), \"\(hex(state.hash, digits: 16))\", \"\(kind)\", ")
+            string(mark.isZero ? "" : mark.encoded)
+            raw(", \(state.firstSeen)]")
         }
-        let rowsJSON = rows.mapValues { versions -> JSONValue in
-            .array(versions.map { version in
-                .array([number(version.from), version.value.map { row in
-                    .array([.string(row.name), .string(row.amount), .string(row.section), .bool(row.checked),
-                            .bool(row.optional), .number(row.sortOrder), stamps(row.stamps)])
-                } ?? .null])
-            })
+        raw("],\n\"rows\": ")
+        versions(rows) { row in
+            raw("[")
+            string(row.name); raw(", ")
+            string(row.amount); raw(", ")
+            string(row.section)
+            raw(row.checked ? ", true" : ", false")
+            raw(row.optional ? ", true, " : ", false, ")
+            number(row.sortOrder); raw(", ")
+            stamps(row.stamps)
+            raw("]")
         }
-        let sectionsJSON = sections.mapValues { versions -> JSONValue in
-            .array(versions.map { version in
-                .array([number(version.from), version.value.map { entry in
-                    .array([.string(entry.name), .number(entry.position), .bool(entry.removed), stamps(entry.stamps)])
-                } ?? .null])
-            })
+        raw(",\n\"sections\": ")
+        versions(sections) { entry in
+            raw("[")
+            string(entry.name); raw(", ")
+            number(entry.position)
+            raw(entry.removed ? ", true, " : ", false, ")
+            stamps(entry.stamps)
+            raw("]")
         }
-        var top: [String: JSONValue] = [
-            "version": number(Self.formatVersion), "states": .array(statesJSON), "rows": .object(rowsJSON),
-            "sections": .object(sectionsJSON), "deletes": .object(deletesSeen.mapValues { .number(String($0)) }),
-        ]
-        if let appLine { top["appLine"] = number(appLine) }
-        if evidenceFloor > 0 { top["evidenceFloor"] = number(evidenceFloor) }
-        return JSONText.serialize(.object(top), keyOrder: ["version", "appLine", "evidenceFloor", "states", "rows", "sections", "deletes"])
+        raw(",\n\"deletes\": {")
+        for (index, id) in deletesSeen.keys.sorted().enumerated() {
+            raw(index == 0 ? "\n" : ",\n")
+            string(id)
+            raw(": \(deletesSeen[id]!)")
+        }
+        raw("}}\n")
+        return out
+    }
+
+    /// About how many bytes `encoded` writes, counted without writing them.
+    var estimatedBytes: Int {
+        var total = 256 + states.count * 80 + deletesSeen.count * 60
+        for (id, versions) in rows {
+            total += id.utf8.count + 8
+            for version in versions {
+                total += 16 + (version.value.map { $0.name.utf8.count + $0.amount.utf8.count + $0.section.utf8.count + 80 } ?? 4)
+            }
+        }
+        for (key, versions) in sections { total += key.utf8.count + versions.count * 80 }
+        return total
     }
 
     /// The history these bytes hold; nil when they are not one (damaged, or a newer format).
@@ -55,6 +114,7 @@ extension PublishedHistory {
         func int(_ value: JSONValue?) -> Int? { value?.doubleValue.flatMap { Int(exactly: $0) } }
         func int64(_ value: JSONValue?) -> Int64? { value?.doubleValue.flatMap { Int64(exactly: $0) } }
         func stamps<Field>(_ value: JSONValue?) -> StampTable<Field>? {
+            if let one = value?.stringValue.flatMap(Stamp.init(encoded:)) { return StampTable(all: one) }
             guard let texts = value?.arrayValue, texts.count == Field.fieldCount else { return nil }
             let parsed = texts.compactMap { $0.stringValue.flatMap(Stamp.init(encoded:)) }
             return parsed.count == Field.fieldCount ? StampTable(stamps: parsed) : nil

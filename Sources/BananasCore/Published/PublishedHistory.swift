@@ -78,8 +78,8 @@ public struct PublishedHistory: Hashable, Sendable {
         var shown = Set<String>()
         for row in list.rows.values where list.isVisible(row.id) {
             shown.insert(row.id)
-            let kept = Self.published(row)
-            if rows[row.id]?.last?.value != kept { rows[row.id, default: []].append(Version(from: number, value: kept)) }
+            if let last = rows[row.id]?.last?.value, Self.same(last, row) { continue }
+            rows[row.id, default: []].append(Version(from: number, value: Self.published(row)))
         }
         for (id, versions) in rows where versions.last?.value != nil && !shown.contains(id) {
             rows[id]!.append(Version(from: number, value: nil))
@@ -97,6 +97,13 @@ public struct PublishedHistory: Hashable, Sendable {
         if states.isEmpty, !born, !list.rows.isEmpty { evidenceFloor = number }
         states.append(State(number: number, hash: hash, kind: kind, firstSeen: now))
         if kind == .save(marked: false) { appLine = number }
+    }
+
+    /// True when `row` shows what `kept` (a published version) holds: values and stamps.
+    static func same(_ kept: Item, _ row: Item) -> Bool {
+        kept.name == row.name && kept.amount == row.amount && kept.section == row.section && kept.checked == row.checked
+            && kept.optional == row.optional && kept.sortOrder == row.sortOrder
+            && ItemField.allCases.allSatisfy { kept.stamps[$0] == row.stamps[$0] }
     }
 
     /// A row as a state keeps it: values and stamps, nothing a merge or a reader adds.
@@ -172,7 +179,7 @@ public struct PublishedHistory: Hashable, Sendable {
         var result = self
         let oldestKept = states.lastIndex { $0.firstSeen < now - Self.lifetimeMillis }.map { $0 + 1 } ?? 0
         result.dropStates(before: min(oldestKept, states.count - 1))
-        while result.states.count > 1, result.encoded().count > maxBytes {
+        while result.states.count > 1, result.estimatedBytes > maxBytes {
             result.dropStates(before: max(1, result.states.count / 4))
         }
         return result

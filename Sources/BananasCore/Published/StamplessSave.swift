@@ -28,13 +28,14 @@ extension ShoppingList {
     /// Pure: every device holding the same history and head judges the same save the same way.
     public static func judging(save: ShoppingList, hash: UInt64, stamp: Stamp, history: PublishedHistory, head: ShoppingList,
                                unwritten: (String, ItemField) -> Bool = { _, _ in false }) -> Judgment {
+        let stampless = save.isStampless
         let anchorNumber = history.anchor(of: save, hash: hash)
         let anchor = anchorNumber.map(history.list(at:))
         var result = save
         var held: [String: Item] = [:]  // rows whose writer holds values other than the judged ones
 
         // Sections first: a stampless save's items name their sections by name.
-        if save.isStampless {
+        if stampless {
             var sections = anchor ?? head
             for step in sections.sectionSteps(toShow: save.sections, stamp: stamp) {
                 // Without an anchor nothing is known to have been seen: nothing is removed.
@@ -56,7 +57,7 @@ extension ShoppingList {
 
         for row in save.rows.values {
             guard var judged = result.rows[row.id] else { continue }
-            if save.isStampless { judged.section = result.sectionKey(filing: row.section, stamp: stamp) }
+            if stampless { judged.section = result.sectionKey(filing: row.section, stamp: stamp) }
             let was = anchor?.rows[row.id]
             let now = head.isVisible(row.id) ? head.rows[row.id] : nil
             let current = head.rows[row.id]  // shown or hidden by a delete

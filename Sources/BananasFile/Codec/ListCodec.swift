@@ -552,7 +552,7 @@ public enum ListCodec {
         var id: String?, name: String?, sortOrder: Double?, lastModified: String?, noDate = false
         var amount = "", section = "", checked = false, optional = false
         var stamps: ItemStamps?  // made only for a row without them
-        var sectionKey: String?, held = false
+        var sectionKey: String?
         var seen: UInt16 = 0  // a bit per key
         var ascii = false
         let literals = PlainKey.written
@@ -619,8 +619,7 @@ public enum ListCodec {
             case .v:
                 guard let range = plainString(ascii: &ascii),
                       let meta = Meta.decode(UnsafeBufferPointer(rebasing: bytes[range]), as: ItemField.self) else { return nil }
-                stamps = meta.stamps
-                held = meta.flags.contains(UInt8(ascii: "g"))
+                stamps = meta.stamps  // flags: `g` (read by versions before rule 5) means nothing now
             }
             skipWhitespace()
             if take(UInt8(ascii: ",")) { continue }
@@ -632,7 +631,6 @@ public enum ListCodec {
         let table = stamps ?? ItemStamps()
         var item = Item(id: id, name: name, amount: amount, section: sectionKey.map { ShoppingList.explicitKeyMark + $0 } ?? ShoppingList.sectionAsRead(section), checked: checked, optional: optional,
                         sortOrder: sortOrder, lastModified: noDate ? nil : lastModified ?? impliedDate(table), stamps: table)
-        if held { item.heldByStampless = true }
         return item
     }
 
@@ -789,7 +787,6 @@ public enum ListCodec {
             }
             if case .string(let text)? = object["v"], let meta = Meta.decode(Array(text.utf8), as: ItemField.self) {
                 item.stamps = meta.stamps
-                if meta.flags.contains(UInt8(ascii: "g")) { item.heldByStampless = true }
             } else if let other = object["v"] {
                 extra["v"] = other
             }
@@ -1169,7 +1166,6 @@ public enum ListCodec {
         return !newest.isZero && Timestamp.isISO8601(date, millis: newest.millis)
     }
 
-    static let heldFlags: [UInt8] = [UInt8(ascii: "g")]
     static let keyRank = JSONText.keyRanks(keyOrder)
     /// Arrays whose elements are written one to a line.
     public static let rowKeys: Set<String> = ["items", "deletedRows", "remembered"]
@@ -1302,7 +1298,7 @@ public enum ListCodec {
         key("v")
         out.append(UInt8(ascii: "\""))
         let metaStart = out.count
-        if Meta.append(item.stamps, flags: item.heldByStampless ? heldFlags : [], to: &out) {
+        if Meta.append(item.stamps, flags: [], to: &out) {
             if out[metaStart...].contains(where: { $0 < 0x20 || $0 == 0x7F || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
                 let meta = Array(out[metaStart...])
                 out.removeSubrange(metaStart - 1..<out.count)
@@ -1330,7 +1326,7 @@ public enum ListCodec {
             object["lastModified"] = item.lastModified.map(JSONValue.string) ?? .null
         }
         if section != item.section { object["sectionKey"] = .string(item.section) }
-        if let meta = Meta.encode(item.stamps, flags: item.heldByStampless ? "g" : "") { object["v"] = .string(meta) }
+        if let meta = Meta.encode(item.stamps, flags: "") { object["v"] = .string(meta) }
         return .object(object)
     }
 }

@@ -33,6 +33,8 @@ public struct BaseStore: Sendable {
     /// Where bases before the `written-hashes` file kept them: a top-level key of base.json.
     static let legacyHashesKey = "bananasWrittenHashes"
     fileprivate let cache = BaseCache()
+    /// The history as last read or saved by this process, by its file's signature.
+    fileprivate let historyCache = HistoryCache()
 
     /// The hash of the file a bananas writer is renaming into place (see `announce`).
     public let incomingPath: String
@@ -163,8 +165,19 @@ public struct BaseStore: Sendable {
     /// The published history as saved; empty when there is none or it does not decode (then
     /// stampless saves are judged as saves that saw nothing: nothing is lost).
     public func history() -> PublishedHistory {
+        let signature = FileSignature.of(historyPath)
+        if let signature, let cached = historyCache.entry.withLock({ $0 }), cached.signature == signature { return cached.history }
         guard let bytes = readBytes(historyPath) else { return PublishedHistory() }
-        return PublishedHistory(encoded: bytes) ?? PublishedHistory()
+        let history = PublishedHistory(encoded: bytes) ?? PublishedHistory()
+        // Kept only if the file did not change while it was read.
+        if let signature, FileSignature.of(historyPath) == signature { historyCache.entry.withLock { $0 = (signature, history) } }
+        return history
+    }
+
+    /// Remembers `history` as the one just renamed into place.
+    fileprivate func cacheHistory(_ history: PublishedHistory) {
+        guard let signature = FileSignature.of(historyPath) else { return }
+        historyCache.entry.withLock { $0 = (signature, history) }
     }
 
     /// Saves the history alone (a state taken in without a write), under the list's lock.
@@ -174,6 +187,7 @@ public struct BaseStore: Sendable {
         }
         do {
             try AtomicWrite.prepare(historyPath, with: history.encoded()).commit()
+            cacheHistory(history)
             return nil
         } catch {
             return error
@@ -229,7 +243,7 @@ public struct BaseStore: Sendable {
         do {
             hashesFile = try AtomicWrite.prepare(hashesPath, with: Array(text.utf8))
             let historyFile = try history.map { history throws(ListFileError) in try AtomicWrite.prepare(historyPath, with: history.encoded()) }
-            return PreparedSave(store: self, list: list, hash: hash, base: base, hashes: hashesFile!, history: historyFile)
+            return PreparedSave(store: self, list: list, hash: hash, base: base, hashes: hashesFile!, history: historyFile, historyValue: history)
         } catch {
             base.discard()
             hashesFile?.discard()
@@ -245,6 +259,7 @@ public struct BaseStore: Sendable {
         let base: AtomicWrite.Prepared
         let hashes: AtomicWrite.Prepared
         let history: AtomicWrite.Prepared?
+        let historyValue: PublishedHistory?
 
         /// Renames the base and then its hashes into place (the base first: a reader that
         /// sees the hash sees this base or a newer one). Both through a rename, never in
@@ -277,6 +292,7 @@ public struct BaseStore: Sendable {
             }
             do {
                 try history?.commit()
+                if let historyValue { store.cacheHistory(historyValue) }
             } catch {
                 // An older history only proves less: it is kept.
                 return error
@@ -351,6 +367,11 @@ public struct BaseStore: Sendable {
         cache.store(list, hash: hash, legacyHashes: legacy)
         return (list, legacy)
     }
+}
+
+/// The published history last read or saved in this process, by its file's signature.
+final class HistoryCache: Sendable {
+    let entry = Mutex<(signature: [UInt8], history: PublishedHistory)?>(nil)
 }
 
 /// The last base parsed (or saved) in this process, by the hash of its bytes.
