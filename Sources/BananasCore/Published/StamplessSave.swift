@@ -55,13 +55,17 @@ extension ShoppingList {
             result.setSectionEntries(entries)
         }
 
-        for row in save.rows.values {
+        // Unstamped values are a writer's edits only in a save (stampless, or marked by a write
+        // published here); in any other file bananas wrote they are values never stamped.
+        let judgesUnstamped = stampless || history.state(marked: save.writeStamp) != nil
+        // Rows the save itself hides (a file with deletes) are taken as they are.
+        for row in save.rows.values where save.isVisible(row.id) {
             guard var judged = result.rows[row.id] else { continue }
             if stampless { judged.section = result.sectionKey(filing: row.section, stamp: stamp) }
             let was = anchor?.rows[row.id]
             let now = head.isVisible(row.id) ? head.rows[row.id] : nil
             let current = head.rows[row.id]  // shown or hidden by a delete
-            if was == nil, current == nil, history.publishedValues(row.id, .name).isEmpty {
+            if was == nil, current == nil, history.publishedValues(row.id, .name).isEmpty, row.newestStamp.isZero {
                 // A new row: every field it wrote and did not stamp is its edit.
                 for field in ItemField.allCases where row.stamps[field].isZero && !unwritten(row.id, field) { judged.stamps[field] = stamp }
                 result.rows[row.id] = judged
@@ -71,6 +75,7 @@ extension ShoppingList {
             for field in ItemField.allCases {
                 let written = row.stamps[field]
                 let value = judged[field]
+                if written.isZero, !judgesUnstamped { continue }
                 if !written.isZero {
                     // A stamp the file kept with the value it carries is no edit: as it is. Only
                     // a value changed under a kept stamp (the Get Bananas server) is judged.
