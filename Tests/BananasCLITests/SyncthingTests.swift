@@ -17,6 +17,7 @@ struct SyncthingTests {
         "edit the same item on both while the link is down, reconnect: both edits survive, the copy is merged away",
         "the same field on both while the link is down: the loser is a conflict on both devices, nothing added is lost",
         "delete on A disappears on B",
+        "the phone checks an item, then clears checked: it stays gone on both devices, in recently deleted",
         "a new device with an empty folder receives the whole list",
         "B offline then back again catches up",
     ]

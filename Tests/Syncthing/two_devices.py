@@ -415,6 +415,40 @@ def main():
             until("Bread gone from B's file (CLI)", lambda: "Bread" not in b.cli_items())
         step("delete on A disappears on B", delete)
 
+        # 3b. Issue 38, failure 1: the phone (Get Bananas, a version-1 writer that keeps no
+        # stamps) checks an item in A's folder, then clears the checked items. The item stays
+        # gone on both devices, and both list it as recently deleted.
+        def phone_checks_then_clears():
+            a.session.send("add", "Yogurt", "Dairy")
+            until("Yogurt on B", lambda: "Yogurt" in b.cli_items())
+
+            def phone_save(change):
+                with open(a.list_path) as f:
+                    data = json.load(f)
+                keys = ("id", "name", "amount", "section", "checked", "optional")
+                items = change([{k: item[k] for k in keys if k in item} for item in data["items"]])
+                temp = os.path.join(root, "phone-save.tmp")  # same file system, outside the synced folder
+                with open(temp, "w") as f:
+                    json.dump({"sections": data["sections"], "items": items}, f)
+                os.rename(temp, a.list_path)
+
+            phone_save(lambda items: [dict(item, checked=True) if item["name"] == "Yogurt" else item for item in items])
+            until("the phone's check on A", lambda: a.session.items().get("Yogurt", {}).get("checked") is True)
+            until("the phone's check on B", lambda: b.cli_items().get("Yogurt", {}).get("checked") is True)
+            # Clear checked (Milk, checked in step 2, stays: the later steps count on it).
+            phone_save(lambda items: [item for item in items if not (item["checked"] and item["name"] == "Yogurt")])
+            until("Yogurt gone from A's session", lambda: "Yogurt" not in a.session.items())
+            until("Yogurt gone from B (CLI)", lambda: "Yogurt" not in b.cli_items())
+            until("A and B in sync", lambda: a.syncthing.in_sync_with(b.syncthing) and b.syncthing.in_sync_with(a.syncthing))
+            time.sleep(1)
+            for device in (a, b):
+                if "Yogurt" in device.cli_items() or "Yogurt" in device.session.items():
+                    raise Failure(f"{device.name}: the cleared item came back")
+                deleted = subprocess.run([device.binary, "deleted", "--json"], env=device.env, capture_output=True, timeout=30)
+                if "Yogurt" not in deleted.stdout.decode():
+                    raise Failure(f"{device.name}: bananas deleted does not list the cleared item: {deleted.stdout.decode()}")
+        step("the phone checks an item, then clears checked: it stays gone on both devices, in recently deleted", phone_checks_then_clears)
+
         # 4. A new device with an empty folder receives the whole list.
         def new_device():
             c = Device(root, "C", binary)
