@@ -898,6 +898,9 @@ final class ContractTally: @unchecked Sendable {
         // deleted: the save matched the state between the two, so it was judged against that
         // one, and its check (which would bring the row back) was neither shown nor recorded.
         "offsets 0/0/0: insert(0,0,0,0,0) insert(1,0,0,0,0) update(0,0,0,3,3) delete(0,0,0,0,0) phoneOlder(0,0,0,0,3)",
+        // Rule 5: a row first met hidden in a received state, restored here, is no evidence: the
+        // app read it on another device, and its save was taken for the delete of a row added here.
+        "offsets 0/0/0: insert(1,0,0,0,0) undo(1,0,0,0,0) syncAll(0,0,0,0,0) restore(1,0,0,0,0) insert(0,0,0,0,0) restore(0,0,0,0,0) phoneNoBase(1,0,0,0,0)",
     ])
     func foundHistoriesHold(_ text: String) {
         let history = ContractHistory(text)

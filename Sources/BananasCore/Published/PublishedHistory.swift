@@ -84,6 +84,11 @@ public struct PublishedHistory: Hashable, Sendable {
         for (id, versions) in rows where versions.last?.value != nil && !shown.contains(id) {
             rows[id]!.append(Version(from: number, value: nil))
         }
+        // A row first met hidden (another device's, deleted) is known from here on: shown
+        // later, it proves nothing of which state a save came from.
+        for id in list.rows.keys where rows[id] == nil && !shown.contains(id) {
+            rows[id] = [Version(from: number, value: nil)]
+        }
         for (key, entry) in list.sectionEntries {
             var kept = entry
             kept.stamps = entry.stamps.withoutHistory
@@ -115,13 +120,13 @@ public struct PublishedHistory: Hashable, Sendable {
     // MARK: Reading
 
     /// The first state that showed row `id`, when that is known to be its first publication:
-    /// a state made here (a write or a save taken in), not one received from another device,
-    /// whose own history may have held the row long before.
+    /// the first state that held the row at all, made here (a write or a save taken in), not
+    /// one received from another device, whose own history may have held it long before.
     public func firstShowing(_ id: String) -> Int? {
-        guard let first = rows[id]?.first(where: { $0.value != nil })?.from, first > evidenceFloor,
-              let state = states.first(where: { $0.number == first }) else { return nil }
+        guard let first = rows[id]?.first, first.value != nil, first.from > evidenceFloor,
+              let state = states.first(where: { $0.number == first.from }) else { return nil }
         if case .received = state.kind { return nil }
-        return first
+        return first.from
     }
 
     /// The newest kept state a save provably comes from (rule 5's anchor): the state its

@@ -99,7 +99,8 @@ extension ShoppingList {
                 } else {
                     judged[field] = value
                     judged.stamps[field] = stamp
-                    judged.stamps.setSeen(field, was.map { [$0.stamps[field]] } ?? [])
+                    // It saw the anchor's value; a stamp it kept says which value it saw.
+                    judged.stamps.setSeen(field, was.map { [$0.stamps[field]] } ?? (written.isZero ? [] : [written]))
                 }
             }
             if !reviewed.isEmpty {
