@@ -901,6 +901,9 @@ final class ContractTally: @unchecked Sendable {
         // Rule 5: a row first met hidden in a received state, restored here, is no evidence: the
         // app read it on another device, and its save was taken for the delete of a row added here.
         "offsets 0/0/0: insert(1,0,0,0,0) undo(1,0,0,0,0) syncAll(0,0,0,0,0) restore(1,0,0,0,0) insert(0,0,0,0,0) restore(0,0,0,0,0) phoneNoBase(1,0,0,0,0)",
+        // Rule 5, sections by name: the app moved an item to the name a section (removed since)
+        // had here, whose key the item already had in the anchor: a move, not "the anchor's value".
+        "offsets 0/0/0: insert(2,0,0,7,0) renameSection(2,0,2,3,0) renameSection(0,0,0,2,0) removeSection(0,0,0,0,0) syncAll(0,0,0,0,0) phone(0,0,0,0,7)",
     ])
     func foundHistoriesHold(_ text: String) {
         let history = ContractHistory(text)

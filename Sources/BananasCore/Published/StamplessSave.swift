@@ -55,13 +55,18 @@ extension ShoppingList {
             result.setSectionEntries(entries)
         }
 
+        // Items are filed by name among every section known here, so a name is never filed under
+        // a key another section holds here by another name (renamed since the anchor).
+        var filing = result
+        if stampless { filing.setSectionEntries(result.sectionEntries.merging(head.sectionEntries) { own, _ in own }) }
+
         // Unstamped values are a writer's edits only in a save (stampless, or marked by a write
         // published here); in any other file bananas wrote they are values never stamped.
         let judgesUnstamped = stampless || history.state(marked: save.writeStamp) != nil
         // Rows the save itself hides (a file with deletes) are taken as they are.
         for row in save.rows.values where save.isVisible(row.id) {
             guard var judged = result.rows[row.id] else { continue }
-            if stampless { judged.section = result.sectionKey(filing: row.section, stamp: stamp) }
+            if stampless { judged.section = filing.sectionKey(filing: row.section, stamp: stamp) }
             let was = anchor?.rows[row.id]
             let now = head.isVisible(row.id) ? head.rows[row.id] : nil
             let current = head.rows[row.id]  // shown or hidden by a delete
@@ -82,11 +87,16 @@ extension ShoppingList {
                     guard let carrier = written == was?.stamps[field] ? was : written == current?.stamps[field] ? current : nil,
                           carrier[field] != value else { continue }
                 }
+                // A stampless save names an item's section; it is the value it saw when the name
+                // is the one that section had then (keys may have changed hands by renames).
+                func same(_ other: Item, in list: ShoppingList) -> Bool {
+                    field == .section && stampless ? list.sectionName(other.section) == row.section : other[field] == value
+                }
                 if unwritten(row.id, field), let kept = current ?? was {
                     judged.set(field, from: kept)
-                } else if let was, value == was[field] {
+                } else if let was, let anchor, same(was, in: anchor) {
                     judged.set(field, from: was)
-                } else if let now, value == now[field] {
+                } else if let now, same(now, in: head) {
                     judged.set(field, from: now)
                 } else if let current, now == nil || current.stamps[field] != was?.stamps[field],
                           history.publishedValues(row.id, field).contains(where: { $0.value == value }) {
@@ -114,6 +124,12 @@ extension ShoppingList {
             result.rows[row.id] = judged
         }
 
+        if stampless {
+            // Sections made while filing (a name of its own, unlisted).
+            var entries = result.sectionEntries
+            for (key, entry) in filing.sectionEntries where entries[key] == nil && head.sectionEntries[key] == nil { entries[key] = entry }
+            if entries.count != result.sectionEntries.count { result.setSectionEntries(entries) }
+        }
         if let anchor {
             for (id, known) in anchor.rows where result.rows[id] == nil {
                 result.addTombstone(Tombstone(stamp: stamp, seen: known.stamps), for: id)

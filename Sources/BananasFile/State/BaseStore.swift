@@ -90,10 +90,7 @@ public struct BaseStore: Sendable {
 
     /// The hash last announced, if any.
     public func announced() -> UInt64? {
-        let fd = open(incomingPath, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        guard let bytes = Sys.readAll(fd, sizeHint: 32), bytes.count < 64 else { return nil }
+        guard let bytes = readBytes(incomingPath), bytes.count < 64 else { return nil }
         return UInt64(String(decoding: bytes.prefix { $0 != UInt8(ascii: "\n") }, as: UTF8.self), radix: 16)
     }
 
@@ -332,15 +329,13 @@ public struct BaseStore: Sendable {
     }
 
     private func readHashes() -> [UInt64] {
-        let fd = open(hashesPath, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
-        guard fd >= 0 else { return [] }
-        defer { close(fd) }
-        guard let bytes = Sys.readAll(fd, sizeHint: 1_088), bytes.count < 65_536 else { return [] }
+        guard let bytes = readBytes(hashesPath), bytes.count < 65_536 else { return [] }
         return bytes.split(separator: UInt8(ascii: "\n")).compactMap { UInt64(String(decoding: $0, as: UTF8.self), radix: 16) }
     }
 
     /// The base file's bytes (or another file of the state folder's), nil when there is none
-    /// or it is not a regular file.
+    /// or it is not a regular file: never a symlink followed, a pipe waited on, or a device
+    /// read without end.
     func readBytes(_ path: String? = nil) -> [UInt8]? {
         let fd = open(path ?? self.path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else { return nil }
