@@ -39,8 +39,8 @@ public struct PublishedHistory: Hashable, Sendable {
 
     /// Oldest first.
     public internal(set) var states: [State] = []
-    internal(set) var rows: [String: [Version<Item>]] = [:]
-    internal(set) var sections: [String: [Version<SectionEntry>]] = [:]
+    var rows: [String: [Version<Item>]] = [:]
+    var sections: [String: [Version<SectionEntry>]] = [:]
     /// The app's last save here (the newest unmarked `save`), if still kept.
     public internal(set) var appLine: Int?
     /// When this device first saw each delete (by row id): a delete expires counting from
