@@ -30,5 +30,17 @@ import Testing
         returnsPromptly("the announced hash") { #expect(store.announced() == nil) }
         returnsPromptly("the history") { #expect(store.history().isEmpty) }
         returnsPromptly("a read of the list") { #expect((try? file.load().list.item("M")) != nil) }
+        returnsPromptly("a write (its hash announced first)") { _ = try? file.update { _, _ in } }
+    }
+
+    @Test("a pipe or a device among the journals: skipped at once by a command that looks and by one that adopts", arguments: ["pipe", "device"])
+    func nonRegularJournals(kind: String) throws {
+        let folder = TempFolder()
+        let journals = folder.path + "/journals"
+        try FileManager.default.createDirectory(atPath: journals, withIntermediateDirectories: true)
+        let path = journals + "/4242-abcd.journal"
+        if kind == "pipe" { #expect(mkfifo(path, 0o600) == 0) } else { #expect(symlink("/dev/zero", path) == 0) }
+        returnsPromptly("the journals' count") { #expect(Journal.waiting(in: journals) == (0, 0)) }
+        returnsPromptly("adopting journals") { #expect(Journal.orphans(in: journals).isEmpty) }
     }
 }

@@ -78,9 +78,12 @@ public struct BaseStore: Sendable {
         }
         AtomicWrite.removeAbandonedTemps(besideAll: [incomingPath, path, hashesPath])
         let text = Array((hash.hex + "\n").utf8)
-        let fd = open(incomingPath, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        // O_NONBLOCK: a pipe put in its place fails at once (no reader) instead of waiting.
+        let fd = open(incomingPath, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0o600)
         guard fd >= 0 else { return Sys.failure(errno, path: incomingPath, action: "write") }
         defer { close(fd) }
+        var kind = stat()
+        guard fstat(fd, &kind) == 0, Sys.isRegular(kind) else { return Sys.failure(EINVAL, path: incomingPath, action: "write") }
         let written = text.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
         guard written == text.count else { return Sys.failure(written < 0 ? errno : ENOSPC, path: incomingPath, action: "write") }
         var st = stat()

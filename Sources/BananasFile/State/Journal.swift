@@ -118,9 +118,11 @@ public final class Journal {
         var running = 0, stopped = 0
         for name in Sys.directoryEntries(folder) where name.hasSuffix(".journal") {
             let path = folder + "/" + name
-            let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+            let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
             guard fd >= 0 else { continue }
             defer { Glibc.close(fd) }
+            var kind = stat()
+            guard fstat(fd, &kind) == 0, Sys.isRegular(kind) else { continue }  // never a pipe or a device
             let alive = flock(fd, LOCK_SH | LOCK_NB) != 0
             if !alive { flock(fd, LOCK_UN) }
             guard let bytes = Sys.readAll(fd) else { continue }
@@ -138,8 +140,13 @@ public final class Journal {
         for name in names.sorted() {
             let path = folder + "/" + name
             if path == own { continue }
-            let fd = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC)
+            let fd = open(path, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
             guard fd >= 0 else { continue }
+            var kind = stat()
+            guard fstat(fd, &kind) == 0, Sys.isRegular(kind) else {  // never a pipe or a device
+                Glibc.close(fd)
+                continue
+            }
             guard flock(fd, LOCK_EX | LOCK_NB) == 0, let bytes = Sys.readAll(fd) else {
                 Glibc.close(fd)  // its owner is alive (or it vanished under us)
                 continue
