@@ -904,6 +904,9 @@ final class ContractTally: @unchecked Sendable {
         // Rule 5, sections by name: the app moved an item to the name a section (removed since)
         // had here, whose key the item already had in the anchor: a move, not "the anchor's value".
         "offsets 0/0/0: insert(2,0,0,7,0) renameSection(2,0,2,3,0) renameSection(0,0,0,2,0) removeSection(0,0,0,0,0) syncAll(0,0,0,0,0) phone(0,0,0,0,7)",
+        // Rule 5, sections: a name new to the anchor, whose key a section made here since holds
+        // by another name, is a twin of its own (it renamed that section back).
+        "offsets 0/0/0: removeSection(1,0,0,0,4) addSection(1,0,0,0,0) removeSection(2,0,0,0,4) phone(2,0,0,0,0) renameSection(1,0,2,7,0) phone(1,0,0,0,7)",
     ])
     func foundHistoriesHold(_ text: String) {
         let history = ContractHistory(text)

@@ -43,7 +43,17 @@ extension ShoppingList {
                 _ = try? sections.apply(step, stamp: stamp)
             }
             var entries = sections.sectionEntries
-            if anchor == nil {
+            if let anchor {
+                // A name new to the anchor whose key a section made here since holds (by another
+                // name) is a section of its own: a twin, never that one renamed back.
+                for (key, entry) in entries where anchor.sectionEntries[key] == nil {
+                    guard let other = head.sectionEntries[key], other.name != entry.name else { continue }
+                    var own = entry
+                    own.key = entry.name + "@" + (stamp.compact ?? stamp.encoded)
+                    entries[key] = nil
+                    entries[own.key] = own
+                }
+            } else {
                 // The save holds the sections it lists, no others (those stay, from `head`).
                 let listed = Set(save.sections)
                 entries = entries.filter { !$0.value.removed && listed.contains($0.value.name) }
