@@ -738,32 +738,22 @@ final class ContractModel {
         made.tombstones = [:]
         for (id, row) in source.rows where made.rows[id] == nil { made.rows[id] = row }
         var new = record(before: source, after: made, knowledge: read.known, by: "app", local: true)
-        for row in judgment.held.rows.values {
-            for field in ItemField.allCases where row.stamps[field] == stamp {
-                for seen in row.stamps.seen(field) {
-                    guard let event = index[EventKey(subject: .item(row.id, field), stamp: seen)] else { continue }
+        // The app's edits overwrote knowingly what their stamps say they saw, and only what it knew.
+        func sawOnlyWhatItKnew<Field>(_ stamps: StampTable<Field>, _ subject: (Field) -> ConflictRecord.Subject) {
+            for field in Field.allCases where stamps[field] == stamp {
+                for seen in stamps.seen(field) {
+                    guard let event = index[EventKey(subject: subject(field), stamp: seen)] else { continue }
                     guard read.known.contains(event) else {
                         fail("rule 1 (an edit beats what its author saw)",
-                             "the app's \(row.id).\(field) claims to have seen '\(events[event].value)' (step \(events[event].step), by \(events[event].by)), which the app never knew")
+                             "the app's \(subject(field)) claims to have seen '\(events[event].value)' (step \(events[event].step), by \(events[event].by)), which the app never knew")
                         continue
                     }
                     overwritten.insert(event)
                 }
             }
         }
-        for entry in judgment.held.sectionEntries.values {
-            for field in SectionField.allCases where entry.stamps[field] == stamp {
-                for seen in entry.stamps.seen(field) {
-                    guard let event = index[EventKey(subject: .section(entry.key, field), stamp: seen)] else { continue }
-                    guard read.known.contains(event) else {
-                        fail("rule 1 (an edit beats what its author saw)",
-                             "the app's section \(entry.key).\(field) claims to have seen '\(events[event].value)' (step \(events[event].step), by \(events[event].by)), which the app never knew")
-                        continue
-                    }
-                    overwritten.insert(event)
-                }
-            }
-        }
+        for row in judgment.held.rows.values { sawOnlyWhatItKnew(row.stamps) { .item(row.id, $0) } }
+        for entry in judgment.held.sectionEntries.values { sawOnlyWhatItKnew(entry.stamps) { .section(entry.key, $0) } }
         for (id, tombstone) in judgment.held.tombstones where before.tombstones[id] != tombstone {
             let saw = Set(ItemField.allCases.compactMap { index[EventKey(subject: .item(id, $0), stamp: tombstone.seen[$0])] })
             if let unseen = saw.first(where: { !read.known.contains($0) }) {
