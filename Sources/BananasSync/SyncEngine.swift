@@ -36,13 +36,13 @@ final class SyncEngine: @unchecked Sendable {
     /// nothing, and takes no state in (a foreign file is shown judged, not published).
     let mergesCopies: Bool
     /// How long taking a foreign file in waits for the lock before showing it judged for now.
-    static let takeInLockMillis: Int64 = 1_000
+    var takeInLockMillis: Int64 = 1_000
     private var takeInRetryScheduled = false
     /// How long merging a conflict copy waits for the lock.
     var copyLockTimeoutMillis: Int64 = 1_000
     /// How long a read waits for a lock holder to finish before judging a file it does not
     /// know (a bananas writer saves its base last; 100,000 items take about 30 ms).
-    static let writerSettleMillis: Int64 = 250
+    var writerSettleMillis: Int64 = 250
     /// Copies last reported as not merged, and whether a merge is owed (the lock was busy).
     private var reportedUnmerged: [UnmergedCopy] = []
     private var copiesWaiting = false
@@ -106,10 +106,20 @@ final class SyncEngine: @unchecked Sendable {
         }
         if takesIn {
             do {
-                let outcome = try flush(local: nil, lockTimeoutMillis: Self.takeInLockMillis)
+                let outcome = try flush(local: nil, lockTimeoutMillis: takeInLockMillis)
                 return .state(FileState(list: outcome.written, snapshot: outcome.snapshot))
             } catch {
                 scheduleTakeIn()
+                // Not shown until taken in: a state shown here is merged into what this
+                // instance writes, and must be in the history before anyone judges a later
+                // save (another process may take the lock next and judge one without it).
+                let failure = ListFileError.wrap(error, path: file.path)
+                switch failure {
+                case .lockHeld, .lockUnusable:
+                    lastSeenHash = nil  // the next read tries again
+                    return .failed(failure)
+                default: break  // the state folder or the file cannot be written: judged in memory
+                }
             }
         }
         if lastJudged?.hash != hash { lastJudged = (hash, judgeUnpublished(snapshot, glance: glance)) }
@@ -155,7 +165,7 @@ final class SyncEngine: @unchecked Sendable {
         if glance?.writtenHashes.contains(hash) == true { return .older }
         guard let store = file.base else { return .foreign }
         if store.announced() == hash { return .newest }
-        if FileLock.waitUntilFree(path: file.lockPath, timeoutMillis: SyncEngine.writerSettleMillis),
+        if FileLock.waitUntilFree(path: file.lockPath, timeoutMillis: writerSettleMillis),
            store.glance().writtenHashes.contains(hash) {
             return .newest
         }
@@ -237,6 +247,9 @@ final class SyncEngine: @unchecked Sendable {
         let result = try file.update(
             lockTimeoutMillis: lockTimeoutMillis,
             absorb: { snapshot, base, history in
+                // States judged here while the state folder could not take them are published
+                // first, when no one published since: this instance's list holds them.
+                if let unpublished = self.unpublished, unpublished.diskHead == history.head?.hash { history = unpublished.history }
                 let list = self.absorb(snapshot, base: base, history: &history)
                 // Judged (and published) with the file; merged below, as changes to write.
                 if mergingCopies { copies = self.takeInCopies(onto: list, base: base, history: &history) }
@@ -249,6 +262,7 @@ final class SyncEngine: @unchecked Sendable {
             try prepare(&list)
         }
         lastSeenHash = result.snapshot.contentHash
+        if result.baseSaveFailure == nil { (unpublished, lastJudged) = (nil, nil) }
         return FlushOutcome(fileState: result.fileState, written: result.list, wrote: result.wrote, stateFailure: result.baseSaveFailure,
                             snapshot: result.snapshot, copiesMerged: copies.retired, copiesUnmerged: copies.unmerged)
     }

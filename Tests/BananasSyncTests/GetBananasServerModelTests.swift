@@ -24,7 +24,7 @@ import Testing
 @Suite("SyncEngine against the Get Bananas server, random interleavings")
 struct GetBananasServerModelTests {
     struct Step: CustomStringConvertible, Sendable {
-        enum Kind: Int, CaseIterable { case serverAdd, serverCheck, serverRemove, read, flush, add, readAndFlush, readAgain, putBack }
+        enum Kind: Int, CaseIterable { case serverAdd, serverCheck, serverRemove, read, flush, add, readAndFlush, readAgain, putBack, lockedRead }
         var kind: Kind
         /// Which instance (read, flush, add), which of the server's rows (check, remove), or
         /// which bananas write goes back (put back; odd: with the time it was first written).
@@ -76,6 +76,8 @@ struct GetBananasServerModelTests {
             }
             for _ in 0..<3 {
                 let engine = SyncEngine(file: box.file())
+                // A lock another process holds is seen at once, not after a wait.
+                (engine.takeInLockMillis, engine.writerSettleMillis) = (0, 0)
                 engines.append(engine)
                 locals.append(ShoppingList())
             }
@@ -86,6 +88,14 @@ struct GetBananasServerModelTests {
         func read(_ index: Int) {
             if case .state(let state) = engines[index].read() { locals[index].merge(state.list) }
             for at in serverRows.indices where !serverRows[at].written { serverRows[at].written = fileShows(serverRows[at]) }
+        }
+
+        /// A read while another process holds the lock: the file judged in memory, taken in later.
+        func lockedRead(_ index: Int) throws {
+            let lock = box.listPath + ".lock"
+            try "\(getpid())".write(toFile: lock, atomically: false, encoding: .utf8)
+            defer { unlink(lock) }
+            if case .state(let state) = engines[index].read() { locals[index].merge(state.list) }
         }
 
         func flush(_ index: Int) throws {
@@ -178,7 +188,10 @@ struct GetBananasServerModelTests {
                 serverRows[row].checked = true
                 serverRows[row].edited()
                 try server { items in
-                    for at in items.indices where items[at]["id"] as? String == serverRows[row].id { items[at]["checked"] = true }
+                    for at in items.indices where items[at]["id"] as? String == serverRows[row].id {
+                        items[at]["checked"] = true
+                        items[at]["lastModified"] = ISO8601DateFormatter().string(from: Date())
+                    }
                 }
             case .serverRemove:
                 guard let row = serverRowInFile(step.which) else { return }
@@ -205,6 +218,8 @@ struct GetBananasServerModelTests {
                 read(index)
             case .putBack:
                 putBack(step.which)
+            case .lockedRead:
+                try lockedRead(index)
             }
         }
 
@@ -276,6 +291,12 @@ struct GetBananasServerModelTests {
         "add(0) add(4) readAndFlush(10) serverAdd(0) read(1) flush(0) putBack(0) add(8) readAndFlush(2) read(4)",
         // A server save on a put-back file judged against an instance's last read (an open end before rule 5).
         "add(1) readAndFlush(1) serverAdd(0) read(0) putBack(0) readAgain(0) serverAdd(0) read(2) readAndFlush(0) putBack(0) read(0) serverAdd(0) read(8)",
+        // Read while another process held the lock: the add shown here unpublished came back
+        // with this instance's next write after the server's remove (CI, concurrency run).
+        "serverAdd(0) lockedRead(0) serverRemove(0)",
+        "serverAdd(0) lockedRead(0) serverCheck(0) read(1) flush(0)",
+        // A read after a take-in the lock refused reads the file again.
+        "serverAdd(0) flush(0) serverAdd(0) lockedRead(11) read(2) putBack(0)",
     ])
     func foundHistoriesHold(_ history: String) throws {
         let run = try Run()
