@@ -247,9 +247,12 @@ final class SyncEngine: @unchecked Sendable {
         let result = try file.update(
             lockTimeoutMillis: lockTimeoutMillis,
             absorb: { snapshot, base, history in
-                // States judged here while the state folder could not take them are published
-                // first, when no one published since: this instance's list holds them.
-                if let unpublished = self.unpublished, unpublished.diskHead == history.head?.hash { history = unpublished.history }
+                // A running instance's states judged while the state folder could not take them
+                // are published first, when no one published since: its list holds them (a
+                // command's or the viewer's list is never written).
+                if self.takesIn, let unpublished = self.unpublished, unpublished.diskHead == history.head?.hash {
+                    history = unpublished.history
+                }
                 let list = self.absorb(snapshot, base: base, history: &history)
                 // Judged (and published) with the file; merged below, as changes to write.
                 if mergingCopies { copies = self.takeInCopies(onto: list, base: base, history: &history) }
