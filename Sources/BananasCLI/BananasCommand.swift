@@ -44,6 +44,10 @@ public struct BananasCommand: ParsableCommand {
 
     public init() {}
 
+    /// The time commands stamp with: the system's. Set once, before any command runs, by the
+    /// test tool, which plays a device whose clock is off (`bananas-test cli --clock-offset`).
+    public nonisolated(unsafe) static var time: any TimeSource = SystemTime()
+
     /// `bananas --file X add milk` works like `bananas add milk --file X`: a leading
     /// `--file` is handed to the subcommand through BANANAS_FILE (a subcommand's own
     /// `--file` still wins). `bananas mcp …` execs the sibling binary `bananas-mcp` with the
@@ -84,7 +88,7 @@ struct FileOptions: ParsableArguments {
     /// Past the 5 s after which a dead holder's lock is broken.
     static let defaultLockTimeout: Int64 = 7_000
 
-    var listFile: ListFile { Locations.listFile(explicit: file) }
+    var listFile: ListFile { Locations.listFile(explicit: file, time: BananasCommand.time) }
 
 }
 

@@ -37,8 +37,9 @@ struct UsualCommand: ParsableCommand {
 
     func run() throws {
         try perform {
-            let now = Clock.nowMillis()
-            let usual = try openList(options.listFile, lockTimeoutMillis: options.lockTimeout).list.usualItems(now: now)
+            let session = try openList(options.listFile, lockTimeoutMillis: options.lockTimeout)
+            let now = session.file.time.nowMillis()
+            let usual = session.list.usualItems(now: now)
             var chosen = Array(usual.prefix(limit))
             if !names.isEmpty {
                 chosen = try names.map { name in
@@ -114,7 +115,7 @@ struct ForgetCommand: ParsableCommand {
     func run() throws {
         try perform {
             let forgotten: Int = try mutate(options) { list in
-                if all { return (.forget(nil), list.rememberedItems(now: Clock.nowMillis()).count) }
+                if all { return (.forget(nil), list.rememberedItems(now: options.listFile.time.nowMillis()).count) }
                 return (.batch(names.map { .forget($0) }), names.count)
             }
             if all {
@@ -136,7 +137,7 @@ struct ForgetCommand: ParsableCommand {
     }
     guard let session = try? openList(Locations.listFile(explicit: file), lockTimeoutMillis: 200) else { return [] }
     let typed = ItemMemory.fold(prefix)
-    return session.list.rememberedItems(now: Clock.nowMillis())
+    return session.list.rememberedItems(now: session.file.time.nowMillis())
         .filter { !$0.onList && $0.folded.hasPrefix(typed) }
         .prefix(50).map(\.name)
 }

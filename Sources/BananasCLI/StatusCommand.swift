@@ -85,7 +85,7 @@ struct StatusReport {
             unwrittenSave = session.unwrittenSave
             waitingCopies = session.waitingCopies
             unmergedCopies = session.unmergedCopies
-            let now = Clock.nowMillis()
+            let now = file.time.nowMillis()
             if let ahead = list.furthestAhead(of: now), ahead.lead(over: now) > SyncStatus.skewWarningMillis {
                 skew = (ahead.lead(over: now), ahead.replica)
             }

@@ -46,7 +46,11 @@ public final class ListFile: Sendable {
     /// Where replaced files are closed (freed), off the lock.
     private static let closing = DispatchQueue(label: "bananas.list-file.closing", qos: .utility)
 
-    public init(path: String, createsFolder: Bool = false, stateDirectory: String? = nil) {
+    /// The time this file's writes are stamped and published with, and its instance's delays.
+    public let time: any TimeSource
+
+    public init(path: String, createsFolder: Bool = false, stateDirectory: String? = nil, time: any TimeSource = SystemTime()) {
+        self.time = time
         self.path = ListFile.resolve(path)
         self.lockPath = self.path + ".lock"
         self.createsFolder = createsFolder
@@ -58,7 +62,7 @@ public final class ListFile: Sendable {
     }
 
     private init(_ file: ListFile, rowsOnDemand: Bool) {
-        (path, lockPath, createsFolder, state, base) = (file.path, file.lockPath, file.createsFolder, file.state, file.base)
+        (path, lockPath, createsFolder, state, base, time) = (file.path, file.lockPath, file.createsFolder, file.state, file.base, file.time)
         decodesRowsOnDemand = rowsOnDemand
     }
 
@@ -277,7 +281,7 @@ public final class ListFile: Sendable {
         guard snapshot.isWritable else {
             throw ListFileError.newerSchema(path: path, found: snapshot.decoded.schemaVersion, supported: ListCodec.currentSchemaVersion)
         }
-        let now = Clock.nowMillis()
+        let now = time.nowMillis()
         let published = history.states.count
         let absorbed = absorb(snapshot, knownBase, &history)
         let tookIn = history.states.count != published

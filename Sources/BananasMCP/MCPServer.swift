@@ -250,7 +250,7 @@ public final class BananasMCPServer: Sendable {
         if let text, TextRules.firstHidden(in: text) != nil || text.count > TextRules.maxName {
             return EditingTools.failure("text has invisible or control characters, or is too long")
         }
-        let now = Clock.nowMillis()
+        let now = store.time.nowMillis()
         let remembered = store.list.rememberedItems(now: now)
         let found = if let text, !text.trimmingWhitespace().isEmpty {
             Suggestions(remembered).matching(text, limit: limit)

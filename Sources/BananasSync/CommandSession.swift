@@ -77,7 +77,7 @@ public final class CommandSession {
             let (edit, built) = try build(merged)
             report = built
             if let edit, !edit.isEmpty {
-                let now = Clock.nowMillis()
+                let now = file.time.nowMillis()
                 clock.observe(merged.newestStamp, now: now)
                 try merged.apply(edit, stamp: clock.next(now: now), modifiedAt: Timestamp.iso8601(millis: now))
             }

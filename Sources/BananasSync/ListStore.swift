@@ -44,6 +44,8 @@ public final class ListStore {
 
     public let mode: Mode
     public let file: ListFile
+    /// The file's time: stamps, status times, and the delays of flushes and retries.
+    public var time: any TimeSource { file.time }
 
     /// How long a flush waits for a burst of edits to end. None by default: a flush starts
     /// once the main loop's current turn ends, so edits made together (a batch of an agent's,
@@ -148,7 +150,7 @@ public final class ListStore {
     private func commit(_ edit: ListEdit) throws -> ListEdit? {
         guard mode != .viewer else { throw StoreError.readOnly }
         guard !closed else { throw StoreError.closed }
-        let now = Clock.nowMillis()
+        let now = time.nowMillis()
         let stamp = clock.next(now: now)
         var next = list
         let inverse = try next.apply(edit, stamp: stamp, modifiedAt: Timestamp.iso8601(millis: now))
@@ -187,7 +189,7 @@ public final class ListStore {
         for orphan in orphans { for entry in orphan.entries { delta.merge(entry) } }
         let before = list
         list.merge(delta)
-        clock.observe(delta.newestStamp, now: Clock.nowMillis())
+        clock.observe(delta.newestStamp, now: time.nowMillis())
         journalDelta(delta)
         if status.journalProblem == nil {
             for orphan in orphans { orphan.discard() }
@@ -221,7 +223,7 @@ public final class ListStore {
                     path: file.path, found: state.snapshot.decoded.schemaVersion, supported: ListCodec.currentSchemaVersion)
                 pausedByWrite = false
             }
-            status.lastSyncMillis = Clock.nowMillis()
+            status.lastSyncMillis = time.nowMillis()
             if mode == .live, let unsaved = file.unsavedBase {
                 // A write of this process (a conflict copy's merge, say) could not save this
                 // machine's state: paused until a flush saves it.
@@ -277,9 +279,9 @@ public final class ListStore {
     private func absorb(_ fileList: ShoppingList) {
         lastSynced = fileList
         // Every stamp in `list` has been seen by the clock: only the file's others are new.
-        clock.observe(fileList.newestStamp(besides: list), now: Clock.nowMillis())
+        clock.observe(fileList.newestStamp(besides: list), now: time.nowMillis())
         let merged = list.merged(with: fileList)
-        let now = Clock.nowMillis()
+        let now = time.nowMillis()
         // Looked for in the whole list only when the clock saw a stamp ahead (a 10,000-item
         // scan at every read was a sixth of propagating an edit).
         let ahead = clock.mayHaveSeenStamp(aheadOf: now) ? merged.furthestAhead(of: now) : nil
@@ -319,7 +321,7 @@ public final class ListStore {
             DispatchQueue.main.async { [weak self] in MainActor.assumeIsolated { self?.startFlush() } }
             return
         }
-        DispatchQueue.main.asyncAfter(deadline: .now() + .milliseconds(delay)) { [weak self] in
+        time.schedule(afterMillis: Int64(delay), on: .main) { [weak self] in
             MainActor.assumeIsolated { self?.startFlush() }
         }
     }
@@ -356,7 +358,7 @@ public final class ListStore {
             fileBehind = false
             flushedCount = max(flushedCount, upTo)
             if pending == 0 { journal?.clear() }
-            status.lastSyncMillis = Clock.nowMillis()
+            status.lastSyncMillis = time.nowMillis()
             if let failure = outcome.stateFailure {
                 // The file holds the write, but this machine's state does not: paused, and
                 // retried (saving the state first) like any write that time can fix.
@@ -386,7 +388,7 @@ public final class ListStore {
     private func scheduleRetry() {
         guard mode == .live, !retryScheduled, !closed else { return }
         retryScheduled = true
-        DispatchQueue.main.asyncAfter(deadline: .now() + .seconds(1)) { [weak self] in
+        time.schedule(afterMillis: 1_000, on: .main) { [weak self] in
             MainActor.assumeIsolated {
                 guard let self else { return }
                 self.retryScheduled = false
@@ -422,8 +424,9 @@ public final class ListStore {
     /// For tests and the session command: waits (pumping the main queue) until nothing is
     /// pending or `timeoutMillis` passes. Returns true when nothing is pending.
     public func waitUntilFlushed(timeoutMillis: Int64 = 5_000) async -> Bool {
-        let deadline = Clock.nowMillis() + timeoutMillis
-        while pending > 0 || flushRunning, Clock.nowMillis() < deadline {
+        // Real time: the wait is for the engine's queue, whatever time the file keeps.
+        let deadline = ContinuousClock.now + .milliseconds(timeoutMillis)
+        while pending > 0 || flushRunning, ContinuousClock.now < deadline {
             try? await Task.sleep(nanoseconds: 2_000_000)
         }
         return pending == 0
@@ -455,7 +458,7 @@ extension ListStore {
         let upTo = editCount
         let timeout = lockTimeoutMillis
         let engine = engine
-        let now = Clock.nowMillis()
+        let now = time.nowMillis()
         // Taken here, so no edit of this store can share it; a file with newer stamps gets
         // one past them (an edit beats what its author saw).
         let reserved = clock.next(now: now)
@@ -504,7 +507,7 @@ extension ListStore {
         }
         let before = list
         finishFlush(.success(flushed), upTo: upTo)
-        clock.observe(flushed.written.newestStamp(besides: before), now: Clock.nowMillis())
+        clock.observe(flushed.written.newestStamp(besides: before), now: time.nowMillis())
         let changed = inverse.map { !$0.isEmpty } ?? false
         if changed, let inverse { history.record(inverse: inverse, label: label) }
         if list != before {

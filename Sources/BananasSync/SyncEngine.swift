@@ -15,6 +15,8 @@ import Glibc
 final class SyncEngine: @unchecked Sendable {
     let file: ListFile
     let queue: DispatchQueue
+    /// The file's time: stamps, and the retries below.
+    var time: any TimeSource { file.time }
     private var deliver: @Sendable (FileReport) -> Void = { _ in }
 
     /// Hash of the bytes last read or written: a change event with these bytes is our own
@@ -137,7 +139,7 @@ final class SyncEngine: @unchecked Sendable {
         }
         let judgment = judge(snapshot, history: history, head: head)
         if history.state(hashed: snapshot.contentHash) == nil {
-            history.publish(judgment.held, hash: snapshot.contentHash, kind: Self.kind(of: snapshot.list, in: history), now: Clock.nowMillis())
+            history.publish(judgment.held, hash: snapshot.contentHash, kind: Self.kind(of: snapshot.list, in: history), now: time.nowMillis())
         }
         unpublished = (disk.head?.hash, history, judgment.merged)
         return judgment.merged
@@ -186,7 +188,7 @@ final class SyncEngine: @unchecked Sendable {
     private func scheduleTakeIn() {
         guard !takeInRetryScheduled, watcher != nil else { return }
         takeInRetryScheduled = true
-        queue.asyncAfter(deadline: .now() + .seconds(1)) { [weak self] in
+        time.schedule(afterMillis: 1_000, on: queue) { [weak self] in
             guard let self else { return }
             self.takeInRetryScheduled = false
             self.lastSeenHash = nil
@@ -201,7 +203,7 @@ final class SyncEngine: @unchecked Sendable {
     /// device's bananas write) has nothing to judge but values whose stamps it kept.
     private func judge(_ snapshot: ListFile.Snapshot, history: PublishedHistory, head: ShoppingList) -> ShoppingList.Judgment {
         let save = snapshot.list
-        let now = Clock.nowMillis()
+        let now = time.nowMillis()
         let stamp = snapshot.foreignEditStamp(after: max(save.newestStamp, head.newestStamp), now: now)
         clock.observe(stamp, now: now)
         // The app omits sortOrder: a whole save without it writes no order.
@@ -225,7 +227,7 @@ final class SyncEngine: @unchecked Sendable {
         }
         let judged = judge(snapshot, history: history, head: Self.head(base: file.unsavedBase?.list ?? base?.list, history: history))
         if history.state(hashed: hash) == nil {
-            history.publish(judged.held, hash: hash, kind: Self.kind(of: snapshot.list, in: history), now: Clock.nowMillis())
+            history.publish(judged.held, hash: hash, kind: Self.kind(of: snapshot.list, in: history), now: time.nowMillis())
         }
         return judged.merged
     }
@@ -258,7 +260,7 @@ final class SyncEngine: @unchecked Sendable {
                 if mergingCopies { copies = self.takeInCopies(onto: list, base: base, history: &history) }
                 return list
             },
-            settled: { _ in copies.retire(archive: self.file.state) }
+            settled: { _ in copies.retire(archive: self.file.state, now: self.time.nowMillis()) }
         ) { list, _ in
             if let local { list.merge(local) }
             if let merged = copies.list { list = merged.merged(with: list) }
@@ -329,8 +331,8 @@ final class SyncEngine: @unchecked Sendable {
         /// The file's list with the copies merged in, when any were.
         var list: ShoppingList?
 
-        mutating func retire(archive: StateFolder?) {
-            for (copy, bytes) in merged where copy.retire(merged: bytes, archive: archive) {
+        mutating func retire(archive: StateFolder?, now: Int64) {
+            for (copy, bytes) in merged where copy.retire(merged: bytes, archive: archive, now: now) {
                 retired.append(copy.name)
             }
         }
@@ -419,7 +421,7 @@ final class SyncEngine: @unchecked Sendable {
         copiesWaiting = outcome.failure.map { !$0.isContentProblem } ?? false
         if copiesWaiting, !copyRetryScheduled, watcher != nil {
             copyRetryScheduled = true
-            queue.asyncAfter(deadline: .now() + .seconds(1)) { [weak self] in
+            time.schedule(afterMillis: 1_000, on: queue) { [weak self] in
                 guard let self else { return }
                 self.copyRetryScheduled = false
                 if self.copiesWaiting, self.watcher != nil { self.settleConflictCopies() }

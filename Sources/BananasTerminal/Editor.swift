@@ -16,11 +16,7 @@ public final class Editor {
         memo.revision = store.revision
         return memo
     }
-    private let memo: RowsMemo = {
-        let memo = RowsMemo()
-        memo.now = { Clock.nowMillis() }
-        return memo
-    }()
+    private let memo = RowsMemo()
     /// Called when the whole terminal should be repainted (Ctrl-L). Set by the backend.
     public var onRepaintAll: (() -> Void)?
     /// Called whenever the screen should be drawn again (a change from another writer, a
@@ -32,6 +28,8 @@ public final class Editor {
 
     public init(store: ListStore, fileLabel: String? = nil) {
         self.store = store
+        let time = store.time
+        memo.now = { time.nowMillis() }
         state = EditorState(readOnly: store.mode == .viewer)
         self.fileLabel = fileLabel ?? Editor.label(for: store.file.path)
         state.settle(state.rows(for: store.list, memo: rowsMemo))
@@ -71,7 +69,7 @@ public final class Editor {
     public func show(_ text: String, isError: Bool) {
         state.message = .init(text, kind: isError ? .error : .info)
         remember(state.message!)
-        messageShownAt = Clock.nowMillis() + 10_000  // long enough to read
+        messageShownAt = store.time.nowMillis() + 10_000  // long enough to read
     }
 
     /// The terminal's size, for the rows a page holds and for knowing when nothing but
@@ -86,7 +84,8 @@ public final class Editor {
         state.settle(state.rows(for: store.list, memo: rowsMemo))
     }
 
-    public func render(width: Int, height: Int, now: Int64 = Clock.nowMillis()) -> Grid {
+    public func render(width: Int, height: Int, now: Int64? = nil) -> Grid {
+        let now = now ?? store.time.nowMillis()
         var frame = Frame(state: state, list: store.list, status: SyncView(store.status, now: now), fileLabel: fileLabel, now: now)
         if store.status.pausedBy != nil, store.list.items.isEmpty, let base = store.file.state?.basePath,
            FileSystem.fileExists(atPath: base) {
@@ -152,7 +151,7 @@ public final class Editor {
         default: state.settle(state.rows(for: store.list, memo: rowsMemo))
         }
         gatherSuggestions()
-        messageShownAt = state.message == nil ? nil : Clock.nowMillis()
+        messageShownAt = state.message == nil ? nil : store.time.nowMillis()
         return keepGoing
     }
 
@@ -167,7 +166,8 @@ public final class Editor {
     /// or the status bar's text moved on (`synced 4s ago` → `5s ago`). The backend calls it
     /// when `millisUntilNextTick` says, so an idle editor wakes only to draw something new.
     @discardableResult
-    public func tick(now: Int64 = Clock.nowMillis()) -> Bool {
+    public func tick(now: Int64? = nil) -> Bool {
+        let now = now ?? store.time.nowMillis()
         var changed = false
         if let shown = messageShownAt, now - shown >= Editor.messageLifetimeMillis, case .normal = state.mode {
             state.message = nil
@@ -184,7 +184,8 @@ public final class Editor {
     /// How long until `tick` has something to do: a message expires, or the status bar's
     /// age text changes (every second in the first minute, then every minute, then every
     /// hour). Nil when nothing on screen changes by itself.
-    public func millisUntilNextTick(now: Int64 = Clock.nowMillis()) -> Int64? {
+    public func millisUntilNextTick(now: Int64? = nil) -> Int64? {
+        let now = now ?? store.time.nowMillis()
         var next = store.status.nextSummaryChange(after: now)
         if let shown = messageShownAt, case .normal = state.mode {
             let expiry = shown + Editor.messageLifetimeMillis
@@ -196,7 +197,8 @@ public final class Editor {
     /// The status bar text last checked here; an overlay (conflict review, help) always redraws.
     private var checkedStatusText: String?
 
-    private func statusTextChanged(now: Int64 = Clock.nowMillis()) -> Bool {
+    private func statusTextChanged(now: Int64? = nil) -> Bool {
+        let now = now ?? store.time.nowMillis()
         let text = store.status.summary(now: now)
         defer { checkedStatusText = text }
         guard case .normal = state.mode else { return true }

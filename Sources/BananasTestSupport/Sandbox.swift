@@ -16,7 +16,7 @@ public final class Sandbox: @unchecked Sendable {
 
     public var listPath: String { path + "/list/BananaList.json" }
     public var stateDirectory: String { path + "/state" }
-    public func file() -> ListFile { ListFile(path: listPath, stateDirectory: stateDirectory) }
+    public func file(time: any TimeSource = SystemTime()) -> ListFile { ListFile(path: listPath, stateDirectory: stateDirectory, time: time) }
 
     public func write(_ text: String) {
         createTestFile(atPath: listPath, contents: Data(text.utf8))

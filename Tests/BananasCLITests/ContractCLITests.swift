@@ -46,10 +46,8 @@ struct ContractCLITests {
         try await device.items().first { $0["name"] as? String == name }
     }
 
-    func clock(_ offsetMillis: Int64) -> [String: String] { ["BANANAS_TEST_CLOCK_OFFSET_MS": String(offsetMillis)] }
-
     func statusJSON(_ device: Device, clockOffset: Int64 = 0) async throws -> [String: Any] {
-        let result = await device.run(["status", "--json"], environment: clock(clockOffset))
+        let result = await device.run(["status", "--json"], clockOffset: clockOffset)
         return try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
     }
 
@@ -94,7 +92,7 @@ struct ContractCLITests {
         #expect(await a("add", "Milk", "--amount", "1").status == 0)
         let b = pair(a)
         defer { b.cleanUp() }
-        #expect(await b.run(["edit", "Milk", "--amount", "2"], environment: clock(ahead)).status == 0)
+        #expect(await b.run(["edit", "Milk", "--amount", "2"], clockOffset: ahead).status == 0)
         deliver(b.fileBytes!, to: a)
         #expect(try await item(a, "Milk")?["amount"] as? String == "2")
 
@@ -117,15 +115,15 @@ struct ContractCLITests {
 
     @Test("2: a device whose clock is 2 hours behind changes what a device with the right time wrote, and says so in status")
     func aSlowClockFreezesNothing() async throws {
-        let behind = clock(-2 * 3_600_000)
+        let behind: Int64 = -2 * 3_600_000
         let a = Device()
         defer { a.cleanUp() }
         #expect(await a("add", "Milk", "--amount", "1").status == 0)
         let b = pair(a)
         defer { b.cleanUp() }
-        let changed = await b.run(["edit", "Milk", "--amount", "2"], environment: behind)
+        let changed = await b.run(["edit", "Milk", "--amount", "2"], clockOffset: behind)
         #expect(changed.status == 0, "\(changed.stderr)")
-        let listed = await b.run(["list", "--json"], environment: behind)
+        let listed = await b.run(["list", "--json"], clockOffset: behind)
         let list = try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as! [String: Any]
         #expect((list["items"] as! [[String: Any]]).first?["amount"] as? String == "2", "the edit took effect")
         let skew = try #require(try await statusJSON(b, clockOffset: -2 * 3_600_000)["clockSkew"] as? [String: Any],
@@ -136,7 +134,7 @@ struct ContractCLITests {
         #expect(try await item(a, "Milk")?["amount"] as? String == "2", "the slow device's edit reaches the others")
         #expect(await a("edit", "Milk", "--amount", "3").status == 0)
         deliver(a.fileBytes!, to: b)
-        #expect(await b.run(["edit", "Milk", "--amount", "4"], environment: behind).status == 0)
+        #expect(await b.run(["edit", "Milk", "--amount", "4"], clockOffset: behind).status == 0)
         deliver(b.fileBytes!, to: a)
         #expect(try await item(a, "Milk")?["amount"] as? String == "4")
     }

@@ -8,17 +8,17 @@ import BananasTestSupport
 extension ContractCLITests {
     @Test("A conflict copy from a clock 100 years ahead deletes only what its device saw, and what it deleted comes back for good")
     func farFutureCopy() async throws {
-        let ahead = clock(Int64(100) * 365 * 86_400_000)
+        let ahead = Int64(100) * 365 * 86_400_000
         let a = Device()
         defer { a.cleanUp() }
         #expect(await a("add", "Milk", "Eggs", "Tea", "Jam").status == 0)
         let b = pair(a)
         defer { b.cleanUp() }
-        #expect(await b.run(["remove", "Milk"], environment: ahead).status == 0)
-        #expect(await b.run(["edit", "Tea", "--amount", "9"], environment: ahead).status == 0)
+        #expect(await b.run(["remove", "Milk"], clockOffset: ahead).status == 0)
+        #expect(await b.run(["edit", "Tea", "--amount", "9"], clockOffset: ahead).status == 0)
         // Meanwhile, here: an edit the fast device never sees before it deletes the row.
         #expect(await a("edit", "Eggs", "--amount", "2").status == 0)
-        #expect(await b.run(["remove", "Eggs"], environment: ahead).status == 0)
+        #expect(await b.run(["remove", "Eggs"], clockOffset: ahead).status == 0)
 
         // Its file arrives as a conflict copy, damaged on the way: the Jam row is gone.
         var root = try #require(try JSONSerialization.jsonObject(with: b.fileBytes!) as? [String: Any])
@@ -47,7 +47,7 @@ extension ContractCLITests {
 
         // And the fast device, receiving the result, shows it too.
         deliver(a.fileBytes!, to: b)
-        let there = await b.run(["list", "--json"], environment: ahead)
+        let there = await b.run(["list", "--json"], clockOffset: ahead)
         let list = try #require(try JSONSerialization.jsonObject(with: Data(there.stdout.utf8)) as? [String: Any])
         let items = list["items"] as! [[String: Any]]
         #expect(Set(items.map { $0["name"] as! String }) == ["Milk", "Eggs", "Tea", "Jam"])

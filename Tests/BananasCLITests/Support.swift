@@ -95,6 +95,13 @@ struct CLI {
         return try! await runProgram(command, environment: environment(extra))
     }
 
+    /// A command on a device whose clock runs `clockOffset` ms ahead (negative: behind): the
+    /// same command through the test tool, which injects the shifted time.
+    @discardableResult
+    func run(_ arguments: [String], clockOffset: Int64) async -> Result {
+        try! await runProgram([CLI.testTool, "cli", "--clock-offset=\(clockOffset)", "--"] + arguments, environment: environment([:]))
+    }
+
     @discardableResult
     func callAsFunction(_ arguments: String...) async -> Result { await run(arguments) }
 

@@ -71,13 +71,13 @@ struct ConflictCopyNameTests {
         folder.write(#"{"items":[]}"#, to: name)
         let state = StateFolder(listPath: folder.listPath, stateDirectory: folder.path + "/state")
         let copy = try #require(ConflictCopy.find(beside: folder.listPath).first)
-        #expect(!copy.retire(merged: Array(#"{"items":[1]}"#.utf8), archive: state), "bytes changed since they were merged")
+        #expect(!copy.retire(merged: Array(#"{"items":[1]}"#.utf8), archive: state, now: SystemTime().nowMillis()), "bytes changed since they were merged")
         #expect(folder.bytes(name) != nil)
         #expect(copy.retire(merged: Array(#"{"items":[]}"#.utf8), archive: state, now: 1_000))
         #expect(folder.bytes(name) == nil)
         let archived = try FileManager.default.contentsOfDirectory(atPath: state.mergedCopiesPath)
         #expect(archived == ["1000-" + name])
-        #expect(copy.retire(merged: [], archive: state), "a copy already gone is fine")
+        #expect(copy.retire(merged: [], archive: state, now: SystemTime().nowMillis()), "a copy already gone is fine")
     }
 
     @Test("the archive drops copies past their lifetime, and the oldest beyond the limit")

@@ -53,7 +53,7 @@ import BananasTestSupport
         unlink(folder.path + "/" + name)
         link(folder.path + "/secret.json", folder.path + "/" + name)  // another inode under the name
         #expect(try copy.load().bytes == nil)
-        #expect(copy.retire(merged: Array(Self.listWithMilk.utf8), archive: nil))
+        #expect(copy.retire(merged: Array(Self.listWithMilk.utf8), archive: nil, now: SystemTime().nowMillis()))
         #expect(folder.bytes("secret.json") != nil && folder.bytes(name) != nil, "neither the secret nor its link is touched")
     }
 
@@ -129,7 +129,7 @@ import BananasTestSupport
         do {
             _ = try file.update { list, _ in
                 try list.apply(.insert(Item(id: ItemID.random(), name: "Milk", section: "A", sortOrder: 1)),
-                               stamp: Stamp(millis: Clock.nowMillis(), counter: 0, replica: "test"))
+                               stamp: Stamp(millis: SystemTime().nowMillis(), counter: 0, replica: "test"))
             }
             Issue.record("written")
         } catch let error as ListFileError {
@@ -147,7 +147,7 @@ import BananasTestSupport
         func add(_ name: String, _ order: Double, to file: ListFile) throws -> ListFile.UpdateResult<Void> {
             try file.update { list, _ in
                 try list.apply(.insert(Item(id: ItemID.random(), name: name, section: "A", sortOrder: order)),
-                               stamp: Stamp(millis: Clock.nowMillis(), counter: 0, replica: "test"))
+                               stamp: Stamp(millis: SystemTime().nowMillis(), counter: 0, replica: "test"))
             }
         }
         _ = try add("Milk", 1, to: file)
@@ -191,7 +191,7 @@ import BananasTestSupport
         #expect(store.load().list?.items.map(\.name) == ["Milk"])
         var list = try file.load().list
         try list.apply(.insert(Item(id: ItemID.random(), name: "Eggs", section: "A", sortOrder: 9)),
-                       stamp: Stamp(millis: Clock.nowMillis(), counter: 0, replica: "test"))
+                       stamp: Stamp(millis: SystemTime().nowMillis(), counter: 0, replica: "test"))
         let bytes = ListCodec.encode(list)
         let prepared = try store.prepare(list, written: bytes)
         // The state folder loses the prepared file before its rename (it went away, or another
@@ -260,7 +260,7 @@ import BananasTestSupport
                 theirs = Array(NeighbourTests.listWithMilk.utf8)
                 folder.write(NeighbourTests.listWithMilk)
                 try list.apply(.insert(Item(id: ItemID.random(), name: "Eggs", section: "A", sortOrder: 9)),
-                               stamp: Stamp(millis: Clock.nowMillis(), counter: 0, replica: "test"))
+                               stamp: Stamp(millis: SystemTime().nowMillis(), counter: 0, replica: "test"))
             }
         }
         #expect(folder.bytes() == theirs, "their write is still the file")
@@ -277,7 +277,7 @@ import BananasTestSupport
             _ = try file.update { list, _ in
                 folder.write(NeighbourTests.listWithMilk)
                 try list.apply(.insert(Item(id: ItemID.random(), name: "Eggs", section: "A", sortOrder: 9)),
-                               stamp: Stamp(millis: Clock.nowMillis(), counter: 0, replica: "test"))
+                               stamp: Stamp(millis: SystemTime().nowMillis(), counter: 0, replica: "test"))
             }
         }
         #expect(folder.bytes() == Array(NeighbourTests.listWithMilk.utf8))
@@ -357,11 +357,11 @@ import BananasTestSupport
         let copy = try #require(ConflictCopy.find(beside: folder.listPath).first)
         for temp in [".syncthing.\(name).tmp", "~syncthing~\(name).tmp"] {
             folder.write("partial", to: temp)
-            #expect(!copy.retire(merged: Array(#"{"items":[]}"#.utf8), archive: nil))
+            #expect(!copy.retire(merged: Array(#"{"items":[]}"#.utf8), archive: nil, now: SystemTime().nowMillis()))
             #expect(folder.bytes(name) != nil)
             unlink(folder.path + "/" + temp)
         }
-        #expect(copy.retire(merged: Array(#"{"items":[]}"#.utf8), archive: nil))
+        #expect(copy.retire(merged: Array(#"{"items":[]}"#.utf8), archive: nil, now: SystemTime().nowMillis()))
         #expect(folder.bytes(name) == nil)
     }
 

@@ -8,7 +8,7 @@ import BananasTestSupport
 func addItem(_ name: String, to file: ListFile) throws {
     _ = try file.update { list, _ in
         try list.apply(.insert(Item(id: ItemID.random(), name: name, section: "A", sortOrder: list.nextSortOrder)),
-                       stamp: Stamp(millis: Clock.nowMillis(), counter: 0, replica: "test"))
+                       stamp: Stamp(millis: SystemTime().nowMillis(), counter: 0, replica: "test"))
     }
 }
 
@@ -199,7 +199,7 @@ func inode(_ path: String) -> UInt64? {
         #expect(try next.load().layout?.isCanonical == true)
         let result = try next.update { list, _ in
             let id = list.items[0].id
-            try list.apply(.update(id: id, changes: [.checked: .flag(true)]), stamp: Stamp(millis: Clock.nowMillis(), counter: 0, replica: "test"))
+            try list.apply(.update(id: id, changes: [.checked: .flag(true)]), stamp: Stamp(millis: SystemTime().nowMillis(), counter: 0, replica: "test"))
         }
         #expect(Array(try Data(contentsOf: URL(fileURLWithPath: folder.listPath))) == ListCodec.encode(result.list))
 
@@ -210,7 +210,7 @@ func inode(_ path: String) -> UInt64? {
         #expect(try other.load().layout?.isCanonical == false)
         let rewritten = try other.update { list, _ in
             let id = list.items[1].id
-            try list.apply(.update(id: id, changes: [.checked: .flag(true)]), stamp: Stamp(millis: Clock.nowMillis() + 1, counter: 0, replica: "test"))
+            try list.apply(.update(id: id, changes: [.checked: .flag(true)]), stamp: Stamp(millis: SystemTime().nowMillis() + 1, counter: 0, replica: "test"))
         }
         #expect(Array(try Data(contentsOf: URL(fileURLWithPath: folder.listPath))) == ListCodec.encode(rewritten.list))
     }
@@ -288,8 +288,8 @@ func inode(_ path: String) -> UInt64? {
     func deletesAreForgottenByThisDevicesFirstSighting() throws {
         let folder = TempFolder()
         let day: Int64 = 86_400_000
-        let old = Stamp(millis: Clock.nowMillis() - 200 * day, counter: 0, replica: "old")
-        let recent = Stamp(millis: Clock.nowMillis() - day, counter: 0, replica: "new")
+        let old = Stamp(millis: SystemTime().nowMillis() - 200 * day, counter: 0, replica: "old")
+        let recent = Stamp(millis: SystemTime().nowMillis() - day, counter: 0, replica: "new")
         folder.write("""
             {"schemaVersion": 2, "sections": [], "items": [],
              "sync": {"deleted": {"OLD": "\(old.encoded)", "NEW": "\(recent.encoded)"}}}
@@ -301,7 +301,7 @@ func inode(_ path: String) -> UInt64? {
         let store = try #require(file.base)
         var history = store.history()
         #expect(history.deleteFirstSeen("OLD") != nil && history.deleteFirstSeen("NEW") != nil)
-        history.deletesSeen["OLD"] = Clock.nowMillis() - 200 * day
+        history.deletesSeen["OLD"] = SystemTime().nowMillis() - 200 * day
         #expect(store.saveHistory(history) == nil)
         try addItem("Eggs", to: file)
         #expect(try file.load().list.tombstones.keys.sorted() == ["NEW"])

@@ -28,7 +28,7 @@ struct ForeignStampTests {
         let box = Sandbox()
         let milk = Item(id: ItemID.random(), name: "Milk", section: "", sortOrder: 1)
         _ = try box.file().update { list, _ in
-            try list.apply(.insert(milk), stamp: Stamp(millis: Clock.nowMillis(), counter: 0, replica: "test"))
+            try list.apply(.insert(milk), stamp: Stamp(millis: SystemTime().nowMillis(), counter: 0, replica: "test"))
         }
         return (box, milk)
     }
@@ -42,7 +42,7 @@ struct ForeignStampTests {
         box.write(Self.stampless([(milk.id, "Milk", false), (tea, "Tea", false)]))
         let lock = try FileLock.acquire(path: box.file().lockPath, timeoutMillis: 1_000)
         let slow = SyncEngine(file: box.file(), mergesCopies: false)  // judges what it read, in memory
-        let readBegan = Clock.nowMillis()
+        let readBegan = SystemTime().nowMillis()
         let slowResult = Locked<ShoppingList?>(nil)
         let done = DispatchSemaphore(value: 0)
         Thread.detachNewThread {
@@ -141,7 +141,7 @@ extension ForeignStampTests {
         guard case .state(let read) = other.read() else { throw NothingRead() }
         var eggs = read.list
         try eggs.apply(.insert(Item(id: ItemID.random(), name: "Eggs", section: "", sortOrder: 2)),
-                       stamp: Stamp(millis: Clock.nowMillis(), counter: 0, replica: "other"))
+                       stamp: Stamp(millis: SystemTime().nowMillis(), counter: 0, replica: "other"))
         #expect(try other.flush(local: eggs, lockTimeoutMillis: 1_000).wrote)
         return read.list
     }

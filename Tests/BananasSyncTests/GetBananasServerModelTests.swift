@@ -72,7 +72,7 @@ struct GetBananasServerModelTests {
         init() throws {
             _ = try box.file().update { list, _ in
                 try list.apply(.insert(Item(id: ItemID.random(), name: "Milk", section: "", sortOrder: 1)),
-                               stamp: Stamp(millis: Clock.nowMillis(), counter: 0, replica: "seed"))
+                               stamp: Stamp(millis: SystemTime().nowMillis(), counter: 0, replica: "seed"))
             }
             for _ in 0..<3 {
                 let engine = SyncEngine(file: box.file())
@@ -208,7 +208,7 @@ struct GetBananasServerModelTests {
                 let item = Item(id: ItemID.random(), name: "Instance \(index) row \(bananasRows.count)", section: "",
                                 sortOrder: Double(100 + bananasRows.count))
                 bananasRows.append(item.id)
-                let now = Clock.nowMillis()
+                let now = SystemTime().nowMillis()
                 clocks[index].observe(locals[index].newestStamp, now: now)
                 try locals[index].apply(.insert(item), stamp: clocks[index].next(now: now))
             case .readAndFlush:

@@ -44,7 +44,7 @@ struct StateFolderTests {
         }
         #expect(reason == "disk full")
         #expect(store.status.state == .paused)
-        #expect(store.status.summary(now: Clock.nowMillis()).hasPrefix("paused: state not saved: disk full"), "\(store.status.summary(now: Clock.nowMillis()))")
+        #expect(store.status.summary(now: SystemTime().nowMillis()).hasPrefix("paused: state not saved: disk full"), "\(store.status.summary(now: SystemTime().nowMillis()))")
 
         // Nothing more is written while the state cannot be saved: the next edit waits.
         let written = box.bytes
@@ -77,7 +77,7 @@ struct StateFolderTests {
         #expect(await store.waitUntilFlushed())
         // Another device's version, with Eggs, saved beside the list by Syncthing.
         var other = try box.decoded()
-        try other.apply(.insert(item("Eggs", order: 5000)), stamp: Stamp(millis: Clock.nowMillis(), counter: 0, replica: "0123456789ab"))
+        try other.apply(.insert(item("Eggs", order: 5000)), stamp: Stamp(millis: SystemTime().nowMillis(), counter: 0, replica: "0123456789ab"))
         disk.fill()
         let folder = (box.listPath as NSString).deletingLastPathComponent
         let copy = folder + "/BananaList.sync-conflict-20261121-101530-BBBBBBB.json"
@@ -100,7 +100,8 @@ struct StateFolderTests {
     @Test("a file where the state folder should be: nothing is written, the store pauses, the edit lands when the folder can be made")
     func folderIsAFile() async throws {
         let box = Sandbox()
-        let file = box.file()
+        let time = ManualTime()
+        let file = box.file(time: time)
         let store = ListStore(file: file, mode: .live)
         defer { store.close() }
         try store.perform(.insert(item("Milk")), label: "add")
@@ -120,7 +121,10 @@ struct StateFolderTests {
         #expect(store.list.named("Eggs") != nil && store.status.pendingCount == 1)
 
         try FileManager.default.removeItem(atPath: folder)
-        #expect(await eventually(timeout: 10) { store.status.pausedBy == nil && store.status.pendingCount == 0 })
+        // A paused write is tried again a second later: time moved on, not slept through.
+        #expect(await eventually { time.waiting > 0 })
+        time.advance(by: 1_000)
+        #expect(await eventually { store.status.pausedBy == nil && store.status.pendingCount == 0 })
         #expect(try box.decoded().named("Eggs") != nil)
     }
 }

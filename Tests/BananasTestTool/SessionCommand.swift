@@ -93,7 +93,7 @@ final class Session {
             "pending": .number(Double(store.status.pendingCount)),
             "conflicts": .number(Double(store.status.conflicts.count)),
             "unmergedCopies": .array(store.status.unmergedCopies.map { .string($0.name) }),
-            "summary": .string(store.status.summary(now: Clock.nowMillis())),
+            "summary": .string(store.status.summary(now: SystemTime().nowMillis())),
         ]
         if event { object["event"] = .string("status") }
         if let reason = store.status.pausedBy?.pausedReason { object["reason"] = .string(reason) }

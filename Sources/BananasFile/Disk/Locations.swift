@@ -2,13 +2,15 @@
 public enum Locations {
     /// `--file`, then `BANANAS_FILE`, then the default; the flag says whether the folder may
     /// be created (only for the default location).
-    public static func listFile(explicit: String?, environment: [String: String] = Environment.current()) -> ListFile {
+    public static func listFile(
+        explicit: String?, environment: [String: String] = Environment.current(), time: any TimeSource = SystemTime()
+    ) -> ListFile {
         let state = stateDirectory(environment)
-        if let explicit, !explicit.isEmpty { return ListFile(path: expandTilde(explicit, environment), stateDirectory: state) }
+        if let explicit, !explicit.isEmpty { return ListFile(path: expandTilde(explicit, environment), stateDirectory: state, time: time) }
         if let fromEnvironment = environment["BANANAS_FILE"], !fromEnvironment.isEmpty {
-            return ListFile(path: expandTilde(fromEnvironment, environment), stateDirectory: state)
+            return ListFile(path: expandTilde(fromEnvironment, environment), stateDirectory: state, time: time)
         }
-        return ListFile(path: defaultListPath(environment), createsFolder: true, stateDirectory: state)
+        return ListFile(path: defaultListPath(environment), createsFolder: true, stateDirectory: state, time: time)
     }
 
     /// `$XDG_DATA_HOME/bananas/BananaList.json` (`~/.local/share/...`); on macOS the Get

@@ -218,18 +218,6 @@ enum Sys {
     }
 }
 
-/// The wall clock, for stamping edits (the core never reads a clock itself).
-public enum Clock {
-    public static func nowMillis() -> Int64 { Sys.nowMillis() &+ offsetMillis }
-
-    /// For tests only: `BANANAS_TEST_CLOCK_OFFSET_MS` shifts this process's stamping clock, so
-    /// one machine can play a device whose clock runs ahead or behind (docs/reliability.md).
-    /// Locks, the watcher and file times keep the real clock.
-    static let offsetMillis: Int64 = {
-        guard let text = getenv("BANANAS_TEST_CLOCK_OFFSET_MS") else { return 0 }
-        return Int64(String(cString: text)) ?? 0
-    }()
-}
 
 /// A cheap fingerprint of a file's metadata (inode, size, change times), to notice that it
 /// changed without reading it; nil when it does not exist.

@@ -247,7 +247,7 @@ public struct ConflictCopy: Sendable, Hashable {
     /// is the folder event that brings it back. A copy changed in the last `settleMillis` is
     /// waited for that long first. A copy already gone is fine.
     @discardableResult
-    public func retire(merged: [UInt8], archive state: StateFolder?, now: Int64 = Clock.nowMillis()) -> Bool {
+    public func retire(merged: [UInt8], archive state: StateFolder?, now: Int64) -> Bool {
         if isBeingPulled() { return false }
         if let st = Sys.linkStatus(path) {
             let changed = max(Self.millis(st.st_mtim), Self.millis(st.st_ctim))
