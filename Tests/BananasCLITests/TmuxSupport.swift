@@ -58,7 +58,9 @@ final class Tmux {
                     "NO_COLOR", "BANANAS_THEME", "XDG_CONFIG_HOME", "COLORFGBG"]
         // Colour and theme settings come only from the test (swift test itself sets NO_COLOR).
         for key in ["COLORTERM", "NO_COLOR", "BANANAS_THEME", "XDG_CONFIG_HOME", "COLORFGBG"] where extra[key] == nil { environment[key] = nil }
-        let assignments = keep.compactMap { key in environment[key].map { "\(key)=\(quote($0))" } }
+        // A state folder of the test's own (a laptop sharing one with its commands) is kept.
+        let kept = keep + (extra["XDG_STATE_HOME"] == nil ? [] : ["XDG_STATE_HOME"])
+        let assignments = kept.compactMap { key in environment[key].map { "\(key)=\(quote($0))" } }
         let unset = ["XDG_STATE_HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME", "COLORTERM", "NO_COLOR", "BANANAS_THEME", "COLORFGBG"]
             .filter { extra[$0] == nil }.map { "-u \($0)" }.joined(separator: " ")
         let run = "env \(unset) \(assignments.joined(separator: " ")) " + (program + arguments).map(quote).joined(separator: " ")
