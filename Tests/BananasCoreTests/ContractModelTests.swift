@@ -794,7 +794,8 @@ final class ContractModel {
                 tolerated["rule 5's ambiguity: an app edit back to its anchor's value, made on a newer state than it provably read", default: 0] += 1
                 continue
             }
-            fail("rule 1 (an edit shows)", "the app's \(id).\(field) = '\(value)' does not show on r\(receiver), nor is it for review")
+            fail("rule 1 (an edit shows)", "the app's \(id).\(field) = '\(value)' does not show on r\(receiver), nor is it for review"
+                 + " (r\(receiver) shows '\(received.item(id)?[field].description ?? "no row")', key \(received.rows[id]?.section ?? "-"); held \(judgment.held.rows[id]?.section ?? "-"); entries \(received.sectionEntries.values.map { "\($0.key)=\($0.name)\($0.removed ? " removed" : "")" }.sorted()))")
         }
         for id in added where received.item(id) == nil {
             fail("rule 1 (an edit shows)", "the app's new \(id) does not show on r\(receiver)")
@@ -897,6 +898,8 @@ final class ContractTally: @unchecked Sendable {
         // Rule 5, sections: a name new to the anchor, whose key a section made here since holds
         // by another name, is a twin of its own (it renamed that section back).
         "offsets 0/0/0: removeSection(1,0,0,0,4) addSection(1,0,0,0,0) removeSection(2,0,0,0,4) phone(2,0,0,0,0) renameSection(1,0,2,7,0) phone(1,0,0,0,7)",
+        // A section renamed away and back; the app then files an item under the name it had between.
+        "offsets 0/0/0: renameSection(0,0,3,2,0) insert(0,0,0,0,0) renameSection(0,0,1,1,0) phone(0,0,0,0,7)",
     ])
     func foundHistoriesHold(_ text: String) {
         let history = ContractHistory(text)

@@ -37,6 +37,18 @@ extension ShoppingList {
         // Sections first: a stampless save's items name their sections by name.
         if stampless {
             var sections = anchor ?? head
+            if anchor != nil {
+                // A section the save lists by the name it bears now (renamed since the anchor;
+                // the save came from a later state) is that section: its current value is no edit.
+                let listed = Set(save.sections)
+                var entries = sections.sectionEntries
+                for (key, entry) in entries where !listed.contains(entry.name) {
+                    guard let now = head.sectionEntries[key], now.name != entry.name, listed.contains(now.name),
+                          !entries.values.contains(where: { $0.name == now.name }) else { continue }
+                    entries[key] = now
+                }
+                if entries != sections.sectionEntries { sections.setSectionEntries(entries) }
+            }
             for step in sections.sectionSteps(toShow: save.sections, stamp: stamp) {
                 // Without an anchor nothing is known to have been seen: nothing is removed.
                 if anchor == nil, case .updateSection(_, let changes, _) = step, changes[.removed] == .flag(true) { continue }
