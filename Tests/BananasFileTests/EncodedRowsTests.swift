@@ -179,6 +179,14 @@ import Testing
             let decoded = Meta.decode(Array(text.utf8), as: ItemField.self)
             #expect(Meta.newestStampIfPlain(text) == decoded?.stamps.newest && decoded != nil, "\(text)")
         }
+        // A stamp index of 20 or 40 digits overflowed an Int before its length was checked: a
+        // trap at every read once bananas had written the row (issue 39, item 5).
+        for text in ["0mubbs7i800000123456789ab 0mubbs7i800010fedcba987654|99999999999999999999,0,0,0,0,0",
+                     "0mubbs7i800000123456789ab 0mubbs7i800010fedcba987654|1:" + String(repeating: "9", count: 40) + ",0,0,0,0,0",
+                     "0mubbs7i800000123456789ab 0mubbs7i800010fedcba987654|0000001,0,0,0,0,0"] {
+            #expect(Meta.newestStampIfPlain(text) == nil, "\(text)")
+            _ = Meta.decode(Array(text.utf8), as: ItemField.self)
+        }
         let alphabet = Array("0a1z|:., -g9/`{AZé".utf8)
         await propertyCheck(count: 2_000, input: Gen.uint64().array(of: 1...30), Gen.int(in: 0...2)) { draws, base in
             var choices = DrawnChoices(draws)

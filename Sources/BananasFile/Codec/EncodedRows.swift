@@ -253,11 +253,12 @@ extension Meta {
                     continue
                 }
                 var l = k, index = 0
-                while l < bytes.count, bytes[l] >= 0x30, bytes[l] <= 0x39 {
+                // At most six digits are read: more would overflow before the check below.
+                while l < bytes.count, l - k < 6, bytes[l] >= 0x30, bytes[l] <= 0x39 {
                     index = index * 10 + Int(bytes[l] - 0x30)
                     l += 1
                 }
-                guard l > k, l - k < 6, index < count else { return nil }
+                guard l > k, l - k < 6, index < count, l == bytes.count || bytes[l] < 0x30 || bytes[l] > 0x39 else { return nil }
                 if atPieceStart { current |= 1 << UInt64(index) }
                 atPieceStart = false
                 k = l
