@@ -64,8 +64,8 @@ struct StatusReport {
 
     init(file: ListFile, lockTimeoutMillis: Int64) {
         path = file.path
-        if let folder = file.state?.journalsPath {
-            (runningEdits, stoppedEdits) = Journal.waiting(in: folder)
+        if let state = file.state {
+            (runningEdits, stoppedEdits) = Journal.waiting(in: state)
         }
         do throws(ListFileError) {
             let session = try openList(file, lockTimeoutMillis: lockTimeoutMillis)

@@ -60,9 +60,11 @@ public enum ListFileError: Error, Equatable, CustomStringConvertible {
             "\(shown(path)) is a symbolic link that bananas did not expect; refusing to follow it"
         case .io(let path, let action, let code):
             "cannot \(action) \(shown(path)): \(SystemError.message(code))"
-        case .stateNotSaved(let folder, _, let detail):
+        case .stateNotSaved(let folder, let reason, let detail):
             "cannot save this machine's sync state in \(shown(folder)) (\(detail)); nothing was written after that, "
-                + "and edits wait until it can be saved (free some space, or make the folder writable)"
+                + "and edits wait until it can be saved ("
+                + (reason == ListFileError.symlinkRefused(path: "").pausedReason ? "replace the symbolic link with a folder" : "free some space, or make the folder writable")
+                + ")"
         }
     }
 

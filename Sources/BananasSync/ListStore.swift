@@ -169,9 +169,9 @@ public final class ListStore {
     }
 
     private func journalDelta(_ delta: ShoppingList) {
-        guard mode == .live, let folder = file.state?.journalsPath else { return }
+        guard mode == .live, let state = file.state else { return }
         do {
-            if journal == nil { journal = try Journal(folder: folder) }
+            if journal == nil { journal = try Journal(in: state) }
             try journal!.append(delta)
             status.journalProblem = nil
         } catch {

@@ -488,8 +488,8 @@ final class SyncEngine: @unchecked Sendable {
 
     /// Journals left by dead instances of this file.
     func orphans(excluding own: String?) -> [Journal.Orphan] {
-        guard let folder = file.state?.journalsPath else { return [] }
-        return Journal.orphans(in: folder, excluding: own)
+        guard let state = file.state else { return [] }
+        return Journal.orphans(in: state, excluding: own)
     }
 }
 

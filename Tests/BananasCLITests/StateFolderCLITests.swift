@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import BananasTestSupport
+import BananasFile
 
 /// Issue 21, "the state folder on a full disk", against the real binaries: a running instance
 /// whose state folder fills up pauses with the reason, keeps the edit, does not bring back a
@@ -137,5 +138,61 @@ extension CLI {
     /// Temp files of a write (ours or the Get Bananas server's) beside the list.
     var tempFilesBesideTheList: [String] {
         ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter { $0.contains(".tmp.") }
+    }
+}
+
+/// Issue 39, item 3: the state folder is hostile input. A folder in it that is a symlink is
+/// never followed: nothing in the folder it points to is read, written, linked or removed, and
+/// the command says why it writes nothing.
+@Suite("The state folder as hostile input: symlinked folders")
+struct StateFolderSymlinkCLITests {
+    /// What a victim folder holds, by name and bytes.
+    static func contents(_ folder: String) -> [String: Data] {
+        var found: [String: Data] = [:]
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] {
+            found[name] = FileManager.default.contents(atPath: folder + "/" + name) ?? Data()
+        }
+        return found
+    }
+
+    @Test("a folder of the state folder symlinked elsewhere: two adds and a session touch nothing there, and say why nothing is written",
+          arguments: ["files", "list", "journals", "merged-copies"])
+    func symlinkedFolder(which: String) async throws {
+        let cli = CLI()
+        defer { cli.cleanUp() }
+        let stateHome = cli.home + "/state"
+        let environment = ["XDG_STATE_HOME": stateHome]
+        #expect(await cli.run(["add", "Milk"], environment: environment).status == 0)
+        let state = StateFolder(listPath: cli.listPath, stateDirectory: stateHome + "/bananas")
+        let folder = switch which {
+        case "files": state.root + "/files"
+        case "list": state.path
+        case "journals": state.journalsPath
+        default: state.mergedCopiesPath
+        }
+        // Someone else's folder, with files named like the state folder's.
+        let victim = cli.home + "/victim"
+        try FileManager.default.createDirectory(atPath: victim, withIntermediateDirectories: true)
+        for name in ["notes.txt", "base.json", "written-hashes", "1-x.journal", "published.json.tmp.1"] {
+            createTestFile(atPath: victim + "/" + name, contents: Data("mine \(name)\n".utf8))
+        }
+        let before = Self.contents(victim)
+        try? FileManager.default.removeItem(atPath: folder)
+        try FileManager.default.createDirectory(atPath: (folder as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        #expect(symlink(victim, folder) == 0)
+        let listBefore = cli.fileBytes
+
+        for name in ["Eggs", "Tea"] {
+            let added = await cli.run(["add", name], environment: environment)
+            #expect(added.status == 8, "\(added.stdout) \(added.stderr)")
+            #expect(added.stderr.contains("is a symbolic link that bananas did not expect"), "\(added.stderr)")
+        }
+        #expect(await cli.run(["list"], environment: environment).status == 0, "a read command still reads the list")
+        _ = await cli.run(["status"], environment: environment)
+        let session = try SessionProcess(cli, environment: environment)
+        try? session.send("add", "Jam")
+        session.stop()
+        #expect(Self.contents(victim) == before, "nothing in the folder the symlink points to changed")
+        #expect(cli.fileBytes == listBefore, "and nothing was written without its state")
     }
 }

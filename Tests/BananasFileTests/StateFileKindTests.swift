@@ -36,11 +36,12 @@ import Testing
     @Test("a pipe or a device among the journals: skipped at once by a command that looks and by one that adopts", arguments: ["pipe", "device"])
     func nonRegularJournals(kind: String) throws {
         let folder = TempFolder()
-        let journals = folder.path + "/journals"
+        let state = StateFolder(listPath: folder.path + "/BananaList.json", stateDirectory: folder.path + "/state")
+        let journals = state.journalsPath
         try FileManager.default.createDirectory(atPath: journals, withIntermediateDirectories: true)
         let path = journals + "/4242-abcd.journal"
         if kind == "pipe" { #expect(mkfifo(path, 0o600) == 0) } else { #expect(symlink("/dev/zero", path) == 0) }
-        returnsPromptly("the journals' count") { #expect(Journal.waiting(in: journals) == (0, 0)) }
-        returnsPromptly("adopting journals") { #expect(Journal.orphans(in: journals).isEmpty) }
+        returnsPromptly("the journals' count") { #expect(Journal.waiting(in: state) == (0, 0)) }
+        returnsPromptly("adopting journals") { #expect(Journal.orphans(in: state).isEmpty) }
     }
 }

@@ -39,7 +39,7 @@ struct JournalTests {
     @Test("a journal reads back what was appended; a torn or altered line is skipped")
     func journalLines() throws {
         let box = Sandbox()
-        let journal = try Journal(folder: box.path + "/journals")
+        let journal = try Journal(in: box.file().state!)
         var list = ShoppingList()
         let stamp = Stamp(millis: 5, counter: 0, replica: "a")
         try list.apply(.insert(item("Milk")), stamp: stamp)
@@ -56,11 +56,11 @@ struct JournalTests {
     @Test("a live instance's journal is never adopted; a dead one's is, once")
     func orphans() throws {
         let box = Sandbox()
-        let folder = box.path + "/journals"
+        let folder = box.file().state!
         var list = ShoppingList()
         let stamp = Stamp(millis: 5, counter: 0, replica: "a")
         try list.apply(.insert(item("Milk")), stamp: stamp)
-        var journal: Journal? = try Journal(folder: folder)
+        var journal: Journal? = try Journal(in: folder)
         try journal!.append(list.delta(from: ShoppingList()))
         #expect(Journal.orphans(in: folder).isEmpty)  // its lock is held
         let path = journal!.path
@@ -75,8 +75,8 @@ struct JournalTests {
     @Test("empty journals of dead instances are removed")
     func emptyOrphans() throws {
         let box = Sandbox()
-        let folder = box.path + "/journals"
-        var journal: Journal? = try Journal(folder: folder)
+        let folder = box.file().state!
+        var journal: Journal? = try Journal(in: folder)
         let path = journal!.path
         journal = nil
         #expect(Self.orphansOnceReleased(in: folder).isEmpty)
@@ -87,10 +87,10 @@ struct JournalTests {
     /// process forks this one, and until the child execs it holds a copy of every open file,
     /// the journal's lock with it: for that moment the journal looks alive, as it would to
     /// a real instance, which adopts it at its next look.
-    static func orphansOnceReleased(in folder: String) -> [Journal.Orphan] {
+    static func orphansOnceReleased(in folder: StateFolder) -> [Journal.Orphan] {
         for _ in 0..<100 {
             let found = Journal.orphans(in: folder)
-            let left = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter { $0.hasSuffix(".journal") }
+            let left = ((try? FileManager.default.contentsOfDirectory(atPath: folder.journalsPath)) ?? []).filter { $0.hasSuffix(".journal") }
             if !found.isEmpty || left.isEmpty { return found }
             usleep(20_000)
         }

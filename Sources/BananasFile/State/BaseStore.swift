@@ -50,7 +50,11 @@ public struct BaseStore: Sendable {
     /// own rows a few times over, never less than 1 MiB.
     public static func historyMaxBytes(listSize: Int) -> Int { max(1 << 20, 4 * listSize) }
 
+    /// The state folder, checked before anything in it is read or written.
+    let state: StateFolder
+
     public init(folder: StateFolder) {
+        state = folder
         path = folder.basePath
         hashesPath = folder.path + "/written-hashes"
         incomingPath = folder.path + "/incoming-hash"
@@ -73,9 +77,7 @@ public struct BaseStore: Sendable {
     /// nil when it did: the writer then writes nothing, since it could not save the base.
     @discardableResult
     public func announce(_ hash: UInt64) -> ListFileError? {
-        if let failure = Sys.makeDirectories(Sys.directoryName(incomingPath)) {
-            return Sys.failure(failure.code, path: failure.path, action: "create the state folder")
-        }
+        if let failure = state.make(state.path) { return failure }
         AtomicWrite.removeAbandonedTemps(besideAll: [incomingPath, path, hashesPath])
         let text = Array((hash.hex + "\n").utf8)
         // O_NONBLOCK: a pipe put in its place fails at once (no reader) instead of waiting.
@@ -182,9 +184,7 @@ public struct BaseStore: Sendable {
 
     /// Saves the history alone (a state taken in without a write), under the list's lock.
     public func saveHistory(_ history: PublishedHistory) -> ListFileError? {
-        if let failure = Sys.makeDirectories(folder) {
-            return Sys.failure(failure.code, path: failure.path, action: "create the state folder")
-        }
+        if let failure = state.make(state.path) { return failure }
         do {
             try AtomicWrite.prepare(historyPath, with: history.encoded()).commit()
             cacheHistory(history)
@@ -227,6 +227,7 @@ public struct BaseStore: Sendable {
     /// `history`: the published history with this write in it, saved beside the base.
     public func prepare(_ list: ShoppingList?, written bytes: [UInt8], hash: UInt64? = nil,
                         history: PublishedHistory? = nil) throws(ListFileError) -> PreparedSave {
+        if let problem = state.problem() { throw problem }
         let hash = hash ?? Hash.content(bytes)
         var hashes = glance().writtenHashes
         hashes.append(hash)
@@ -340,6 +341,7 @@ public struct BaseStore: Sendable {
     /// or it is not a regular file: never a symlink followed, a pipe waited on, or a device
     /// read without end.
     func readBytes(_ path: String? = nil) -> [UInt8]? {
+        guard state.problem() == nil else { return nil }
         let fd = open(path ?? self.path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }

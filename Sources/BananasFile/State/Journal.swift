@@ -21,11 +21,10 @@ public final class Journal {
     /// Lines appended since the journal was last cleared.
     public private(set) var count = 0
 
-    /// Creates this instance's journal in `folder` (created if needed), locked.
-    public init(folder: String) throws(ListFileError) {
-        if let failure = Sys.makeDirectories(folder) {
-            throw Sys.failure(failure.code, path: failure.path, action: "create the journal folder")
-        }
+    /// Creates this instance's journal in the state folder's journals (created if needed), locked.
+    public init(in state: StateFolder) throws(ListFileError) {
+        let folder = state.journalsPath
+        if let failure = state.make(folder, action: "create the journal folder") { throw failure }
         let name = "\(Sys.processID())-\(String(UInt32.random(in: 0...UInt32.max), radix: 16)).journal"
         path = folder + "/" + name
         // Locked under another name first: a journal visible unlocked, even for a moment,
@@ -114,8 +113,10 @@ public final class Journal {
     /// flushed yet, or held back by a busy lock or a full disk) and those of stopped ones (the
     /// next instance or writing command replays them). Nothing is removed, and no lock is kept:
     /// a journal is locked shared for the moment its lock is tried.
-    public static func waiting(in folder: String) -> (running: Int, stopped: Int) {
+    public static func waiting(in state: StateFolder) -> (running: Int, stopped: Int) {
         var running = 0, stopped = 0
+        guard state.problem() == nil else { return (0, 0) }
+        let folder = state.journalsPath
         for name in Sys.directoryEntries(folder) where name.hasSuffix(".journal") {
             let path = folder + "/" + name
             let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
@@ -133,7 +134,9 @@ public final class Journal {
     }
 
     /// The journals in `folder` whose owners have died. Empty ones are removed on the spot.
-    public static func orphans(in folder: String, excluding own: String? = nil) -> [Orphan] {
+    public static func orphans(in state: StateFolder, excluding own: String? = nil) -> [Orphan] {
+        guard state.problem() == nil else { return [] }
+        let folder = state.journalsPath
         let names = Sys.directoryEntries(folder).filter { $0.hasSuffix(".journal") || $0.hasSuffix(".journal.new") }
 
         var found: [Orphan] = []

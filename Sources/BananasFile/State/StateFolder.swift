@@ -1,19 +1,59 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// This machine's private state for one list file, under
 /// `$XDG_STATE_HOME/bananas/files/<hash of the list's path>/`:
 ///
 /// - `base.json`       the last state of the list bananas wrote here (merging stampless writers);
 /// - `journals/`       one journal per running instance (edits not yet in the list file);
 /// - `conflicts.jsonl` the conflict log (values that lost a concurrent edit).
+///
+/// Its contents are hostile input, like the list file's: a folder in it that is a symlink (or
+/// anything but a folder) is never followed, so nothing outside it is ever read, written,
+/// linked or removed through it (`problem`, `make`).
 public struct StateFolder: Sendable, Hashable {
     public let path: String
+    /// `$XDG_STATE_HOME/bananas`, as the user set it up (it may be a symlink of theirs).
+    public let root: String
 
     public init(listPath: String, stateDirectory: String) {
+        root = stateDirectory
         path = stateDirectory + "/files/" + StateFolder.key(listPath)
     }
 
     public var basePath: String { path + "/base.json" }
     public var journalsPath: String { path + "/journals" }
     public var conflictLogPath: String { path + "/conflicts.jsonl" }
+    /// Conflict copies bananas merged and removed from the list's folder, kept for a while.
+    public var mergedCopiesPath: String { path + "/merged-copies" }
+
+    /// The folders bananas makes below `root`, outermost first.
+    var folders: [String] { [root + "/files", path, journalsPath, mergedCopiesPath] }
+
+    /// Why this state folder must not be used now: one of its folders is a symlink or not a
+    /// folder. Nil when all is well, or when they are not there yet.
+    public func problem() -> ListFileError? {
+        for folder in folders {
+            guard let st = Sys.linkStatus(folder) else { continue }
+            switch st.st_mode & S_IFMT {
+            case S_IFDIR: continue
+            case S_IFLNK: return .symlinkRefused(path: folder)
+            default: return .notARegularFile(path: folder, kind: Sys.kind(st))
+            }
+        }
+        return nil
+    }
+
+    /// Makes `folder` (one of `folders`, 0700) and those above it below `root`; nil when it is
+    /// there and every folder on the way is a real one.
+    public func make(_ folder: String, action: String = "create the state folder") -> ListFileError? {
+        if let problem = problem() { return problem }  // before mkdir follows a symlink
+        if let failure = Sys.makeDirectories(folder) { return Sys.failure(failure.code, path: failure.path, action: action) }
+        return problem()
+    }
 
     /// FNV-1a of the path, 16 hex digits: a stable folder name for any path.
     static func key(_ listPath: String) -> String {

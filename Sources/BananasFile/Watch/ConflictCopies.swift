@@ -259,9 +259,10 @@ public struct ConflictCopy: Sendable, Hashable {
         guard current == merged else { return false }
         if let state {
             let folder = state.mergedCopiesPath
-            _ = Sys.makeDirectories(folder)
-            try? AtomicWrite.replace(folder + "/" + String(now) + "-" + name, with: merged, durable: false) { _ in true }
-            ConflictCopy.pruneArchive(folder, now: now)
+            if state.make(folder) == nil {
+                try? AtomicWrite.replace(folder + "/" + String(now) + "-" + name, with: merged, durable: false) { _ in true }
+                ConflictCopy.pruneArchive(folder, now: now)
+            }
         }
         unlink(path)
         return true
@@ -297,7 +298,3 @@ public struct ConflictCopy: Sendable, Hashable {
     }
 }
 
-extension StateFolder {
-    /// Conflict copies bananas merged and removed from the list's folder, kept for a while.
-    public var mergedCopiesPath: String { path + "/merged-copies" }
-}
