@@ -95,7 +95,7 @@ public struct BaseStore: Sendable {
 
     /// The hash last announced, if any.
     public func announced() -> UInt64? {
-        guard let bytes = readBytes(incomingPath), bytes.count < 64 else { return nil }
+        guard let bytes = readBytes(incomingPath, limit: 64) else { return nil }
         return UInt64(String(decoding: bytes.prefix { $0 != UInt8(ascii: "\n") }, as: UTF8.self), radix: 16)
     }
 
@@ -169,7 +169,7 @@ public struct BaseStore: Sendable {
     public func history() -> PublishedHistory {
         let signature = FileSignature.of(historyPath)
         if let signature, let cached = historyCache.entry.withLock({ $0 }), cached.signature == signature { return cached.history }
-        guard let bytes = readBytes(historyPath) else { return PublishedHistory() }
+        guard let bytes = readBytes(historyPath, limit: BaseStore.historyMaxBytes(listSize: ListCodec.maxFileSize)) else { return PublishedHistory() }
         let history = PublishedHistory(encoded: bytes) ?? PublishedHistory()
         // Kept only if the file did not change while it was read.
         if let signature, FileSignature.of(historyPath) == signature { historyCache.entry.withLock { $0 = (signature, history) } }
@@ -333,20 +333,21 @@ public struct BaseStore: Sendable {
     }
 
     private func readHashes() -> [UInt64] {
-        guard let bytes = readBytes(hashesPath), bytes.count < 65_536 else { return [] }
+        guard let bytes = readBytes(hashesPath, limit: 65_536) else { return [] }
         return bytes.split(separator: UInt8(ascii: "\n")).compactMap { UInt64(String(decoding: $0, as: UTF8.self), radix: 16) }
     }
 
-    /// The base file's bytes (or another file of the state folder's), nil when there is none
-    /// or it is not a regular file: never a symlink followed, a pipe waited on, or a device
-    /// read without end.
-    func readBytes(_ path: String? = nil) -> [UInt8]? {
+    /// The base file's bytes (or another file of the state folder's), nil when there is none,
+    /// it is not a regular file, or it is `limit` bytes or more: never a symlink followed, a
+    /// pipe waited on, a device read without end, or a file read past what it may hold.
+    func readBytes(_ path: String? = nil, limit: Int = ListCodec.maxFileSize) -> [UInt8]? {
         guard state.problem() == nil else { return nil }
         let fd = open(path ?? self.path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
         var st = stat()
-        guard fstat(fd, &st) == 0, Sys.isRegular(st) else { return nil }
+        // Its size bounded before it is read: no state file is larger than the list may be.
+        guard fstat(fd, &st) == 0, Sys.isRegular(st), st.st_size < limit else { return nil }
         return Sys.readAll(fd, sizeHint: Int(st.st_size))
     }
 
