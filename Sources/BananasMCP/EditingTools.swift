@@ -141,7 +141,15 @@ enum Batch {
             "revision": .string(ListSnapshot.of(store).revision),
             "written": .bool(written),
         ]
-        if let paused = store.status.pausedBy {
+        if !written, store.unsaved > 0, let journal = store.status.journalProblem {
+            // Neither in the file nor in a journal: an acknowledgement would be a lie.
+            structured["saved"] = .bool(false)
+            if let paused = store.status.pausedBy { structured["paused"] = .string(paused.pausedReason) }
+            summary += "\nNOT saved: the list file could not be written"
+                + (store.status.pausedBy.map { " (\(TextRules.escaped($0.description)))" } ?? " yet")
+                + " and this machine's journal cannot keep the edit (\(TextRules.escaped(journal.description))). It is held only by this server: "
+                + "it is written if the cause clears while the server runs, and lost if the server stops first."
+        } else if let paused = store.status.pausedBy {
             structured["paused"] = .string(paused.pausedReason)
             summary += "\nSaved, but not in the list file yet: the list is paused (\(paused.pausedReason)): \(TextRules.escaped(paused.description)). It will be written when this clears; nothing needs to be repeated."
         } else if changed && !written {

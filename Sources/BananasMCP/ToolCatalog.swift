@@ -60,6 +60,10 @@ enum ToolCatalog {
             "description": .string("True when the list file holds the change as this answer is sent; false when it is saved in the journal and waits to be written (see paused)."),
         ]),
         "paused": .object(["type": .string("string"), "description": .string("Why the file cannot be written now, when it cannot.")]),
+        "saved": .object([
+            "type": .string("boolean"),
+            "description": .string("False when the change is neither in the list file nor in this machine's journal (it cannot be written): it is lost if the server stops before the file can be written. Absent otherwise."),
+        ]),
         "stale": .object(["type": .string("boolean"), "description": .string("True when expected_revision was stale: nothing was changed.")]),
         "changed_since": .object(["type": .string("object"), "description": .string("With stale: what changed since expected_revision (added, removed, updated items; sections).")]),
     ]

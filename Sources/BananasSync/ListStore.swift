@@ -65,6 +65,8 @@ public final class ListStore {
     /// Edits confirmed, and how many of them the file holds.
     @ObservationIgnored var editCount = 0
     @ObservationIgnored var flushedCount = 0
+    /// Edits whose journal append failed since the file last held every edit.
+    @ObservationIgnored var unjournaled = 0
     @ObservationIgnored var flushScheduled = false
     @ObservationIgnored var retryScheduled = false
     @ObservationIgnored var flushRunning = false
@@ -171,15 +173,26 @@ public final class ListStore {
     private func journalDelta(_ delta: ShoppingList) {
         guard mode == .live, let state = file.state else { return }
         do {
-            if journal == nil { journal = try Journal(in: state) }
-            try journal!.append(delta)
+            // After a failure, a new journal takes everything the file lacks, not this edit alone.
+            let fresh = journal == nil
+            if fresh { journal = try Journal(in: state) }
+            try journal!.append(fresh && unjournaled > 0 ? list.delta(from: lastSynced) : delta)
             status.journalProblem = nil
+            unjournaled = 0
         } catch {
             // The edit still goes to the file within milliseconds; the status says it is
-            // not crash-safe until then.
+            // not crash-safe until then, and every surface that acknowledges it says so. The
+            // journal is made anew at the next edit (its folder may be back by then).
             status.journalProblem = error
+            journal = nil
+            unjournaled += 1
         }
     }
+
+    /// Edits not yet in the file that no journal holds either (it could not be written):
+    /// lost if this instance stops before a write lands them. Surfaces say so instead of
+    /// acknowledging them as saved.
+    public var unsaved: Int { pending > 0 ? unjournaled : 0 }
 
     /// Takes over the journals of dead instances: their edits go into this list and this
     /// instance's journal, then their files are removed.
@@ -357,7 +370,10 @@ public final class ListStore {
             lastSynced = outcome.written
             fileBehind = false
             flushedCount = max(flushedCount, upTo)
-            if pending == 0 { journal?.clear() }
+            if pending == 0 {
+                journal?.clear()
+                unjournaled = 0
+            }
             status.lastSyncMillis = time.nowMillis()
             if let failure = outcome.stateFailure {
                 // The file holds the write, but this machine's state does not: paused, and

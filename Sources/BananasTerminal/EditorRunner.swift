@@ -1,4 +1,5 @@
 import BananasEditor
+import BananasCore
 import BananasSync
 import CCurses
 import Dispatch
@@ -171,9 +172,15 @@ public final class EditorRunner {
         finished = true
         for source in sources { source.cancel() }
         terminal.stop()
+        let unsaved = editor.store.unsaved
+        let journalProblem = editor.store.status.journalProblem
         let left = editor.store.close()
         if left > 0 {
-            let text = "bananas: \(left) edit\(left == 1 ? "" : "s") could not be written to the list yet; they are kept and will be written the next time bananas runs.\n"
+            let lost = min(unsaved, left)
+            let text = lost > 0
+                ? "bananas: \(left) edit\(left == 1 ? "" : "s") could not be written to the list, and \(lost) of them could not be kept either "
+                    + "(journal: \(journalProblem.map { TextRules.escaped($0.description) } ?? "not written")): those are lost.\n"
+                : "bananas: \(left) edit\(left == 1 ? "" : "s") could not be written to the list yet; they are kept and will be written the next time bananas runs.\n"
             _ = text.utf8CString.withUnsafeBufferPointer { write(STDERR_FILENO, $0.baseAddress, $0.count - 1) }
             exit(8)
         }

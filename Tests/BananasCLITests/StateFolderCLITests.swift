@@ -31,7 +31,9 @@ struct StateFolderCLITests {
 
         // The next write here (the edit, or the write-back of what was absorbed) is not made:
         // its base cannot be written first.
-        try a.send("add", "Bread")
+        let ack = try a.send("add", "Bread")
+        // Neither the file nor the journal (the same full folder) holds it: the ack says so.
+        #expect(ack["durable"] as? Bool == false && (ack["reason"] as? String)?.contains("disk is full") == true, "\(ack)")
         try a.waitForState("paused", reason: "state not saved: disk full")
         #expect((try a.status()["summary"] as? String)?.hasPrefix("paused: state not saved: disk full") == true)
         let written = cli.fileBytes

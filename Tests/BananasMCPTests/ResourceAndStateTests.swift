@@ -86,6 +86,26 @@ struct ResourceAndStateTests {
         #expect(h.updates.all.count == quiet)
     }
 
+    @Test("a state folder that keeps nothing (journal and base): an add is answered NOT saved, with why; written once it clears (issue 39, item 1)")
+    func anAddNeitherWrittenNorJournaled() async throws {
+        let box = Sandbox()
+        let h = try await Harness(box)
+        defer { Task { await h.close() } }
+        try await h.call("add_items", ["items": [["name": "Milk"]]])
+        #expect(await eventually { h.store.status.pendingCount == 0 })
+        let files = try #require(box.file().state).root + "/files"
+        try FileManager.default.removeItem(atPath: files)
+        createTestFile(atPath: files, contents: Data("not a folder".utf8))
+        let added = try await h.call("add_items", ["items": [["name": "Eggs"]]])
+        #expect(added.structured["saved"] == .bool(false) && added.structured["written"] == .bool(false), "\(added.structured)")
+        #expect(added.text.contains("NOT saved") && added.text.contains("lost if the server stops"), "\(added.text)")
+        #expect(!added.text.contains("nothing needs to be repeated"))
+        try FileManager.default.removeItem(atPath: files)
+        #expect(await eventually(timeout: 10) { (try? box.decoded().named("Eggs")) != nil }, "written once the state folder can be made")
+        let later = try await h.call("add_items", ["items": [["name": "Tea"]]])
+        #expect(later.structured["saved"] == nil)
+    }
+
     @Test("paused by a newer schema: shown with the reason; every mutating tool refuses; the file is untouched")
     func pausedNewerSchema() async throws {
         let box = Sandbox()

@@ -205,6 +205,12 @@ final class Session {
     }
 
     func emit(_ object: [String: JSONValue]) {
+        var object = object
+        // An edit neither in the file nor in a journal is acknowledged as not durable, with why.
+        if object["ack"] != nil, store.unsaved > 0, let problem = store.status.journalProblem {
+            object["durable"] = .bool(false)
+            object["reason"] = .string(problem.description)
+        }
         print(JSONText.compact(.object(object)))
         fflush(nil)  // all streams: the stdout global is not concurrency-safe to name
     }

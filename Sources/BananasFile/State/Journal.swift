@@ -53,6 +53,12 @@ public final class Journal {
             if end >= 0 { ftruncate(fd, end) }
             throw Sys.failure(code, path: path, action: "write the journal")
         }
+        // A journal removed under us (its folder deleted or replaced) keeps taking lines that
+        // no later start will find: that is no journal.
+        var own = stat()
+        guard fstat(fd, &own) == 0, own.st_nlink > 0, let there = Sys.linkStatus(path), there.st_ino == own.st_ino, there.st_dev == own.st_dev else {
+            throw .folderMissing(path: Sys.directoryName(path))
+        }
         count += 1
     }
 
