@@ -900,6 +900,28 @@ final class ContractTally: @unchecked Sendable {
         "offsets 0/0/0: removeSection(1,0,0,0,4) addSection(1,0,0,0,0) removeSection(2,0,0,0,4) phone(2,0,0,0,0) renameSection(1,0,2,7,0) phone(1,0,0,0,7)",
         // A section renamed away and back; the app then files an item under the name it had between.
         "offsets 0/0/0: renameSection(0,0,3,2,0) insert(0,0,0,0,0) renameSection(0,0,1,1,0) phone(0,0,0,0,7)",
+        // A section's current name adopted with the other fields the anchor showed (the
+        // whole current entry claimed to have seen a removal or a move the app never knew).
+        "offsets 0/0/0: insert(0,0,0,2,0) renameSection(0,0,0,3,0) syncAll(0,0,0,0,0) moveSection(1,0,0,2,0) phone(0,0,0,0,1) phone(1,0,0,0,0)",
+        "offsets 0/0/0: insert(0,0,0,2,0) renameSection(1,0,0,2,0) syncAll(0,0,0,0,0) insert(2,0,0,0,0) phoneNoBase(0,2,0,0,0)",
+        "offsets 0/0/0: insert(0,0,0,3,0) renameSection(1,0,0,3,0) syncAll(0,0,0,0,0) insert(2,0,0,0,0) phoneNoBase(0,2,0,0,0)",
+        "offsets 0/0/0: insert(1,0,0,2,0) renameSection(0,0,0,7,0) syncAll(0,0,0,0,0) insert(0,0,0,0,0) phoneOlder(0,0,0,0,5)",
+        "offsets 0/0/0: removeSection(2,0,0,0,1) renameSection(1,0,0,2,0) sync(2,1,0,0,0) phoneNoBase(1,2,0,0,0)",
+        "offsets 0/0/0: renameSection(0,0,0,2,0) insert(0,0,0,0,0) removeSection(0,0,0,0,0) insert(0,0,0,0,0) phoneOlder(0,0,0,0,3)",
+        "offsets 0/0/0: renameSection(0,0,0,2,0) insert(1,0,0,2,0) syncAll(0,0,0,0,0) update(0,0,0,2,0) phoneNoBase(1,0,0,0,0)",
+        "offsets 0/0/0: renameSection(0,0,0,2,0) phone(0,0,0,0,0) phone(1,0,0,0,0) removeSection(0,0,0,0,0) phone(0,0,0,0,0)",
+        "offsets 0/0/0: renameSection(0,0,0,2,0) removeSection(0,0,0,0,0) phoneOlder(0,0,0,0,1)",
+        "offsets 0/0/0: renameSection(0,0,0,2,0) syncAll(0,0,0,0,0) phone(0,0,0,0,3) removeSection(2,0,0,0,0) phone(2,0,0,0,0)",
+        "offsets 0/0/0: renameSection(0,0,0,2,0) syncAll(0,0,0,0,0) phone(0,0,1,0,0) removeSection(2,0,0,0,0) phone(2,0,0,0,0)",
+        "offsets 0/0/0: renameSection(0,0,0,2,0) syncAll(0,0,0,0,0) removeSection(1,0,0,0,0) phone(0,0,0,0,3) phone(1,0,0,0,0)",
+        "offsets 0/0/0: renameSection(0,0,0,2,0) syncAll(0,0,0,0,0) removeSection(1,0,0,0,0) phoneNoBase(0,1,0,0,0)",
+        "offsets 0/0/0: renameSection(0,0,0,7,0) insert(2,0,0,2,0) sync(0,2,0,0,0) sync(1,0,0,0,0) insert(0,0,0,0,0) phoneNoBase(1,0,0,0,0)",
+        "offsets 0/0/0: renameSection(0,0,3,2,0) phone(0,0,0,0,0) moveSection(0,0,0,1,0) removeSection(0,0,0,0,0) phoneNoBase(1,0,0,0,0)",
+        "offsets 0/0/0: renameSection(1,0,0,2,0) insert(0,0,0,2,0) moveSection(0,0,0,2,0) syncAll(0,0,0,0,0) phoneOlder(1,0,0,0,1)",
+        "offsets 0/0/0: renameSection(1,0,0,2,0) phoneNoBase(1,0,0,0,0) insert(1,0,0,0,0) moveSection(1,0,0,2,0) phone(1,0,0,0,0)",
+        "offsets 0/0/0: renameSection(1,0,0,2,0) sync(0,1,0,0,0) removeSection(0,0,0,0,0) phoneNoBase(1,0,0,0,0)",
+        "offsets 0/0/0: renameSection(2,0,0,2,0) insert(0,0,0,2,0) syncAll(0,0,0,0,0) phoneOlder(2,0,0,0,1) insert(0,0,0,0,0) phone(0,0,0,0,0)",
+        "offsets 0/0/0: renameSection(2,0,1,2,0) sync(0,2,0,0,0) removeSection(1,0,7,0,0) phone(0,0,0,0,1) sync(1,2,0,0,0) phone(1,0,0,0,0)",
     ])
     func foundHistoriesHold(_ text: String) {
         let history = ContractHistory(text)

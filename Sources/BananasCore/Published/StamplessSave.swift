@@ -39,13 +39,18 @@ extension ShoppingList {
             var sections = anchor ?? head
             if anchor != nil {
                 // A section the save lists by the name it bears now (renamed since the anchor;
-                // the save came from a later state) is that section: its current value is no edit.
+                // the save came from a later state) is that section: its current name is no
+                // edit. Its other fields stay as the anchor had them (what the writer saw).
                 let listed = Set(save.sections)
                 var entries = sections.sectionEntries
                 for (key, entry) in entries where !listed.contains(entry.name) {
                     guard let now = head.sectionEntries[key], now.name != entry.name, listed.contains(now.name),
                           !entries.values.contains(where: { $0.name == now.name }) else { continue }
-                    entries[key] = now
+                    var named = entry
+                    named.name = now.name
+                    named.stamps[.name] = now.stamps[.name]
+                    named.stamps.setSeen(.name, now.stamps.seen(.name))
+                    entries[key] = named
                 }
                 if entries != sections.sectionEntries { sections.setSectionEntries(entries) }
             }
