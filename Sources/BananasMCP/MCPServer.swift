@@ -55,7 +55,7 @@ public final class BananasMCPServer: Sendable {
     public func run() async throws {
         let server = await makeServer()
         let path = await MainActor.run { [store] in store.file.path }
-        logger.info("serving \(path) over stdio", metadata: ["tools": "\(ToolCatalog.all.count)"])
+        logger.info("serving \(TextRules.escaped(path)) over stdio", metadata: ["tools": "\(ToolCatalog.all.count)"])
         var transportLogger = logger
         transportLogger[metadataKey: "part"] = "transport"
         do {
@@ -178,7 +178,7 @@ public final class BananasMCPServer: Sendable {
             throw MCPError.invalidParams(error.message)
         }
         var bytes: [UInt8] = []
-        ValueJSON.append(.object(answer.structured), to: &bytes)
+        ValueJSON.append(escaped(.object(answer.structured)), to: &bytes)
         return String(decoding: bytes, as: UTF8.self)
     }
 
@@ -190,15 +190,37 @@ public final class BananasMCPServer: Sendable {
             let shown = (try? JSONEncoder().encode(Value.object(arguments))).map { String(decoding: $0, as: UTF8.self) } ?? ""
             logger.debug("tool \(name) called", metadata: ["arguments": "\(shown.prefix(2_000))"])
         }
-        let result = await dispatch(name, arguments)
+        let result = Self.escaped(await dispatch(name, arguments))
         let ms = Int(((ContinuousClock.now - started) / .milliseconds(1)).rounded())
         let outcome = Self.outcome(result)
+        let tool = TextRules.escaped(name)
         if result.isError == true {
-            logger.notice("tool \(name): \(outcome)", metadata: ["ms": "\(ms)"])
+            logger.notice("tool \(tool): \(outcome)", metadata: ["ms": "\(ms)"])
         } else {
-            logger.info("tool \(name): \(outcome)", metadata: ["ms": "\(ms)"])
+            logger.info("tool \(tool): \(outcome)", metadata: ["ms": "\(ms)"])
         }
         return result
+    }
+
+    /// One escaping rule for everything an agent reads (TextRules.escaped: C0, C1, DEL, bidi
+    /// controls, invisible and tag characters shown as `\u{…}`): the text and every string of
+    /// the structured content, whichever tool made them.
+    static func escaped(_ result: CallTool.Result) -> CallTool.Result {
+        let content = result.content.map { item -> Tool.Content in
+            if case .text(let text, let annotations, let meta) = item { return .text(text: TextRules.escaped(text, keepingNewlines: true), annotations: annotations, _meta: meta) }
+            return item
+        }
+        return CallTool.Result(content: content, structuredContent: result.structuredContent.map(escaped), isError: result.isError)
+    }
+
+    /// Every string of `value` escaped (the same rule; the list resource's JSON too).
+    static func escaped(_ value: Value) -> Value {
+        switch value {
+        case .string(let text): .string(TextRules.escaped(text))
+        case .array(let values): .array(values.map(escaped))
+        case .object(let fields): .object(fields.mapValues(escaped))
+        default: value
+        }
     }
 
     /// One line for the log: counts of each status, or the first line of a refusal.

@@ -86,6 +86,37 @@ struct ResourceAndStateTests {
         #expect(h.updates.all.count == quiet)
     }
 
+    @Test("stored names with C1 controls, bidi overrides and tag characters reach an agent escaped, in the text and in every string of structuredContent (issue 39, item 6)")
+    func hostileStoredTextIsEscapedForAgents() async throws {
+        let box = Sandbox()
+        let hostile = ["Milk\u{202E}kliM", "Eggs\u{9B}31m", "Tea\u{E0041}\u{E0042}", "Jam\u{85}x", "Rye\u{7F}"]
+        let section = "S\u{2066}x"
+        let items = hostile.enumerated().map { #"{"id": "I\#($0.offset)", "name": "\#($0.element)", "amount": "\#($0.element)", "section": "\#(section)", "checked": false}"# }
+        box.write(#"{"sections": ["\#(section)"], "items": ["# + items.joined(separator: ", ") + "]}")
+        let h = try await Harness(box)
+        defer { Task { await h.close() } }
+        #expect(await eventually { h.store.list.items.count == hostile.count })
+        let raw: (Unicode.Scalar) -> Bool = { s in
+            (0x80...0x9F).contains(s.value) || s.value == 0x7F || (0x202A...0x202E).contains(s.value)
+                || (0x2066...0x2069).contains(s.value) || (0xE0000...0xE007F).contains(s.value)
+        }
+        func strings(_ value: Value) -> [String] {
+            switch value {
+            case .string(let text): [text]
+            case .array(let values): values.flatMap(strings)
+            case .object(let fields): fields.values.flatMap(strings)
+            default: []
+            }
+        }
+        for (tool, arguments) in [("get_shopping_list", [String: Value]()), ("check_items", ["items": .array([.string("I0")])]),
+                                  ("suggest_items", ["text": .string("M")])] {
+            let result = try await h.call(tool, arguments)
+            let texts = strings(result.structuredContent ?? .null) + [result.text]
+            for text in texts { #expect(!text.unicodeScalars.contains(where: raw), "\(tool): \(text.debugDescription)") }
+            if tool == "get_shopping_list" { #expect(result.text.contains("Milk\\u{202E}kliM"), "\(result.text)") }
+        }
+    }
+
     @Test("a state folder that keeps nothing (journal and base): an add is answered NOT saved, with why; written once it clears (issue 39, item 1)")
     func anAddNeitherWrittenNorJournaled() async throws {
         let box = Sandbox()
