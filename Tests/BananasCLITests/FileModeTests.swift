@@ -60,4 +60,23 @@ struct FileModeTests {
         #expect(Self.mode(cli.listPath) == mode, "\(String(Self.mode(cli.listPath), radix: 8))")
         #expect(try await cli.items().count == 2)
     }
+
+    @Test("root editing another user's list (sudo, or through a symlink) leaves it theirs, owner and mode (issue 39, item 8)")
+    func rootKeepsTheOwner() async throws {
+        guard geteuid() == 0 else { return }  // only root can hand a file to another user
+        let cli = CLI()
+        defer { cli.cleanUp() }
+        await cli("add", "Milk")
+        #expect(chown(cli.listPath, 65534, 65534) == 0)
+        chmod(cli.listPath, 0o640)
+        let link = cli.folder + "/through-a-link.json"
+        #expect(symlink(cli.listPath, link) == 0)
+        #expect(await cli.run(["add", "Eggs", "--file", link]).status == 0)
+        #expect(await cli("check", "Milk").status == 0)
+        var st = stat()
+        #expect(lstat(cli.listPath, &st) == 0)
+        #expect(st.st_uid == 65534 && st.st_gid == 65534, "owner \(st.st_uid):\(st.st_gid)")
+        #expect(st.st_mode & 0o7777 == 0o640)
+        #expect(try await cli.items().count == 2)
+    }
 }

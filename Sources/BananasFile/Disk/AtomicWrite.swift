@@ -244,7 +244,9 @@ public enum AtomicWrite {
         _ path: String, with bytes: [UInt8], durable: Bool, calls: Calls
     ) throws(ListFileError) -> (temp: String, fd: Int32) {
         var mode: mode_t = 0o600
+        var owner: (uid: uid_t, gid: gid_t)?
         if let st = calls.linkStatus(path) {
+            owner = (st.st_uid, st.st_gid)
             if Sys.isSymlink(st) { throw .symlinkRefused(path: path) }
             if !Sys.isRegular(st) { throw .notARegularFile(path: path, kind: Sys.kind(st)) }
             mode = st.st_mode & 0o7777
@@ -256,6 +258,9 @@ public enum AtomicWrite {
         let temp = path + tempMarker + String(Sys.processID()) + "." + String(UInt32.random(in: 0...UInt32.max), radix: 16)
         let fd = calls.createExclusive(temp, mode: mode)
         guard fd >= 0 else { throw Sys.failure(errno, path: path, action: "write") }
+        // Root writing another user's list (sudo, or a list reached through a symlink) leaves
+        // it theirs: the replacement gets the replaced file's owner, as its mode.
+        if let owner, geteuid() == 0, owner.uid != 0 || owner.gid != 0 { _ = fchown(fd, owner.uid, owner.gid) }
         func fail(_ code: Int32, _ action: String) -> ListFileError {
             calls.close(fd)
             calls.unlink(temp)
