@@ -117,8 +117,8 @@ public enum ListFileError: Error, Equatable, CustomStringConvertible {
     /// renamed into place, and the caller merges again.
     public static func lockLost(lockPath: String, fileChanged: Bool) -> ListFileError {
         .lockUnusable(path: lockPath, reason: fileChanged
-            ? "the list changed while this write was prepared under it; nothing was written, the edit is merged again"
-            : "another program broke it while this write was paused; nothing was written, the edit is merged again")
+            ? "the list changed while this write was prepared under it; nothing was written (a running bananas merges and tries again; run a command again)"
+            : "another program broke it while this write was paused; nothing was written (a running bananas merges and tries again; run a command again)")
     }
 
     /// Exit codes (documented in `bananas --help` and docs/cli.md).
