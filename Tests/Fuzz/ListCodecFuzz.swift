@@ -20,6 +20,16 @@ public func fuzzOne(_ start: UnsafePointer<UInt8>, _ count: Int) -> CInt {
         precondition((try? JSONText.parse(JSONText.serialize(value))) == value, "JSON does not survive a round trip")
     }
     guard let decoded = try? ListCodec.decode(bytes) else { return 0 }
+    // The readers a whole-process command uses: rows in the encoder's shape read straight
+    // from the bytes, on demand (where a stamp index once overflowed: the fuzzer never got
+    // there), and the general path for every row. All three read the same list.
+    var layout = LayoutRecorder()
+    if let onDemand = try? ListCodec.decode(bytes, readingItemsDirectly: true, rowsOnDemand: true, layout: &layout) {
+        precondition(onDemand.list.items == decoded.list.items, "rows read on demand differ")
+    }
+    if let general = try? ListCodec.decode(bytes, readingItemsDirectly: false) {
+        precondition(general.list.items == decoded.list.items, "the general reader differs")
+    }
     let once = ListCodec.encode(decoded.list)
     guard let again = try? ListCodec.decode(once) else { preconditionFailure("what we wrote does not decode") }
     precondition(ListCodec.encode(again.list) == once, "a rewrite changes the file")
