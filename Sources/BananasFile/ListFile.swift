@@ -263,6 +263,8 @@ public final class ListFile: Sendable {
         _ body: (inout ShoppingList, Snapshot) throws -> Value
     ) throws -> UpdateResult<Value> {
         if createsFolder { try makeFolder() }
+        // Not even the lock is taken through a folder swapped for a symlink (see below).
+        if let swapped = Sys.firstSymlink(in: Sys.directoryName(path)) { throw ListFileError.symlinkRefused(path: swapped) }
         let lock = try FileLock.acquire(path: lockPath, timeoutMillis: lockTimeoutMillis)
         defer { lock.release() }
         let result = try updateLocked(absorb: absorb, body)
@@ -306,6 +308,9 @@ public final class ListFile: Sendable {
         // Encoding copies the bytes of the rows that did not change from the file as read.
         let (bytes, layout) = ListCodec.encode(list, after: snapshot.known)
         if let old = snapshot.bytes, Bytes.equal(old, bytes) { return unchanged() }
+        // The path was resolved when this file was opened (no symlink in it): one there now
+        // is a folder swapped under a running instance, and would carry the write elsewhere.
+        if let swapped = Sys.firstSymlink(in: Sys.directoryName(path)) { throw ListFileError.symlinkRefused(path: swapped) }
         AtomicWrite.removeAbandonedTemps(beside: path, now: now)
         // The replaced file's pages and blocks are freed at its last close, which the rename
         // would otherwise be (2 ms at 6.5 MB, with the lock held): keep it open across the

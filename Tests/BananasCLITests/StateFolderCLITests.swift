@@ -198,3 +198,27 @@ struct StateFolderSymlinkCLITests {
         #expect(cli.fileBytes == listBefore, "and nothing was written without its state")
     }
 }
+
+extension StateFolderSymlinkCLITests {
+    @Test("the list's folder swapped for a symlink while an instance runs: nothing is written through it, paused with the path (issue 39, item 3)")
+    func listFolderSwappedForASymlink() async throws {
+        let cli = CLI()
+        defer { cli.cleanUp() }
+        #expect(await cli("add", "Milk").status == 0)
+        let session = try SessionProcess(cli)
+        defer { session.stop() }
+        #expect(try session.names() == ["Milk"])
+        // Someone moves the folder away and puts a symlink to their own folder in its place.
+        let victim = cli.home + "/victim"
+        try FileManager.default.createDirectory(atPath: victim, withIntermediateDirectories: true)
+        createTestFile(atPath: victim + "/notes.txt", contents: Data("mine\n".utf8))
+        let before = Self.contents(victim)
+        #expect(rename(cli.folder, cli.folder + ".moved") == 0)
+        #expect(symlink(victim, cli.folder) == 0)
+        defer { unlink(cli.folder); rename(cli.folder + ".moved", cli.folder) }
+        try session.send("add", "Eggs")
+        try session.waitForState("paused", reason: "unexpected symlink")
+        usleep(300_000)
+        #expect(Self.contents(victim) == before, "nothing written through the symlink: \(Self.contents(victim).keys.sorted())")
+    }
+}

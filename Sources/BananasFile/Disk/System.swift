@@ -182,6 +182,16 @@ enum Sys {
         return names
     }
 
+    /// The first component of the absolute `path` that is a symlink now, if any (lstat each).
+    static func firstSymlink(in path: String) -> String? {
+        var prefix = ""
+        for component in path.split(separator: "/") {
+            prefix += "/" + component
+            if let st = linkStatus(prefix), isSymlink(st) { return prefix }
+        }
+        return nil
+    }
+
     /// mkdir -p with mode 0700; returns the errno and path of the first failure, if any.
     @discardableResult
     static func makeDirectories(_ path: String) -> (code: Int32, path: String)? {
