@@ -33,7 +33,6 @@ final class SyncEngine: @unchecked Sendable {
     /// Stamps foreign writers' changes. Its own replica id: the store's clock is separate.
     private var clock = StampClock(replica: ReplicaID.random())
     private var watcher: FolderWatcher?
-    private var lastRescan: Int64 = 0
     /// False for the viewer and read commands: it reports copies it cannot read, merges
     /// nothing, and takes no state in (a foreign file is shown judged, not published).
     let mergesCopies: Bool
