@@ -900,6 +900,9 @@ final class ContractTally: @unchecked Sendable {
         "offsets 0/0/0: removeSection(1,0,0,0,4) addSection(1,0,0,0,0) removeSection(2,0,0,0,4) phone(2,0,0,0,0) renameSection(1,0,2,7,0) phone(1,0,0,0,7)",
         // A section renamed away and back; the app then files an item under the name it had between.
         "offsets 0/0/0: renameSection(0,0,3,2,0) insert(0,0,0,0,0) renameSection(0,0,1,1,0) phone(0,0,0,0,7)",
+        // Two sections renamed on two replicas; the app, read on one and taken in on the other,
+        // files an item under a name one of them had.
+        "offsets 0/0/0: renameSection(1,0,0,7,0) insert(1,0,0,3,0) renameSection(0,0,0,3,1) syncAll(0,0,0,0,0) phone(0,0,0,7,0) phoneNoBase(0,1,1,0,2)",
         // A section's current name adopted with the other fields the anchor showed (the
         // whole current entry claimed to have seen a removal or a move the app never knew).
         "offsets 0/0/0: insert(0,0,0,2,0) renameSection(0,0,0,3,0) syncAll(0,0,0,0,0) moveSection(1,0,0,2,0) phone(0,0,0,0,1) phone(1,0,0,0,0)",

@@ -82,10 +82,11 @@ extension ShoppingList {
             result.setSectionEntries(entries)
         }
 
-        // Items are filed by name among every section known here, so a name is never filed under
-        // a key another section holds here by another name (renamed since the anchor).
+        // Items are filed by name among the sections as they are here now (the names current
+        // here, and the save's own new sections): an item filed under a name shows under that
+        // name (rule 1), never under a section that bore it once and was renamed since.
         var filing = result
-        if stampless { filing.setSectionEntries(result.sectionEntries.merging(head.sectionEntries) { own, _ in own }) }
+        if stampless { filing.setSectionEntries(result.sectionEntries.merging(head.sectionEntries) { _, current in current }) }
 
         // Unstamped values are a writer's edits only in a save (stampless, or marked by a write
         // published here); in any other file bananas wrote they are values never stamped.
