@@ -99,7 +99,9 @@ func inode(_ path: String) -> UInt64? {
         for n in 0..<BaseStore.hashesKept { store.save(nil, written: saves[n]) }  // a full list: each save shifts it
 
         let done = Mutex(false)
-        DispatchQueue.global().async {
+        // A thread of its own: the reader below spins on a thread of the shared pool, and two
+        // such tests at once on two cores would leave the writer no pool thread to run on.
+        Thread.detachNewThread {
             for n in BaseStore.hashesKept..<saves.count { store.save(nil, written: saves[n]) }
             done.withLock { $0 = true }
         }
@@ -151,7 +153,7 @@ func inode(_ path: String) -> UInt64? {
         }
 
         let done = Mutex(false)
-        DispatchQueue.global().async {
+        Thread.detachNewThread {  // its own thread, as above
             for n in 0..<20 { save([small, larger][n % 2]) }
             done.withLock { $0 = true }
         }
