@@ -95,6 +95,15 @@ let package = Package(
             name: "BananasFileTests",
             dependencies: ["BananasFile", "BananasTestSupport", .product(name: "PropertyBased", package: "swift-property-based")]
         ),
+        // The merge contract's model, over replicas in memory and over devices on disk (a
+        // folder, a state folder and a SyncEngine each, time injected).
+        .testTarget(
+            name: "BananasContractTests",
+            dependencies: [
+                "BananasCore", "BananasFile", "BananasSync", "BananasTestSupport",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
+        ),
         .testTarget(name: "BananasSyncTests", dependencies: ["BananasSync", "BananasFile", "BananasTestSupport"]),
         .testTarget(
             name: "BananasEditorTests",

@@ -290,8 +290,11 @@ public final class ListFile: Sendable {
         var list = absorbed
         let value = try body(&list, snapshot)
         func unchanged() -> UpdateResult<Value> {
-            // A state taken in is published even when no write follows (rule 5).
-            let failure = tookIn ? base?.saveHistory(history.pruned(now: now, maxBytes: BaseStore.historyMaxBytes(listSize: snapshot.bytes?.count ?? 0))) : nil
+            // A state taken in is published even when no write follows (rule 5), and becomes
+            // the base: the next save is judged against it and merged into it, deletes and
+            // records included, which the history does not keep and only the file holds.
+            let failure = tookIn ? base?.saveTakenIn(absorbed, history: history.pruned(
+                now: now, maxBytes: BaseStore.historyMaxBytes(listSize: snapshot.bytes?.count ?? 0))) : nil
             return UpdateResult(value: value, wrote: false, fileState: absorbed, list: absorbed, snapshot: snapshot,
                                 baseSaveFailure: failure.map { ListFileError.stateNotSaved($0, folder: base!.folder) })
         }

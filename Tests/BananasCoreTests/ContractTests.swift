@@ -1,5 +1,6 @@
 import Testing
 @testable import BananasCore
+import BananasTestSupport
 
 /// The merge contract's failures as they were seen (issue 19), each as the user met it.
 @Suite struct ContractTests {

@@ -1,20 +1,8 @@
 import Testing
 @testable import BananasCore
+import BananasTestSupport
 
-/// What a stampless writer does to a list it read: the Get Bananas app rewrites the file in
-/// the version-1 shape (no stamps, no sync); its Node MCP server edits the parsed JSON in
-/// place (stamps and sync kept, values changed without new stamps, rows filtered out).
-enum StamplessWriter {
-    /// The Get Bananas app: only the version-1 keys survive.
-    static func app(_ list: ShoppingList, _ change: (inout [Item]) -> Void) -> ShoppingList {
-        var items = list.items.map { item in
-            Item(id: item.id, name: item.name, amount: item.amount, section: item.section,
-                 checked: item.checked, optional: item.optional, sortOrder: item.sortOrder)
-        }
-        change(&items)
-        return ShoppingList(sections: list.sections, rows: items)
-    }
-
+extension StamplessWriter {
     /// The Node MCP server: everything kept but the rows and values it touched.
     static func node(_ list: ShoppingList, _ change: (inout [String: Item]) -> Void) -> ShoppingList {
         var copy = list

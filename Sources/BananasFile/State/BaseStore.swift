@@ -182,13 +182,13 @@ public struct BaseStore: Sendable {
         historyCache.entry.withLock { $0 = (signature, history) }
     }
 
-    /// Saves the history alone (a state taken in without a write), under the list's lock.
-    public func saveHistory(_ history: PublishedHistory) -> ListFileError? {
+    /// A state taken in without a write becomes the base, saved with the history that
+    /// published it, under the list's lock: the next save is judged against it and merged
+    /// into it, its deletes and records included (the history keeps neither).
+    public func saveTakenIn(_ list: ShoppingList, history: PublishedHistory) -> ListFileError? {
         if let failure = state.make(state.path) { return failure }
         do {
-            try AtomicWrite.prepare(historyPath, with: history.encoded()).commit()
-            cacheHistory(history)
-            return nil
+            return try prepare(list, written: ListCodec.encode(list), history: history).commit()
         } catch {
             return error
         }
