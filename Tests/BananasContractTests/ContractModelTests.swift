@@ -916,7 +916,11 @@ final class ContractTally: @unchecked Sendable {
 
     /// Shrunk counterexamples earlier runs found (docs/reliability.md), replayed on every run.
     @Test(arguments: [
+        "offsets 0/0/0: phone(0,0,0,0,0) months(0,0,2,0,1) phone(0,0,0,0,0)",
         "offsets 0/0/0: phone(0,0,0,7,0) syncAll(0,0,0,0,0) phone(1,0,0,1,0)",
+        "offsets 0/0/0: phone(0,0,0,2,0) insert(1,0,0,0,0) syncAll(0,0,3,0,2)",
+        "offsets 0/0/0: phone(0,0,0,0,2) renameSection(1,0,0,2,0) syncAll(0,0,0,3,0)",
+        "offsets 0/0/0: phone(1,0,0,2,0) insert(0,0,0,0,0) syncAll(0,0,0,0,1)",
         "offsets 0/0/0: removeSection(1,0,0,3,0) syncAll(0,0,0,0,0) phone(0,0,0,1,0)",
         // A phone save absorbed against an older base wrote a section and, at the same stamp,
         // recorded the value it might have set back: the two records shared a key, so the

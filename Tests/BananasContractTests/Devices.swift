@@ -149,17 +149,17 @@ final class DiskDevices: ContractDevices {
         let merged = read(r, onto: list, now: now)
         let after = devices[r].file.base?.history() ?? PublishedHistory()
         let none = Stamp(millis: -1, counter: 0, replica: "none")
-        guard let state = after.state(hashed: Hash.content(bytes)) else {
+        // A save equal to one published before is not published again (and may have expired
+        // since, with the states of its time).
+        let hash = Hash.content(bytes)
+        guard let (history, state) = after.state(hashed: hash).map({ (after, $0) }) ?? before.state(hashed: hash).map({ (before, $0) }) else {
             problems.append("r\(r): the app's save was not published")
             return TakenIn(held: decoded, merged: merged, anchorNumber: nil, anchor: nil, stamp: none, deletes: [:])
         }
         // The writer's edits and deletes carry one stamp, newer than anything the device held.
-        if ProcessInfo.processInfo.environment["DEBUG_DISK"] != nil {
-            print("DEBUG before tomb \(list.tombstones) newest \(list.newestStamp)\nDEBUG merged tomb \(merged.tombstones) newest \(merged.newestStamp)\nDEBUG visible before \(list.items.map(\.id)) after \(merged.items.map(\.id))")
-        }
         let newest = max(merged.newestStamp, merged.tombstones.values.map(\.stamp).max() ?? .zero)
         let stamp = newest > max(list.newestStamp, list.tombstones.values.map(\.stamp).max() ?? .zero) ? newest : none
-        return TakenIn(held: after.list(at: state.number), merged: merged, anchorNumber: anchor, anchor: anchor.map(before.list(at:)),
+        return TakenIn(held: history.list(at: state.number), merged: merged, anchorNumber: anchor, anchor: anchor.map(before.list(at:)),
                        stamp: stamp, deletes: merged.tombstones.filter { $0.value.stamp == stamp && list.tombstones[$0.key]?.stamp != stamp })
     }
 

@@ -99,8 +99,11 @@ extension ShoppingList {
             let now = head.isVisible(row.id) ? head.rows[row.id] : nil
             let current = head.rows[row.id]  // shown or hidden by a delete
             if was == nil, current == nil, history.publishedValues(row.id, .name).isEmpty, row.newestStamp.isZero {
-                // A new row: every field it wrote and did not stamp is its edit.
-                for field in ItemField.allCases where row.stamps[field].isZero && !unwritten(row.id, field) { judged.stamps[field] = stamp }
+                // A new row: its insert is the writer's edit of every field it did not stamp,
+                // a position it did not write included (the one its place in the save gives):
+                // a field left unstamped would be taken for a foreign edit by every device
+                // that receives the row, each stamping it apart.
+                for field in ItemField.allCases where row.stamps[field].isZero { judged.stamps[field] = stamp }
                 result.rows[row.id] = judged
                 continue
             }
