@@ -268,11 +268,11 @@ extension ShoppingList {
     /// conflict records are bounded by `collectConflictRecords` (reviewed ones expire, a
     /// field's older unreviewed values are folded, never dropped uncounted). What the
     /// forgotten rows said of their names stays in the memory.
-    public mutating func collectGarbage(now: Int64, deleteFirstSeen: (String) -> Int64? = { _ in nil }) {
+    public mutating func collectGarbage(now: Int64, deleteFirstSeen: (String, Stamp) -> Int64? = { _, _ in nil }) {
         var expired: [String] = []
         for (id, tombstone) in tombstones {
             if tombstone.firstSeen == 0 { tombstones[id]!.firstSeen = now }
-            if let seen = deleteFirstSeen(id), seen < now - Self.tombstoneLifetimeMillis { expired.append(id) }
+            if let seen = deleteFirstSeen(id, tombstone.stamp), seen < now - Self.tombstoneLifetimeMillis { expired.append(id) }
         }
         rememberForgottenRows(expired.filter { !isVisible($0) }, now: now)
         for id in expired {

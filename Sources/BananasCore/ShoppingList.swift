@@ -183,6 +183,13 @@ public struct ShoppingList: Hashable, Sendable {
 
     public static let explicitKeyMark = "\u{0}"
 
+    /// How a file names a row's section: the name it shows, and its key too when the name
+    /// alone would read back as another section (`keyed`: a renamed section may share it).
+    public func sectionLabel(_ key: String) -> (name: String, key: String?) {
+        let name = sectionName(key)
+        return (name, name == key && (!hasRenamedSections || sectionKey(named: name) == key) ? nil : key)
+    }
+
     /// The `section` text a reader found in a row, as the row's section: the name, unless
     /// it begins with `explicitKeyMark` (a control character, only in a damaged or hostile
     /// file), which would read as the mark: such a name is its own key, so the name written

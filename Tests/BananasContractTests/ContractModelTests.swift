@@ -331,6 +331,8 @@ final class ContractModel {
                 current = merged.sectionEntries[key]?[field]
             }
             if current == event.value { continue }
+            // A value a delete saw is forgotten with the delete once its window passed.
+            if case .item(let itemID, _) = subject, (deletesOf[itemID] ?? []).contains(where: { expired($0) && events[$0].knowledge.contains(id) }) { continue }
             // A section value is a key; one that shows under the same name is the same section
             // to a person (a version-1 file names sections, bananas keys them).
             if case .item(_, .section) = subject, let current,
@@ -919,6 +921,10 @@ final class ContractTally: @unchecked Sendable {
         "offsets 0/0/0: phone(0,0,0,0,0) months(0,0,2,0,1) phone(0,0,0,0,0)",
         "offsets 0/0/0: phone(0,0,0,7,0) syncAll(0,0,0,0,0) phone(1,0,0,1,0)",
         "offsets 0/0/0: phone(0,0,0,2,0) insert(1,0,0,0,0) syncAll(0,0,3,0,2)",
+        "offsets 0/0/0: phone(1,0,4,1,0) update(0,0,4,0,0) removeSection(0,0,0,7,0) phone(0,0,0,0,0)",
+        "offsets 0/0/0: phone(1,0,0,2,0) phone(0,0,0,7,0) delete(0,0,2,0,0) months(0,0,5,0,0) insert(0,0,0,0,1)",
+        "offsets 0/0/0: phone(1,0,1,0,0) delete(1,0,4,0,0) months(0,0,5,0,0) insert(1,0,0,0,1)",
+        "offsets 0/0/0: delete(0,0,0,0,0) restore(0,0,0,0,0) months(0,0,5,0,0) removeSection(0,0,0,3,1)",
         "offsets 0/0/0: phone(0,0,0,0,2) renameSection(1,0,0,2,0) syncAll(0,0,0,3,0)",
         "offsets 0/0/0: phone(1,0,0,2,0) insert(0,0,0,0,0) syncAll(0,0,0,0,1)",
         "offsets 0/0/0: removeSection(1,0,0,3,0) syncAll(0,0,0,0,0) phone(0,0,0,1,0)",

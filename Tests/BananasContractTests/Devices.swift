@@ -159,8 +159,14 @@ final class DiskDevices: ContractDevices {
         // The writer's edits and deletes carry one stamp, newer than anything the device held.
         let newest = max(merged.newestStamp, merged.tombstones.values.map(\.stamp).max() ?? .zero)
         let stamp = newest > max(list.newestStamp, list.tombstones.values.map(\.stamp).max() ?? .zero) ? newest : none
-        return TakenIn(held: history.list(at: state.number), merged: merged, anchorNumber: anchor, anchor: anchor.map(before.list(at:)),
-                       stamp: stamp, deletes: merged.tombstones.filter { $0.value.stamp == stamp && list.tombstones[$0.key]?.stamp != stamp })
+        // Its deletes saw the anchor's rows (a delete merged into one made here shows both).
+        let anchorList = anchor.map(before.list(at:))
+        var deletes: [String: Tombstone] = [:]
+        for (id, tombstone) in merged.tombstones where tombstone.stamp == stamp && list.tombstones[id]?.stamp != stamp {
+            deletes[id] = anchorList?.rows[id].map { Tombstone(stamp: stamp, seen: $0.stamps) } ?? tombstone
+        }
+        return TakenIn(held: history.list(at: state.number), merged: merged, anchorNumber: anchor, anchor: anchorList,
+                       stamp: stamp, deletes: deletes)
     }
 
     /// The running instance reads the file (its watcher saw it change) and takes it in.

@@ -52,6 +52,6 @@ extension ShoppingList {
     mutating func collectGarbage(now: Int64, sightings: inout [String: Int64]) {
         for id in tombstones.keys where sightings[id] == nil { sightings[id] = now }
         let seen = sightings
-        collectGarbage(now: now, deleteFirstSeen: { seen[$0] })
+        collectGarbage(now: now, deleteFirstSeen: { id, _ in seen[id] })
     }
 }

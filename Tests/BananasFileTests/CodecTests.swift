@@ -140,3 +140,23 @@ struct VersionOneExport: Decodable {
         #expect(reread == list)
     }
 }
+
+@Suite struct SectionLabelTests {
+    /// A section renamed to the name another section keys (an unlisted one a stampless save
+    /// filed an item under): the item's key is written, so it reads back into its own section.
+    @Test func anItemUnderAKeyAnotherSectionIsNowNamedReadsBackThere() throws {
+        let stamp = Stamp(millis: 1_763_000_000_000, counter: 0, replica: "a")
+        let entries = [
+            "Dairy": SectionEntry(key: "Dairy", name: "Fruit", position: 0, removed: false, stamps: .init(all: stamp)),
+            "Fruit": SectionEntry(key: "Fruit", name: "Fruit", position: 1, removed: true, stamps: .init(all: stamp)),
+        ]
+        let list = ShoppingList(sectionEntries: entries, rows: [
+            Item(id: "A", name: "Figs", section: "Fruit", sortOrder: 1, stamps: .init(all: stamp)),
+            Item(id: "B", name: "Milk", section: "Dairy", sortOrder: 2, stamps: .init(all: stamp)),
+        ])
+        let read = try ListCodec.decode(ListCodec.encode(list)).list
+        #expect(read.rows["A"]?.section == "Fruit")
+        #expect(read.rows["B"]?.section == "Dairy")
+        #expect(read == list)
+    }
+}

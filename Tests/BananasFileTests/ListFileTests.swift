@@ -302,8 +302,8 @@ func inode(_ path: String) -> UInt64? {
         // This device saw OLD 200 days ago (its history says so): the next write forgets it.
         let store = try #require(file.base)
         var history = store.history()
-        #expect(history.deleteFirstSeen("OLD") != nil && history.deleteFirstSeen("NEW") != nil)
-        history.deletesSeen["OLD"] = SystemTime().nowMillis() - 200 * day
+        #expect(history.deletesSeen["OLD"] != nil && history.deletesSeen["NEW"] != nil)
+        history.deletesSeen["OLD"]!.firstSeen = SystemTime().nowMillis() - 200 * day
         #expect(store.saveTakenIn(try file.load().list, history: history) == nil)
         try addItem("Eggs", to: file)
         #expect(try file.load().list.tombstones.keys.sorted() == ["NEW"])

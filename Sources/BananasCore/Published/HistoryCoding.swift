@@ -87,7 +87,10 @@ extension PublishedHistory {
         for (index, id) in deletesSeen.keys.sorted().enumerated() {
             raw(index == 0 ? "\n" : ",\n")
             string(id)
-            raw(": \(deletesSeen[id]!)")
+            let sighting = deletesSeen[id]!
+            raw(": [\(sighting.firstSeen), ")
+            if let stamp = sighting.stamp { string(stamp.encoded) } else { raw("null") }
+            raw("]")
         }
         raw("}}\n")
         return out
@@ -166,7 +169,12 @@ extension PublishedHistory {
             sections[key] = list
         }
         for (id, value) in top["deletes"]?.objectValue ?? [:] {
-            if let seen = int64(value) { deletesSeen[id] = seen }
+            // `[firstSeen, stamp]`; a bare number before sightings kept the stamp.
+            if let seen = int64(value) {
+                deletesSeen[id] = DeleteSighting(stamp: nil, firstSeen: seen)
+            } else if let pair = value.arrayValue, pair.count == 2, let seen = int64(pair[0]) {
+                deletesSeen[id] = DeleteSighting(stamp: pair[1].stringValue.flatMap(Stamp.init(encoded:)), firstSeen: seen)
+            }
         }
         appLine = int(top["appLine"])
         evidenceFloor = int(top["evidenceFloor"]) ?? 0

@@ -43,9 +43,17 @@ public struct PublishedHistory: Hashable, Sendable {
     var sections: [String: [Version<SectionEntry>]] = [:]
     /// The app's last save here (the newest unmarked `save`), if still kept.
     public internal(set) var appLine: Int?
-    /// When this device first saw each delete (by row id): a delete expires counting from
-    /// here, never from a stamp or what a file claims.
-    public internal(set) var deletesSeen: [String: Int64] = [:]
+    /// When this device first saw each delete (by row id, with the delete's stamp): a delete
+    /// expires counting from here, never from a stamp or what a file claims. A row deleted
+    /// anew (a newer stamp) is a delete first seen then.
+    public internal(set) var deletesSeen: [String: DeleteSighting] = [:]
+
+    public struct DeleteSighting: Hashable, Sendable {
+        /// The delete's stamp; nil in a history saved before sightings kept it (the first
+        /// delete seen since then fills it in).
+        public var stamp: Stamp?
+        public var firstSeen: Int64
+    }
     /// Rows first shown at or before this state may be older than the history (it began, or
     /// was pruned, there): they prove nothing of which state a save came from.
     public internal(set) var evidenceFloor = 0
@@ -98,7 +106,10 @@ public struct PublishedHistory: Hashable, Sendable {
             sections[key]!.append(Version(from: number, value: nil))
         }
         deletesSeen = deletesSeen.filter { list.tombstones[$0.key] != nil }
-        for id in list.tombstones.keys where deletesSeen[id] == nil { deletesSeen[id] = now }
+        for (id, tombstone) in list.tombstones where deleteFirstSeen(id, stamp: tombstone.stamp) == nil {
+            deletesSeen[id] = DeleteSighting(stamp: tombstone.stamp, firstSeen: now)
+        }
+        for (id, sighting) in deletesSeen where sighting.stamp == nil { deletesSeen[id]!.stamp = list.tombstones[id]?.stamp }
         if states.isEmpty, !born, !list.rows.isEmpty { evidenceFloor = number }
         states.append(State(number: number, hash: hash, kind: kind, firstSeen: now))
         if kind == .save(marked: false) { appLine = number }
@@ -215,6 +226,9 @@ public struct PublishedHistory: Hashable, Sendable {
         }
     }
 
-    /// When this device first saw the delete of row `id`; nil when it has not yet.
-    public func deleteFirstSeen(_ id: String) -> Int64? { deletesSeen[id] }
+    /// When this device first saw the delete of row `id` stamped `stamp`; nil when it has not yet.
+    public func deleteFirstSeen(_ id: String, stamp: Stamp) -> Int64? {
+        guard let sighting = deletesSeen[id], sighting.stamp == nil || sighting.stamp == stamp else { return nil }
+        return sighting.firstSeen
+    }
 }

@@ -181,7 +181,7 @@ extension ListCodec {
                 if !first { expected.append(UInt8(ascii: ",")) }
                 first = false
                 newline(&expected, 2)
-                appendPlainItem(item, section: list.sectionName(item.section), to: &expected)
+                appendPlainItem(item, section: list.sectionLabel(item.section), to: &expected)
             }
             if tail < layout.ranges.count {
                 if !first { expected.append(UInt8(ascii: ",")) }
@@ -307,7 +307,7 @@ extension ListCodec {
                 let range = layout.ranges[i]
                 out.append(contentsOf: UnsafeBufferPointer(rebasing: source[copied..<range.lowerBound]))
                 let start = out.count
-                appendPlainItem(item, section: list.sectionName(item.section), to: &out)
+                appendPlainItem(item, section: list.sectionLabel(item.section), to: &out)
                 copied = range.upperBound
                 // Rows up to this one move by the shift so far; this one may change length.
                 while changedIndex < i { next.ranges[changedIndex] = next.ranges[changedIndex].lowerBound + shift..<next.ranges[changedIndex].upperBound + shift; changedIndex += 1 }
@@ -327,7 +327,7 @@ extension ListCodec {
                     out.append(UInt8(ascii: ","))
                     newline(&out, 2)
                     let start = out.count
-                    appendPlainItem(item, section: list.sectionName(item.section), to: &out)
+                    appendPlainItem(item, section: list.sectionLabel(item.section), to: &out)
                     next.ids.append(item.id)
                     next.orders.append(item.sortOrder)
                     next.ranges.append(start..<out.count)

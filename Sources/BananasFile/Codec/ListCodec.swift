@@ -1232,7 +1232,7 @@ public enum ListCodec {
             newline(&out, 2)
             let start = out.count
             if item.extra.isEmpty {
-                appendPlainItem(item, section: list.sectionName(item.section), to: &out)
+                appendPlainItem(item, section: list.sectionLabel(item.section), to: &out)
             } else {
                 // Unknown keys sort among ours: the general writer keeps the order exact.
                 JSONText.append(encodeItem(item, in: list), to: &out, indent: 2, rank: keyRank, inline: true)
@@ -1258,8 +1258,9 @@ public enum ListCodec {
     }
 
     /// An item without unknown keys, as the general writer would write `encodeItem(item, in:)`,
-    /// on one line. `section` is the name the item's section shows (`list.sectionName`).
-    static func appendPlainItem(_ item: Item, section: String, to out: inout [UInt8]) {
+    /// on one line. `section` is how the list names the item's section (`sectionLabel`).
+    static func appendPlainItem(_ item: Item, section label: (name: String, key: String?), to out: inout [UInt8]) {
+        let section = label.name
         func key(_ name: StaticString, first: Bool = false) {
             if !first { out.append(UInt8(ascii: ",")); out.append(UInt8(ascii: " ")) }
             out.append(UInt8(ascii: "\""))
@@ -1288,9 +1289,9 @@ public enum ListCodec {
             key("lastModified")
             if let date = item.lastModified { JSONText.appendString(date, to: &out) } else { out.append(contentsOf: "null".utf8) }
         }
-        if section != item.section {
+        if let explicit = label.key {
             key("sectionKey")
-            JSONText.appendString(item.section, to: &out)
+            JSONText.appendString(explicit, to: &out)
         }
         // The `v` text straight into the output; escaped afterwards in the rare case it needs it
         // (a stamp out of the compact range whose replica is not plain letters and digits).
@@ -1314,7 +1315,7 @@ public enum ListCodec {
 
     static func encodeItem(_ item: Item, in list: ShoppingList) -> JSONValue {
         var object = item.extra
-        let section = list.sectionName(item.section)
+        let (section, explicitKey) = list.sectionLabel(item.section)
         object["id"] = .string(item.id)
         object["name"] = .string(item.name)
         object["amount"] = .string(item.amount)
@@ -1325,7 +1326,7 @@ public enum ListCodec {
         if !hasImpliedDate(item) {
             object["lastModified"] = item.lastModified.map(JSONValue.string) ?? .null
         }
-        if section != item.section { object["sectionKey"] = .string(item.section) }
+        if let explicitKey { object["sectionKey"] = .string(explicitKey) }
         if let meta = Meta.encode(item.stamps, flags: "") { object["v"] = .string(meta) }
         return .object(object)
     }
