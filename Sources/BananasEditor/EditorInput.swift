@@ -63,10 +63,7 @@ extension EditorState {
             if case .char(let c) = key { message = Message("\(c.description.displaySafe) does nothing here — press ? for help") }
             return .none
         }
-        if readOnly && binding.edits {
-            message = Message(Self.readOnlyHint, kind: .readOnly)
-            return .none
-        }
+        if binding.edits && refusesEdit() { return .none }
         let rows = rows(for: list, memo: memo)
         let index = cursorIndex(in: rows)
         let row = index.map { rows[$0] }
@@ -242,6 +239,20 @@ extension EditorState {
     }
 
     static let readOnlyHint = "read-only: bananas view cannot change the list (run bananas to edit)"
+
+    /// True, with the reason said, when no edit can be made now: the viewer, or a file this
+    /// bananas cannot write.
+    mutating func refusesEdit() -> Bool {
+        if readOnly {
+            message = Message(Self.readOnlyHint, kind: .readOnly)
+            return true
+        }
+        if let editsRefused {
+            message = Message(editsRefused, kind: .error)
+            return true
+        }
+        return false
+    }
 
     func toggleChecked(_ item: Item) -> EditorAction {
         let verb = item.checked ? "Unchecked" : "Checked"
@@ -662,9 +673,9 @@ extension EditorState {
         case .top: helpScroll = 0
         case .restore, .dismiss, .dismissAll, nil: mode = .normal
         }
-        // No further than the last page (the box shows viewportHeight - 1 lines).
-        let lines = mode == .messages ? history.count : Screen.helpLines(readOnly: readOnly).count
-        helpScroll = min(max(0, helpScroll), max(0, lines - (viewportHeight - 1)))
+        // No further than the last page.
+        let lines = mode == .messages ? Screen.messageLines(history, width: screenWidth).count : Screen.helpLines(readOnly: readOnly).count
+        helpScroll = min(max(0, helpScroll), max(0, lines - overlayLines))
         return .none
     }
 
@@ -679,13 +690,13 @@ extension EditorState {
         case .up: conflictIndex = max(0, conflictIndex - 1)
         case .pageDown, .pageUp, .top: break
         case .restore:
-            guard !readOnly else { message = Message("read-only: bananas view cannot restore", kind: .readOnly); return .none }
+            guard !refusesEdit() else { return .none }
             return .restoreConflict(conflicts[conflictIndex])
         case .dismiss:
-            guard !readOnly else { message = Message("read-only: bananas view cannot dismiss", kind: .readOnly); return .none }
+            guard !refusesEdit() else { return .none }
             return .dismissConflicts([conflicts[conflictIndex]])
         case .dismissAll:
-            guard !readOnly else { message = Message("read-only: bananas view cannot dismiss", kind: .readOnly); return .none }
+            guard !refusesEdit() else { return .none }
             return .dismissConflicts(conflicts)
         case nil:
             mode = .normal

@@ -80,6 +80,8 @@ public struct EditorState: Equatable, Sendable {
     public var scrollTop = 0
     /// Rows of list the screen has room for (set by whoever knows the terminal size).
     public var viewportHeight = 20
+    /// The terminal's width (set with `viewportHeight`): the message history wraps to it.
+    public var screenWidth = 80
     public var collapsed: Set<String> = []
     public var hideChecked = false
     /// The filter in force (typing one shows it live; see `activeFilter`).
@@ -90,6 +92,9 @@ public struct EditorState: Equatable, Sendable {
     public var mode: Mode = .normal
     public var message: Message?
     public let readOnly: Bool
+    /// Why edits are refused now although this is the editor (a file from a newer bananas,
+    /// which this one cannot write): said instead of making an edit that would never land.
+    public var editsRefused: String?
     public var helpScroll = 0
     /// Messages shown so far, oldest first, at most `historyLimit`.
     public var history: [String] = []
@@ -102,6 +107,9 @@ public struct EditorState: Equatable, Sendable {
     public var keyBar: KeyBar = .auto
     /// Whether the screen last laid out showed the key bar (it takes a row from the list).
     public var keyBarShown = false
+    /// Lines an overlay box (help, messages) shows at once: the screen less the title and
+    /// status bars and the box's borders.
+    public var overlayLines: Int { max(1, viewportHeight + (keyBarShown ? 1 : 0) - 1) }
     static let keyBarBelow = 20
 
     /// Whether the key bar shows over `list`.

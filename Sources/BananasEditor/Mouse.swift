@@ -99,10 +99,7 @@ extension EditorState {
             return .none
         case .item(let item):
             guard Screen.checkboxColumns.contains(mouse.x) else { return .none }
-            if readOnly {
-                message = Message(EditorState.readOnlyHint, kind: .readOnly)
-                return .none
-            }
+            if refusesEdit() { return .none }
             return toggleChecked(item)
         }
     }

@@ -58,6 +58,7 @@ public enum Screen {
         var state = frame.state
         state.keyBarShown = keyBar(state, frame.list, height: height, memo: memo)
         state.viewportHeight = viewportHeight(forHeight: height, keyBar: state.keyBarShown)
+        state.screenWidth = width
         let rows = state.rows(for: frame.list, memo: memo)
         state.settle(rows)
 
@@ -184,7 +185,7 @@ public enum Screen {
                 // Enter did ("Added Milk"), after the text when there is room.
                 let start = x + TextWidth.of(shown) + 2
                 if start + 8 < grid.width {
-                    grid.put(TextWidth.truncate(message.text, to: grid.width - start), x: start, y: y,
+                    grid.put(fitted(message.text, to: grid.width - start), x: start, y: y,
                              role: message.kind == .error ? .error : .dim)
                 }
             }
@@ -197,7 +198,7 @@ public enum Screen {
                 case .error: .error
                 case .readOnly: .readOnly
                 }
-                grid.put(TextWidth.truncate(message.text, to: grid.width), x: 0, y: y, role: role)
+                grid.put(fitted(message.text, to: grid.width), x: 0, y: y, role: role)
             }
         }
     }
@@ -379,15 +380,33 @@ public enum Screen {
         if scroll + box.height < lines.count { grid.put("↓", x: box.x + box.width, y: box.y + box.height - 1, role: .helpKey) }
     }
 
+    /// The message history's lines on a screen `width` wide: newest first, each message
+    /// wrapped whole (`• ` before its first line), so none is cut short.
+    public static func messageLines(_ history: [String], width: Int) -> [String] {
+        // The box spans the screen but a column each side; borders and padding take four.
+        let room = max(3, width - 6) - 2
+        return history.reversed().flatMap { message in
+            TextWidth.wrap(message, to: room).enumerated().map { ($0.offset == 0 ? "• " : "  ") + $0.element }
+        }
+    }
+
     static func drawMessages(_ grid: inout Grid, _ state: EditorState) {
-        let lines = state.history.reversed().map { $0 }
-        let box = drawBox(&grid, title: "Messages, newest first", footer: "j/k scroll · any other key closes",
-                          contentWidth: 70, contentHeight: max(1, lines.count))
+        let lines = messageLines(state.history, width: grid.width)
+        let box = drawBox(&grid, title: grid.width >= 40 ? "Messages, newest first" : "Messages", footer: "j/k scroll · other keys close",
+                          contentWidth: grid.width, contentHeight: max(1, lines.count))
         if lines.isEmpty { grid.put("No messages yet", x: box.x, y: box.y, role: .help) }
         let scroll = min(state.helpScroll, max(0, lines.count - box.height))
         for (k, line) in lines.dropFirst(scroll).prefix(box.height).enumerated() {
             grid.put(TextWidth.truncate(line, to: box.width), x: box.x, y: box.y + k, role: .help)
         }
+        if scroll + box.height < lines.count { grid.put("↓", x: box.x + box.width, y: box.y + box.height - 1, role: .helpKey) }
+        if scroll > 0 { grid.put("↑", x: box.x + box.width, y: box.y, role: .helpKey) }
+    }
+
+    /// A message on one line of `width`: whole when it fits, else cut with a pointer to `M`,
+    /// where the whole text is.
+    static func fitted(_ text: String, to width: Int) -> String {
+        TextWidth.of(text) <= width ? text : TextWidth.truncate(text, to: max(1, width - 4)) + " (M)"
     }
 
     static func drawConflicts(_ grid: inout Grid, _ frame: Frame, _ state: EditorState) {

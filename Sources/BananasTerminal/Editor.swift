@@ -76,6 +76,7 @@ public final class Editor {
     /// "Too small" is shown (keys then act only when they cannot act blind).
     public func setViewport(width: Int, height: Int) {
         screenWidth = width
+        state.screenWidth = width
         state.tooSmall = !Screen.fits(width: width, height: height)
         state.keyBarShown = Screen.keyBar(state, store.list, height: height, memo: rowsMemo)
         let viewport = Screen.viewportHeight(forHeight: height, keyBar: state.keyBarShown)
@@ -126,6 +127,7 @@ public final class Editor {
     /// Handles one key. Returns false when the editor should quit.
     @discardableResult
     public func handle(_ key: Key) -> Bool {
+        refreshRefusal()
         let before = state.message
         return carryOut(state.handle(key, list: store.list, conflicts: store.status.conflicts, memo: rowsMemo), messageBefore: before)
     }
@@ -133,6 +135,7 @@ public final class Editor {
     /// Handles a click or a turn of the wheel.
     @discardableResult
     public func handle(_ mouse: MouseEvent) -> Bool {
+        refreshRefusal()
         let before = state.message
         return carryOut(state.handle(mouse, list: store.list, conflicts: store.status.conflicts, width: screenWidth, memo: rowsMemo),
                         messageBefore: before)
@@ -213,12 +216,37 @@ public final class Editor {
             } else {
                 state.message = .init("Nothing to \(verb)")
             }
+        } catch let refused as EditHistory.Refused {
+            state.message = .init(StepLabel.refusal(refused, in: store.list), kind: .error)
         } catch {
-            state.message = .init("Could not \(verb): \(error)", kind: .error)
+            state.message = .init("Could not \(verb): \(StepLabel.reason(error))", kind: .error)
         }
     }
 
+    /// Why no edit can be made now although this is the editor: the file is from a newer
+    /// bananas, which this one cannot write (an edit made anyway would never reach the file).
+    public static func editsRefused(_ status: SyncStatus) -> String? {
+        guard case .newerSchema(_, let found, let supported)? = status.pausedBy else { return nil }
+        return "Not changed: this bananas cannot write a schema \(found) file (it writes schema \(supported)); update bananas to edit this list"
+    }
+
+    /// Keys see the refusal as it stands now (the file may have changed since the last key).
+    private func refreshRefusal() {
+        state.editsRefused = store.mode == .live ? Editor.editsRefused(store.status) : nil
+    }
+
     private func perform(_ action: EditorAction) -> Bool {
+        // A prompt opened before the file turned unwritable ends here, said, not as an edit
+        // that would never land.
+        if let refusal = state.editsRefused {
+            switch action {
+            case .edit, .undo, .redo, .restoreConflict, .dismissConflicts:
+                state.message = .init(refusal, kind: .error)
+                return true
+            case .none, .redraw, .quit:
+                break
+            }
+        }
         switch action {
         case .none:
             break
@@ -232,7 +260,7 @@ public final class Editor {
                 if let select { state.selection = select }
                 state.message = .init(message)
             } catch {
-                state.message = .init("Could not \(label): \(error)", kind: .error)
+                state.message = .init(StepLabel.failure(label, error, in: store.list), kind: .error)
             }
         case .undo:
             replay("undo", store.undo) { "Undid \($0) — Ctrl-R redoes" }
@@ -246,14 +274,14 @@ public final class Editor {
             } catch EditError.noSuchItem {
                 state.message = .init("\(TextRules.escaped(conflict.name)) is no longer on the list", kind: .error)
             } catch {
-                state.message = .init("Could not restore: \(error)", kind: .error)
+                state.message = .init("Could not restore: \(StepLabel.reason(error))", kind: .error)
             }
         case .dismissConflicts(let conflicts):
             do {
                 try store.perform(store.list.dismissEdit(conflicts), label: "dismiss conflicts")
                 state.message = .init(conflicts.count == 1 ? "Dismissed 1 conflict" : "Dismissed \(conflicts.count) conflicts")
             } catch {
-                state.message = .init("Could not dismiss: \(error)", kind: .error)
+                state.message = .init("Could not dismiss: \(StepLabel.reason(error))", kind: .error)
             }
         }
         return true

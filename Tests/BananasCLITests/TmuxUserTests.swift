@@ -195,3 +195,24 @@ struct TmuxBrokenFileTests {
         #expect(cli.fileBytes == Data("{ not json".utf8))
     }
 }
+
+@Suite("Editor in tmux: a file from a newer bananas", .serialized, .enabled(if: Tmux.isAvailable, "tmux is not installed"))
+struct TmuxNewerSchemaTests {
+    @Test("an edit is refused in words, the file stays as it was, and quitting promises nothing")
+    func refusedNotPromised() async throws {
+        let cli = CLI()
+        defer { cli.cleanUp() }
+        let newer = #"{"schemaVersion": 99, "sections": ["A"], "items": [{"id": "1", "name": "Green apples", "section": "A"}]}"#
+        cli.writeFile(newer)
+        let tmux = try Tmux(cli, width: 120, height: 12)
+        #expect(tmux.waitFor("Green apples"), "\(tmux.screen())")
+        tmux.keys("j", "Space")
+        #expect(tmux.waitFor("this bananas cannot write a schema 99 file"), "\(tmux.screen())")
+        #expect(tmux.screen().contains("Checked Green apples") == false)
+        #expect(tmux.screen().contains("[ ] Green apples"))
+        tmux.keys("q")
+        #expect(tmux.waitForExit() == .status(0), "no edit is left waiting")
+        #expect(tmux.screen().contains("next time bananas runs") == false, "\(tmux.screen())")
+        #expect(cli.fileBytes == Data(newer.utf8))
+    }
+}

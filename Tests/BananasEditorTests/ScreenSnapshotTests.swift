@@ -324,7 +324,7 @@ struct ScreenSnapshotTests {
               [x] Butter
             ▾ Bakery  0/1 checked
               [ ] Sourdough bread
-            read-only: bananas view cannot change the l…
+            read-only: bananas view cannot chang… (M)
              synced 4s ago  BananaList.json      ? help
             """)
         #expect(s.list == sampleList())
