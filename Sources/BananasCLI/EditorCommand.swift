@@ -70,6 +70,11 @@ func runEditor(file: ListFile, mode: ListStore.Mode, theme themeName: String?, n
                     editor.show(error.description, isError: true)
                 }
             }
+            do throws(ThemeError) {
+                editor.spaceMovesOn = try Config.spaceMovesOn(in: Config.path()) ?? true
+            } catch {
+                editor.show(error.description, isError: true)
+            }
             if let problem { editor.show(problem, isError: true) }
             let runner = EditorRunner(editor: editor, theme: theme, mouse: mouse)
             EditorHolder.runner = runner

@@ -23,7 +23,14 @@ extension EditorState {
         defer { settle(rows(for: list, memo: memo)) }
         // Quitting works in every mode, and comes in order with the keys before it (the
         // terminal delivers Ctrl-C as a key, not a signal that would skip them).
-        if KeyMap.quitKeys.contains(key) { return .quit }
+        if KeyMap.quitKeys.contains(key) {
+            // Typed text is not dropped without asking (a second Ctrl-C is the yes).
+            if !tooSmall, case .prompt(let prompt) = mode, prompt.holdsTypedText {
+                mode = .confirm(.quit(dropping: prompt))
+                return .none
+            }
+            return .quit
+        }
         if tooSmall {
             // Nothing of the list is visible: only what cannot act blind.
             if KeyMap.binding(for: key)?.command == .redraw { return .redraw }
@@ -104,7 +111,11 @@ extension EditorState {
             if let previous = rows.indices.last(where: { $0 < current && isHeader(rows[$0]) }) { move(to: previous, rows) }
 
         case .toggleChecked:
-            if let item { return toggleChecked(item) }
+            if let item {
+                // On to the next item (past headers), so neighbours are checked with a key each.
+                let next = spaceMovesOn ? index.flatMap { at in rows[(at + 1)...].first { if case .item = $0 { true } else { false } } } : nil
+                return toggleChecked(item, then: next?.selection)
+            }
             if case .section(let name, _, _, _) = row { toggleCollapse(name) }
 
         case .addItem:
@@ -254,10 +265,11 @@ extension EditorState {
         return false
     }
 
-    func toggleChecked(_ item: Item) -> EditorAction {
+    /// Checks or unchecks `item`; the cursor goes to `then`, else stays on it.
+    func toggleChecked(_ item: Item, then next: Selection? = nil) -> EditorAction {
         let verb = item.checked ? "Unchecked" : "Checked"
         return .edit(.update(id: item.id, changes: [.checked: .flag(!item.checked)]),
-                     label: StepLabel.make(verb.lowercased(), item), select: .item(item.id),
+                     label: StepLabel.make(verb.lowercased(), item), select: next ?? .item(item.id),
                      message: "\(verb) \(item.name.displaySafe)")
     }
 
@@ -284,7 +296,7 @@ extension EditorState {
     /// not: typing there narrows it).
     private mutating func openPrompt(_ kind: Prompt.Kind, _ label: String, text: String = "") {
         let selected: Bool = if case .filter = kind { false } else { true }
-        mode = .prompt(Prompt(kind: kind, label: label, line: LineEditor(text, selected: selected)))
+        mode = .prompt(Prompt(kind: kind, label: label, line: LineEditor(text, selected: selected), initial: text))
     }
 
     /// J/K: one place down or up within the section; past its edge, into the next or
@@ -645,6 +657,12 @@ extension EditorState {
 
     private mutating func handleConfirm(_ confirm: Confirm, _ key: Key, list: ShoppingList) -> EditorAction {
         mode = .normal
+        if case .quit(let prompt) = confirm {
+            if KeyMap.confirmCommand(for: key) == .yes { return .quit }
+            mode = .prompt(prompt)
+            message = Message("Kept what you typed")
+            return .none
+        }
         guard KeyMap.confirmCommand(for: key) == .yes else {
             message = Message("Cancelled")
             return .none
@@ -661,6 +679,8 @@ extension EditorState {
             let edit = ListEdit.batch([.setSections(list.sections.filter { $0 != name })]
                 + ids.filter { list.item($0) != nil }.map { .delete(id: $0) })
             return .edit(edit, label: "remove section \(name)", select: nil, message: "Removed section \(name.displaySafe) — u brings it back")
+        case .quit:
+            return .none
         }
     }
 
@@ -668,8 +688,9 @@ extension EditorState {
         switch KeyMap.overlayCommand(for: key) {
         case .down: helpScroll += 1
         case .up: helpScroll -= 1
-        case .pageDown: helpScroll += 10
-        case .pageUp: helpScroll -= 10
+        // A page, less a line kept for context (as the list pages).
+        case .pageDown: helpScroll += max(1, overlayLines - 1)
+        case .pageUp: helpScroll -= max(1, overlayLines - 1)
         case .top: helpScroll = 0
         case .restore, .dismiss, .dismissAll, nil: mode = .normal
         }

@@ -35,7 +35,7 @@ public struct MouseEvent: Equatable, Sendable {
 }
 
 extension EditorState {
-    /// Rows the wheel moves the cursor by.
+    /// Rows (or lines) a notch of the wheel moves, in the list and in every overlay alike.
     static let wheelStep = 3
 
     /// Handles a mouse event on a screen `width` columns wide (the height is the viewport's
@@ -47,19 +47,14 @@ extension EditorState {
         defer { settle(rows(for: list, memo: memo)) }
         guard !tooSmall else { return .none }
         switch mode {
-        case .help, .messages:
+        case .help, .messages, .conflicts, .usual:
             switch mouse.kind {
-            case .wheelUp: return handle(.up, list: list, conflicts: conflicts, memo: memo)
-            case .wheelDown: return handle(.down, list: list, conflicts: conflicts, memo: memo)
-            case .press: mode = .normal
+            case .wheelUp, .wheelDown:
+                for _ in 0..<Self.wheelStep { _ = handle(mouse.kind == .wheelUp ? .up : .down, list: list, conflicts: conflicts, memo: memo) }
+            case .press:
+                if mode == .help || mode == .messages { mode = .normal }
             }
             return .none
-        case .conflicts, .usual:
-            switch mouse.kind {
-            case .wheelUp: return handle(.up, list: list, conflicts: conflicts, memo: memo)
-            case .wheelDown: return handle(.down, list: list, conflicts: conflicts, memo: memo)
-            case .press: return .none
-            }
         case .prompt, .confirm:
             return .none  // a prompt or a question is answered with keys
         case .normal:

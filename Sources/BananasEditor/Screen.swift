@@ -64,7 +64,7 @@ public enum Screen {
 
         drawTitle(&grid, frame, state, memo: memo)
         drawBody(&grid, frame, state, rows)
-        drawPromptLine(&grid, frame, state)
+        drawPromptLine(&grid, frame, state, hint: addHint(frame, state, memo: memo))
         if state.keyBarShown { drawKeyBar(&grid, state) }
         drawStatusBar(&grid, frame, state)
         switch state.mode {
@@ -145,8 +145,15 @@ public enum Screen {
             // In `bananas view`, only the keys that work there.
             entries = KeyMap.bar.filter { !state.readOnly || !KeyMap.binding(for: $0.command).edits }
                 .map { (KeyMap.binding(for: $0.command).keys[0].label, $0.label) }
-        case .prompt:
-            entries = [("Enter", "accept"), ("Esc", "cancel"), ("Tab", "complete")]
+        case .prompt(let prompt):
+            // Tab only where it does something.
+            entries = [("Enter", "accept"), ("Esc", "cancel")] + {
+                switch prompt.kind {
+                case .moveTo: [("Tab", "complete")]
+                case .addName: [("Tab", "next suggestion")]
+                default: []
+                }
+            }()
         case .confirm:
             entries = [("y", "yes"), ("n", "no")]
         case .help, .messages, .conflicts:
@@ -163,7 +170,20 @@ public enum Screen {
         }
     }
 
-    static func drawPromptLine(_ grid: inout Grid, _ frame: Frame, _ state: EditorState) {
+    /// What Enter in the add prompt will add, said before it happens: the highlighted
+    /// suggestion, or the typed name as new when a suggestion differs from it (`bnanas` with
+    /// Bananas suggested); nil otherwise.
+    static func addHint(_ frame: Frame, _ state: EditorState, memo: RowsMemo?) -> String? {
+        guard case .prompt(let prompt) = state.mode, case .addName = prompt.kind else { return nil }
+        let suggestions = state.suggestions(for: frame.list, memo: memo)
+        if let pick = prompt.pick, pick < suggestions.count { return "adds \(suggestions[pick].name.displaySafe)" }
+        var typed = prompt.line.text.trimmingWhitespace()
+        if typed.hasSuffix("?") { typed.removeLast() }
+        guard let best = suggestions.first, !typed.isEmpty, best.name.lowercased() != typed.lowercased() else { return nil }
+        return "adds new \"\(typed.displaySafe)\" · Tab: \(best.name.displaySafe)"
+    }
+
+    static func drawPromptLine(_ grid: inout Grid, _ frame: Frame, _ state: EditorState, hint: String? = nil) {
         let y = grid.height - 2
         switch state.mode {
         case .prompt(let prompt):
@@ -180,14 +200,16 @@ public enum Screen {
             // A value the prompt opened on is selected: typing replaces it.
             if prompt.line.selected { for column in x..<end { grid[column, y].highlighted = true } }
             grid.cursor = (min(grid.width - 1, x + column), y)
+            // A problem with what was typed (the prompt stays open), or what the last Enter did
+            // ("Added Milk"), else what Enter will do, after the text when there is room.
+            let start = x + TextWidth.of(shown) + 2
             if let message = state.message {
-                // A problem with what was typed (the prompt stays open), or what the last
-                // Enter did ("Added Milk"), after the text when there is room.
-                let start = x + TextWidth.of(shown) + 2
                 if start + 8 < grid.width {
                     grid.put(fitted(message.text, to: grid.width - start), x: start, y: y,
                              role: message.kind == .error ? .error : .dim)
                 }
+            } else if let hint, start + 8 < grid.width {
+                grid.put(TextWidth.truncate(hint, to: grid.width - start), x: start, y: y, role: .dim)
             }
         case .confirm(let confirm):
             grid.put(confirm.question, x: 0, y: y, role: .prompt)
@@ -362,9 +384,9 @@ public enum Screen {
 
     static func drawHelp(_ grid: inout Grid, _ state: EditorState) {
         let lines = helpLines(readOnly: state.readOnly)
-        let keyColumn = 17
+        let keyColumn = 19
         let box = drawBox(&grid, title: "Keys", footer: "j/k scroll · any other key closes",
-                          contentWidth: 64, contentHeight: lines.count)
+                          contentWidth: 66, contentHeight: lines.count)
         let scroll = min(state.helpScroll, max(0, lines.count - box.height))
         for (k, line) in lines.dropFirst(scroll).prefix(box.height).enumerated() {
             let y = box.y + k
@@ -413,7 +435,8 @@ public enum Screen {
         let entries = frame.status.conflicts
         let footer = state.readOnly ? "j/k move · Esc closes" : "r restore · d dismiss · D all · Esc"
         let twoLines = min(grid.width - 2, 74) - 4 < 60
-        let box = drawBox(&grid, title: "Conflicts: values that lost to a concurrent edit", footer: footer,
+        let title = grid.width >= 60 ? "Conflicts: values that lost to a concurrent edit" : "Conflicts: values that lost"
+        let box = drawBox(&grid, title: title, footer: footer,
                           contentWidth: 70, contentHeight: max(1, entries.count) * (twoLines ? 2 : 1))
         // Narrow (a split pane): the item and field on one line, kept and lost on the next,
         // so the values are not the part cut off.
@@ -503,9 +526,9 @@ public enum Screen {
         if first + box.height < items.count { grid.put("↓", x: box.x + box.width, y: box.y + box.height - 1, role: .helpKey) }
     }
 
-    static func quoted(_ text: String) -> String { "\"" + text.displaySafe + "\"" }
+    public static func quoted(_ text: String) -> String { "\"" + text.displaySafe + "\"" }
 
-    static func shown(_ value: FieldValue, field: String) -> String {
+    public static func shown(_ value: FieldValue, field: String) -> String {
         switch value {
         case .text(let s): quoted(s)
         case .flag(let b): field == "checked" ? (b ? "checked" : "unchecked") : (b ? "yes" : "no")

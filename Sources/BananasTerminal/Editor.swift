@@ -45,6 +45,7 @@ public final class Editor {
             // Another writer's change: the selection is kept by identity, so the cursor stays
             // on its item wherever that item now is.
             self.state.settle(self.state.rows(for: self.store.list, memo: self.rowsMemo))
+            if change == .merged { self.reviseSavedMessage() }
             self.gatherSuggestions()
             self.onNeedsDisplay?()
         }
@@ -65,7 +66,30 @@ public final class Editor {
         return path
     }
 
-    /// Shows a message until the next key (a theme problem found at start, say).
+    /// Whether Space moves on to the next item (config.yaml `space-moves-on: false` keeps it).
+    public var spaceMovesOn: Bool {
+        get { state.spaceMovesOn }
+        set { state.spaceMovesOn = newValue }
+    }
+
+    /// The values the last edit here set, while its message ("Saved Gala apples") shows.
+    private var savedShown: (id: String, changes: [ItemField: FieldValue], message: String)?
+
+    /// A concurrent edit that won over the values just saved here changes the message: it
+    /// never says "Saved Gala apples" beside a row that shows "Green apples".
+    private func reviseSavedMessage() {
+        guard let saved = savedShown, state.message?.text == saved.message else { savedShown = nil; return }
+        guard let item = store.list.item(saved.id) else { return }
+        guard let (field, mine) = saved.changes.sorted(by: { $0.key < $1.key }).first(where: { item[$0.key] != $0.value }) else { return }
+        let review = store.status.conflicts.contains { $0.subjectID == saved.id } ? " — c reviews" : ""
+        let what = field == .name ? "the name" : "\(field.rawValue) of \(Screen.quoted(item.name))"
+        state.message = .init("Another edit won: \(what) is \(Screen.shown(item[field], field: field.rawValue)), "
+            + "not \(Screen.shown(mine, field: field.rawValue))\(review)", kind: .error)
+        remember(state.message!)
+        savedShown = nil
+        messageShownAt = store.time.nowMillis()
+    }
+
     public func show(_ text: String, isError: Bool) {
         state.message = .init(text, kind: isError ? .error : .info)
         remember(state.message!)
@@ -259,6 +283,7 @@ public final class Editor {
                 try store.perform(edit, label: label)
                 if let select { state.selection = select }
                 state.message = .init(message)
+                if case .update(let id, let changes, _) = edit { savedShown = (id, changes, message) }
             } catch {
                 state.message = .init(StepLabel.failure(label, error, in: store.list), kind: .error)
             }

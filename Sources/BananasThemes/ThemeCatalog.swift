@@ -132,12 +132,18 @@ public enum Config {
     }
 
     /// The `mouse:` setting (`true` or `false`), or nil when the file or the key is absent.
-    public static func mouse(in path: String) throws(ThemeError) -> Bool? {
-        guard let (key, value) = try setting("mouse", in: path) else { return nil }
+    public static func mouse(in path: String) throws(ThemeError) -> Bool? { try flag("mouse", in: path) }
+
+    /// The `space-moves-on:` setting: false keeps the cursor on an item Space checked.
+    public static func spaceMovesOn(in path: String) throws(ThemeError) -> Bool? { try flag("space-moves-on", in: path) }
+
+    /// A `true`/`false` setting, or nil when the file or the key is absent.
+    static func flag(_ name: String, in path: String) throws(ThemeError) -> Bool? {
+        guard let (key, value) = try setting(name, in: path) else { return nil }
         switch value.string?.lowercased() {
         case "true", "yes", "on": return true
         case "false", "no", "off": return false
-        default: throw ThemeError(path: path, line: key.line, key: "mouse", problem: "must be true or false")
+        default: throw ThemeError(path: path, line: key.line, key: name, problem: "must be true or false")
         }
     }
 

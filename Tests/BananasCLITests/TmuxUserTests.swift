@@ -24,7 +24,7 @@ struct TmuxUserTests {
             defer { cli.cleanUp() }
             let tmux = try Tmux(cli)
             #expect(tmux.waitFor("Butter"))
-            tmux.keys("j", "Space", "C-c")  // one write to the terminal
+            tmux.keys("Space", "C-c")  // one write to the terminal (the cursor starts on Bananas)
             #expect(tmux.waitForExit() == .status(0), "run \(run)")
             #expect(await item(cli, "Bananas")?["checked"] as? Bool == true, "run \(run)")
             #expect(tmux.info("#{alternate_on}") == "0")
@@ -214,5 +214,44 @@ struct TmuxNewerSchemaTests {
         #expect(tmux.waitForExit() == .status(0), "no edit is left waiting")
         #expect(tmux.screen().contains("next time bananas runs") == false, "\(tmux.screen())")
         #expect(cli.fileBytes == Data(newer.utf8))
+    }
+}
+
+@Suite("Editor in tmux: conventions", .serialized, .enabled(if: Tmux.isAvailable, "tmux is not installed"))
+struct TmuxConventionTests {
+    @Test("25 items: the key bar stays, the cursor starts on an item, Space moves on, Ctrl-F pages, Ctrl-C asks before dropping text")
+    func conventions() async throws {
+        let cli = CLI()
+        defer { cli.cleanUp() }
+        let names = (1...25).map { String(format: "Item %02d", $0) }
+        await cli.run(["add"] + names + ["--section", "Produce"])
+        let tmux = try Tmux(cli, width: 60, height: 16)
+        #expect(tmux.waitFor("Item 01"))
+        #expect(tmux.waitFor("a add  Space check"), "the key bar stays at 25 items:\n\(tmux.screen())")
+        // e on the first item edits it: the cursor did not start on the section's header.
+        tmux.keys("e")
+        #expect(tmux.waitFor("Name: Item 01"), "\(tmux.screen())")
+        tmux.keys("Escape")
+        // Esc and a key at once would read as Alt and the key.
+        #expect(tmux.waitForScreen { !$0.contains("Name:") } != nil)
+        // Three neighbours, three keys.
+        tmux.keys("Space", "Space", "Space")
+        #expect(tmux.waitForScreen { $0.contains("[x] Item 03") && $0.contains("[ ] Item 04") } != nil, "\(tmux.screen())")
+        let checked = { (try? await cli.items())?.filter { $0["checked"] as? Bool == true }.compactMap { $0["name"] as? String } ?? [] }
+        let deadline = Date().addingTimeInterval(5)
+        while await checked() != ["Item 01", "Item 02", "Item 03"], Date() < deadline { try? await Task.sleep(for: .seconds(0.05)) }
+        #expect(await checked() == ["Item 01", "Item 02", "Item 03"])
+        // A page down shows the rows below.
+        tmux.keys("C-f")
+        #expect(tmux.waitForScreen { $0.contains("Item 16") && !$0.contains("Item 02") } != nil, "\(tmux.screen())")
+        // Typed text is not dropped by Ctrl-C without asking.
+        tmux.keys("a")
+        tmux.type("Kiwi")
+        tmux.keys("C-c")
+        #expect(tmux.waitFor("Quit and drop \"Kiwi\"? (y/n)"), "\(tmux.screen())")
+        tmux.keys("n")
+        #expect(tmux.waitFor("Add to Produce: Kiwi"), "\(tmux.screen())")
+        tmux.keys("C-c", "y")
+        #expect(tmux.waitForExit() == .status(0))
     }
 }

@@ -57,7 +57,8 @@ struct MessagesForPeopleTests {
         select(editor, "Milk")
         editor.handle(.char(" "))
         editor.handle(.char("u"))
-        #expect(await eventually { other.list.item(milk)?.checked == false })
+        // The other instance has seen the check and its undo (not only the value they end on).
+        #expect(await eventually { other.list.item(milk)?.stamps[.checked] == editor.store.list.item(milk)?.stamps[.checked] })
         try other.perform(.update(id: milk, changes: [.checked: .flag(true)]), label: "check")
         #expect(await eventually { editor.store.list.item(milk)?.checked == true })
         editor.handle(.ctrl("r"))
