@@ -173,6 +173,25 @@ struct TmuxLightTerminalTests {
         #expect(dark.waitFor("Bananas"))
         #expect(dark.styledScreen().contains("33m  6"), "\(dark.styledScreen())")
     }
+
+    @Test("no COLORFGBG, but the terminal answers OSC 11 with a light background: the light theme, also for colorblind")
+    func askedTheTerminal() async throws {
+        let cli = CLI()
+        defer { cli.cleanUp() }
+        await cli("add", "Bananas", "--section", "Produce", "--amount", "6", "--optional")
+        for (theme, amount) in [(nil, "35m  6"), ("colorblind", "38;5;130m  6")] as [(String?, String)] {
+            // bananas starts once the pane's background is set (tmux answers OSC 11 with it).
+            let ready = cli.folder + "/.ready-" + UUID().uuidString
+            let tmux = try Tmux(cli, width: 60, program: ["/bin/sh", "-c", "until [ -e \"$0\" ]; do sleep 0.01; done; exec \"$@\"", ready, CLI.binary],
+                                arguments: theme.map { ["--theme", $0] } ?? [], environment: ["TERM": "screen-256color"])
+            tmux.run(["set-option", "-g", "window-style", "bg=white,fg=black"])
+            FileManager.default.createFile(atPath: ready, contents: nil)
+            #expect(tmux.waitFor("Bananas"))
+            let styled = tmux.styledScreen()
+            #expect(styled.contains(amount), "\(theme ?? "default"): \(styled)")
+            #expect(!styled.contains("33m  6"), "\(styled)")
+        }
+    }
 }
 
 @Suite("Editor in tmux: a broken file", .serialized, .enabled(if: Tmux.isAvailable, "tmux is not installed"))
