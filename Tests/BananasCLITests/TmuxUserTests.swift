@@ -62,15 +62,15 @@ struct TmuxUserTests {
         #expect(screen != nil)
         let lines = (screen ?? "").split(separator: "\n").map(String.init)
         let tea = lines.first { $0.contains("Tea") } ?? ""
-        // Skin tone and family whole; the flag drawn as its letters (a curses cell holds one
-        // spacing character); nothing dangling.
-        #expect(tea.contains("[ ] Tea 👍🏽 👩‍👧 JP"), "\(tea)")
+        // Drawn safely: the skin tone and the family as their first emoji, the flag as its
+        // letters (terminals count their widths differently); nothing dangling.
+        #expect(tea.contains("[ ] Tea 👍 👩 JP"), "\(tea)")
         #expect(lines.contains { $0.hasPrefix("  [ ] Water") }, "\(lines)")
         // In the prompt too: typed one code point at a time, edited as one character each.
         tmux.keys("G", "a")
         tmux.type("👍🏽👩‍👧")
         tmux.keys("BSpace", "Enter", "Enter", "Escape")
-        #expect(tmux.waitFor("[ ] 👍🏽"), "\(tmux.screen())")
+        #expect(tmux.waitFor("[ ] 👍"), "\(tmux.screen())")
         let deadline = Date().addingTimeInterval(5)
         while await item(cli, "👍🏽") == nil && Date() < deadline { try? await Task.sleep(for: .seconds(0.05)) }
         #expect(await item(cli, "👍🏽") != nil)
@@ -272,5 +272,55 @@ struct TmuxConventionTests {
         #expect(tmux.waitFor("Add to Produce: Kiwi"), "\(tmux.screen())")
         tmux.keys("C-c", "y")
         #expect(tmux.waitForExit() == .status(0))
+    }
+}
+
+@Suite("Editor in tmux: glyphs never smear", .serialized, .enabled(if: Tmux.isAvailable, "tmux is not installed"))
+struct TmuxGlyphTests {
+    static let names = ["Tea 👍🏽", "Crew 👩🏽‍🚀", "Family 👨‍👩‍👧‍👦", "Keycap 1️⃣", "Heart ❤️", "Rainbow 🏳️‍🌈", "日本茶 tea", "Water"]
+
+    /// The rows as tmux holds them: each row's text, with the cells it takes.
+    func lines(_ tmux: Tmux) -> [String] { tmux.screen().split(separator: "\n", omittingEmptySubsequences: false).map(String.init) }
+
+    @Test("skin tones, joined emoji, keycaps, VS16 and CJK: in the list, after G, in a prompt and under help, nothing spills")
+    func noSmear() async throws {
+        let cli = CLI()
+        defer { cli.cleanUp() }
+        await cli.run(["add"] + Self.names + ["--section", "Drinks"])
+        let tmux = try Tmux(cli, width: 60, height: 16)
+        #expect(tmux.waitFor("Water"))
+        // Each row is whole: the next item's box starts its row, the right margin holds nothing.
+        var screen = lines(tmux)
+        for (k, name) in Self.names.dropLast().enumerated() {
+            let word = String(name.split(separator: " ")[0])
+            let row = screen.firstIndex { $0.contains(word) }
+            #expect(row != nil, "\(name):\n\(screen.joined(separator: "\n"))")
+            if let row { #expect(screen[row + 1].hasPrefix("  [ ] " + Self.names[k + 1].prefix(2)), "after \(name):\n\(screen.joined(separator: "\n"))") }
+        }
+        // Moving the cursor bar over every row leaves the key bar whole.
+        tmux.keys("G")
+        #expect(tmux.waitForScreen { $0.contains("a add  Space check") } != nil, "\(tmux.screen())")
+        for _ in Self.names { tmux.keys("k") }
+        tmux.keys("G")
+        screen = lines(tmux)
+        #expect(screen.contains { $0.hasPrefix("a add  Space check") }, "\(screen.joined(separator: "\n"))")
+        // Help over the rows: none of their letters show through the box.
+        tmux.keys("?")
+        #expect(tmux.waitFor("Keys"))
+        screen = lines(tmux)
+        for line in screen where line.contains("│") {
+            for name in Self.names { #expect(!line.contains(String(name.split(separator: " ")[0])), "\(line)") }
+        }
+        tmux.keys("Escape")
+        // A prompt: Backspace after a joined emoji leaves the text as it was before it.
+        #expect(tmux.waitForScreen { !$0.contains("Keys") } != nil)
+        tmux.keys("a")
+        #expect(tmux.waitFor("Add to Drinks:"))
+        tmux.type("x👩🏽‍🚀")
+        tmux.keys("BSpace")
+        let prompt = tmux.waitForScreen { screen in
+            screen.split(separator: "\n").contains { $0.hasPrefix("Add to Drinks: x") && $0.trimmingCharacters(in: .whitespaces) == "Add to Drinks: x" }
+        }
+        #expect(prompt != nil, "\(tmux.screen())")
     }
 }
