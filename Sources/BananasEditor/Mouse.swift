@@ -41,7 +41,8 @@ extension EditorState {
     /// Handles a mouse event on a screen `width` columns wide (the height is the viewport's
     /// plus the title, prompt and status lines): a click on a row selects it, on its box
     /// checks it, on a section header collapses it; the wheel moves through the list; a click
-    /// on the status bar opens the conflict review when there are conflicts, help on `? help`.
+    /// on a key bar entry presses its key; a click on the status bar opens the conflict review
+    /// when there are conflicts, help on `? help`.
     public mutating func handle(_ mouse: MouseEvent, list: ShoppingList, conflicts: [Conflict] = [],
                                 width: Int, memo: RowsMemo? = nil) -> EditorAction {
         defer { settle(rows(for: list, memo: memo)) }
@@ -75,6 +76,11 @@ extension EditorState {
             break
         }
         let statusBar = viewportHeight + 2 + (keyBarShown ? 1 : 0)
+        if keyBarShown, mouse.y == statusBar - 2 {
+            // A click on a key bar entry presses its key, as htop's function bar does.
+            guard let key = Screen.keyBarLayout(self, width: width).first(where: { $0.columns.contains(mouse.x) })?.key else { return .none }
+            return handle(key, list: list, conflicts: conflicts, memo: memo)
+        }
         if mouse.y == statusBar {
             if mouse.x >= width - Screen.helpHint.count {
                 return handle(KeyMap.binding(for: .help).keys[0], list: list, conflicts: conflicts, memo: memo)

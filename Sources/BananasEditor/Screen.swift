@@ -136,37 +136,48 @@ public enum Screen {
         return TextWidth.truncate(status.shortSummary, to: room)
     }
 
-    /// The key bar: the commonest keys for what is open, as many as fit.
-    static func drawKeyBar(_ grid: inout Grid, _ state: EditorState) {
-        let y = grid.height - 3
-        let entries: [(keys: String, label: String)]
+    /// The key bar's entries for what is open, laid out on a screen `width` wide: as many as
+    /// fit, each with the columns it takes and, in the list, the key a click on it presses.
+    static func keyBarLayout(_ state: EditorState, width: Int) -> [(columns: Range<Int>, keys: String, label: String, key: Key?)] {
+        let entries: [(keys: String, label: String, key: Key?)]
         switch state.mode {
         case .normal:
             // In `bananas view`, only the keys that work there.
             entries = KeyMap.bar.filter { !state.readOnly || !KeyMap.binding(for: $0.command).edits }
-                .map { (KeyMap.binding(for: $0.command).keys[0].label, $0.label) }
+                .map { let key = KeyMap.binding(for: $0.command).keys[0]; return (key.label, $0.label, key) }
         case .prompt(let prompt):
             // Tab only where it does something.
-            entries = [("Enter", "accept"), ("Esc", "cancel")] + {
+            entries = [("Enter", "accept", nil), ("Esc", "cancel", nil)] + {
                 switch prompt.kind {
-                case .moveTo: [("Tab", "complete")]
-                case .addName: [("Tab", "next suggestion")]
+                case .moveTo: [("Tab", "complete", nil)]
+                case .addName: [("Tab", "next suggestion", nil)]
                 default: []
                 }
             }()
         case .confirm:
-            entries = [("y", "yes"), ("n", "no")]
+            entries = [("y", "yes", nil), ("n", "no", nil)]
         case .help, .messages, .conflicts:
-            entries = [("j k", "scroll"), ("Esc", "close")]
+            entries = [("j k", "scroll", nil), ("Esc", "close", nil)]
         case .usual:
-            entries = [("Space", "mark"), ("Enter", "add"), ("Esc", "close")]
+            entries = [("Space", "mark", nil), ("Enter", "add", nil), ("Esc", "close", nil)]
         }
         var x = 0
+        var laid: [(columns: Range<Int>, keys: String, label: String, key: Key?)] = []
         for entry in entries {
-            let width = TextWidth.of(entry.keys) + 1 + TextWidth.of(entry.label)
-            guard x + width <= grid.width else { break }
-            x = grid.put(entry.keys, x: x, y: y, role: .helpKey)
-            x = grid.put(" " + entry.label + "  ", x: x, y: y, role: .dim)
+            let w = TextWidth.of(entry.keys) + 1 + TextWidth.of(entry.label)
+            guard x + w <= width else { break }
+            laid.append((x..<x + w, entry.keys, entry.label, entry.key))
+            x += w + 2
+        }
+        return laid
+    }
+
+    /// The key bar: the commonest keys for what is open, as many as fit.
+    static func drawKeyBar(_ grid: inout Grid, _ state: EditorState) {
+        let y = grid.height - 3
+        for entry in keyBarLayout(state, width: grid.width) {
+            let x = grid.put(entry.keys, x: entry.columns.lowerBound, y: y, role: .helpKey)
+            grid.put(" " + entry.label + "  ", x: x, y: y, role: .dim)
         }
     }
 

@@ -124,6 +124,23 @@ struct ConventionTests {
         #expect(render(s.list, state: s.state, width: 80).lines[10].contains("adds Bananas bio"))
     }
 
+    @Test("a click on a key bar entry presses its key; between entries, nothing")
+    func keyBarClickable() {
+        var s = Session()
+        s.state.keyBar = .on
+        s.state.keyBarShown = true
+        s.state.viewportHeight = Screen.viewportHeight(forHeight: 12, keyBar: true)
+        let bar = render(s.list, state: s.state).lines[9]
+        #expect(bar.hasPrefix("a add  Space check"), "\(bar)")
+        let column = bar.distance(from: bar.startIndex, to: bar.range(of: "e edit")!.lowerBound)
+        _ = s.state.handle(MouseEvent(.press, x: column + 2, y: 9), list: s.list, width: 44)
+        guard case .prompt(let prompt) = s.state.mode else { Issue.record("no prompt: \(s.state.mode)"); return }
+        #expect(prompt.label == "Rename section:", "the cursor is on Produce's header: e renames it")
+        s.press(.escape)
+        _ = s.state.handle(MouseEvent(.press, x: column - 1, y: 9), list: s.list, width: 44)
+        #expect(s.state.mode == .normal)
+    }
+
     @Test("the conflict review's title fits a 50-column pane")
     func conflictTitleFits() {
         var state = EditorState()
