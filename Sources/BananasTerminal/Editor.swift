@@ -80,11 +80,23 @@ public final class Editor {
     private func reviseSavedMessage() {
         guard let saved = savedShown, state.message?.text == saved.message else { savedShown = nil; return }
         guard let item = store.list.item(saved.id) else { return }
-        guard let (field, mine) = saved.changes.sorted(by: { $0.key < $1.key }).first(where: { item[$0.key] != $0.value }) else { return }
+        // The fields a row shows (an order lost to another is no news).
+        let shownFields: [ItemField] = [.name, .amount, .section, .checked, .optional]
+        guard let (field, mine) = saved.changes.sorted(by: { $0.key < $1.key })
+            .first(where: { shownFields.contains($0.key) && item[$0.key] != $0.value }) else { return }
+        func said(_ value: FieldValue) -> String {
+            switch (field, value) {
+            case (.optional, .flag(let on)): on ? "optional" : "needed"
+            default: Screen.shown(value, field: field.rawValue)
+            }
+        }
+        let what = switch field {
+        case .name: "the name is"
+        case .checked, .optional: "\(Screen.quoted(item.name)) is"
+        default: "the \(field.rawValue) of \(Screen.quoted(item.name)) is"
+        }
         let review = store.status.conflicts.contains { $0.subjectID == saved.id } ? " — c reviews" : ""
-        let what = field == .name ? "the name" : "\(field.rawValue) of \(Screen.quoted(item.name))"
-        state.message = .init("Another edit won: \(what) is \(Screen.shown(item[field], field: field.rawValue)), "
-            + "not \(Screen.shown(mine, field: field.rawValue))\(review)", kind: .error)
+        state.message = .init("Another edit won: \(what) \(said(item[field])), not \(said(mine))\(review)", kind: .error)
         remember(state.message!)
         savedShown = nil
         messageShownAt = store.time.nowMillis()
