@@ -61,7 +61,10 @@ func runEditor(file: ListFile, mode: ListStore.Mode, theme themeName: String?, n
         try MainActor.assumeIsolated {
             let store = ListStore(file: file, mode: mode)
             let editor = Editor(store: store)
-            let (theme, problem) = ThemeCatalog.load(flag: themeName)
+            // Asked before curses starts (its reply must not reach the editor as keys); not
+            // when no colour will be shown.
+            let colour = (Environment.value("NO_COLOR") ?? "").isEmpty
+            let (theme, problem) = ThemeCatalog.load(flag: themeName, background: colour ? BackgroundProbe.query() : nil)
             var mouse = !noMouse
             if mouse {
                 do throws(ThemeError) {
@@ -69,6 +72,11 @@ func runEditor(file: ListFile, mode: ListStore.Mode, theme themeName: String?, n
                 } catch {
                     editor.show(error.description, isError: true)
                 }
+            }
+            do throws(ThemeError) {
+                editor.spaceMovesOn = try Config.spaceMovesOn(in: Config.path()) ?? true
+            } catch {
+                editor.show(error.description, isError: true)
             }
             if let problem { editor.show(problem, isError: true) }
             let runner = EditorRunner(editor: editor, theme: theme, mouse: mouse)

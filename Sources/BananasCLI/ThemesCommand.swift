@@ -6,6 +6,7 @@ import Darwin
 import ArgumentParser
 import BananasEditor
 import BananasFile
+import BananasTerminal
 import BananasThemes
 
 /// `bananas themes`: every theme, with a one-line preview.
@@ -26,7 +27,8 @@ struct ThemesCommand: ParsableCommand {
         let catalog = ThemeCatalog(environment: environment)
         let colored = !plain && isatty(STDOUT_FILENO) == 1
         let level = colored ? ThemePreview.level(environment: environment) : .none
-        let current = ThemeCatalog.load(flag: nil, environment: environment).theme.name
+        let current = ThemeCatalog.load(flag: nil, environment: environment,
+                                        background: colored && isatty(STDIN_FILENO) == 1 ? BackgroundProbe.query() : nil).theme.name
         let width = catalog.names().map(\.name.count).max() ?? 8
         for (name, source) in catalog.names() {
             let marker = name == current ? "*" : " "

@@ -12,15 +12,33 @@ public struct EditHistory: Hashable, Sendable {
         }
     }
 
-    /// Undo met a value someone else wrote since the step (rule 7): nothing was changed, and
-    /// the step is dropped.
+    /// Undo (or redo) met a value someone else wrote since the step (rule 7): nothing was
+    /// changed, and the step is dropped.
     public struct Refused: Error, Equatable, CustomStringConvertible {
         public var label: String
         public var reason: EditError
-        public var description: String { "cannot undo \(label): \(reason)" }
+        public var direction: Direction = .undo
+        public var description: String { "cannot \(direction) \(label): \(because)" }
+
+        /// Why, in a person's words, for the direction it went: "its name was changed since
+        /// by another edit, which redo does not overwrite".
+        public var because: String {
+            guard case .changedSince(_, let field) = reason else { return reason.description }
+            let what: String = switch field {
+            case "checked": "it was checked or unchecked since"
+            case "optional": "it was marked optional or needed since"
+            case "section": "it was moved to another section since"
+            case "sortOrder": "it was moved since"
+            case "section name": "the section was renamed since"
+            case "section position": "the section was moved since"
+            case "section removed": "the section was removed or brought back since"
+            default: "its \(field) was changed since"
+            }
+            return "\(what) by another edit, which \(direction) does not overwrite"
+        }
     }
 
-    public enum Direction: Sendable { case undo, redo }
+    public enum Direction: String, Sendable { case undo, redo }
 
     public private(set) var undoSteps: [Step] = []
     public private(set) var redoSteps: [Step] = []
@@ -63,7 +81,7 @@ public struct EditHistory: Hashable, Sendable {
                 if direction == .undo { redoSteps.append(replayed) } else { undoSteps.append(replayed) }
                 return step.label
             } catch let error as EditError {
-                if case .changedSince = error { throw Refused(label: step.label, reason: error) }
+                if case .changedSince = error { throw Refused(label: step.label, reason: error, direction: direction) }
             }
         }
         return nil

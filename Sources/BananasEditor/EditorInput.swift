@@ -23,7 +23,14 @@ extension EditorState {
         defer { settle(rows(for: list, memo: memo)) }
         // Quitting works in every mode, and comes in order with the keys before it (the
         // terminal delivers Ctrl-C as a key, not a signal that would skip them).
-        if KeyMap.quitKeys.contains(key) { return .quit }
+        if KeyMap.quitKeys.contains(key) {
+            // Typed text is not dropped without asking (a second Ctrl-C is the yes).
+            if !tooSmall, case .prompt(let prompt) = mode, prompt.holdsTypedText {
+                mode = .confirm(.quit(dropping: prompt))
+                return .none
+            }
+            return .quit
+        }
         if tooSmall {
             // Nothing of the list is visible: only what cannot act blind.
             if KeyMap.binding(for: key)?.command == .redraw { return .redraw }
@@ -63,10 +70,7 @@ extension EditorState {
             if case .char(let c) = key { message = Message("\(c.description.displaySafe) does nothing here — press ? for help") }
             return .none
         }
-        if readOnly && binding.edits {
-            message = Message(Self.readOnlyHint, kind: .readOnly)
-            return .none
-        }
+        if binding.edits && refusesEdit() { return .none }
         let rows = rows(for: list, memo: memo)
         let index = cursorIndex(in: rows)
         let row = index.map { rows[$0] }
@@ -107,7 +111,11 @@ extension EditorState {
             if let previous = rows.indices.last(where: { $0 < current && isHeader(rows[$0]) }) { move(to: previous, rows) }
 
         case .toggleChecked:
-            if let item { return toggleChecked(item) }
+            if let item {
+                // On to the next item (past headers), so neighbours are checked with a key each.
+                let next = spaceMovesOn ? index.flatMap { at in rows[(at + 1)...].first { if case .item = $0 { true } else { false } } } : nil
+                return toggleChecked(item, then: next?.selection)
+            }
             if case .section(let name, _, _, _) = row { toggleCollapse(name) }
 
         case .addItem:
@@ -243,10 +251,25 @@ extension EditorState {
 
     static let readOnlyHint = "read-only: bananas view cannot change the list (run bananas to edit)"
 
-    func toggleChecked(_ item: Item) -> EditorAction {
+    /// True, with the reason said, when no edit can be made now: the viewer, or a file this
+    /// bananas cannot write.
+    mutating func refusesEdit() -> Bool {
+        if readOnly {
+            message = Message(Self.readOnlyHint, kind: .readOnly)
+            return true
+        }
+        if let editsRefused {
+            message = Message(editsRefused, kind: .error)
+            return true
+        }
+        return false
+    }
+
+    /// Checks or unchecks `item`; the cursor goes to `then`, else stays on it.
+    func toggleChecked(_ item: Item, then next: Selection? = nil) -> EditorAction {
         let verb = item.checked ? "Unchecked" : "Checked"
         return .edit(.update(id: item.id, changes: [.checked: .flag(!item.checked)]),
-                     label: StepLabel.make(verb.lowercased(), item), select: .item(item.id),
+                     label: StepLabel.make(verb.lowercased(), item), select: next ?? .item(item.id),
                      message: "\(verb) \(item.name.displaySafe)")
     }
 
@@ -273,7 +296,7 @@ extension EditorState {
     /// not: typing there narrows it).
     private mutating func openPrompt(_ kind: Prompt.Kind, _ label: String, text: String = "") {
         let selected: Bool = if case .filter = kind { false } else { true }
-        mode = .prompt(Prompt(kind: kind, label: label, line: LineEditor(text, selected: selected)))
+        mode = .prompt(Prompt(kind: kind, label: label, line: LineEditor(text, selected: selected), initial: text))
     }
 
     /// J/K: one place down or up within the section; past its edge, into the next or
@@ -634,6 +657,12 @@ extension EditorState {
 
     private mutating func handleConfirm(_ confirm: Confirm, _ key: Key, list: ShoppingList) -> EditorAction {
         mode = .normal
+        if case .quit(let prompt) = confirm {
+            if KeyMap.confirmCommand(for: key) == .yes { return .quit }
+            mode = .prompt(prompt)
+            message = Message("Kept what you typed")
+            return .none
+        }
         guard KeyMap.confirmCommand(for: key) == .yes else {
             message = Message("Cancelled")
             return .none
@@ -650,6 +679,8 @@ extension EditorState {
             let edit = ListEdit.batch([.setSections(list.sections.filter { $0 != name })]
                 + ids.filter { list.item($0) != nil }.map { .delete(id: $0) })
             return .edit(edit, label: "remove section \(name)", select: nil, message: "Removed section \(name.displaySafe) — u brings it back")
+        case .quit:
+            return .none
         }
     }
 
@@ -657,14 +688,15 @@ extension EditorState {
         switch KeyMap.overlayCommand(for: key) {
         case .down: helpScroll += 1
         case .up: helpScroll -= 1
-        case .pageDown: helpScroll += 10
-        case .pageUp: helpScroll -= 10
+        // A page, less a line kept for context (as the list pages).
+        case .pageDown: helpScroll += max(1, overlayLines - 1)
+        case .pageUp: helpScroll -= max(1, overlayLines - 1)
         case .top: helpScroll = 0
         case .restore, .dismiss, .dismissAll, nil: mode = .normal
         }
-        // No further than the last page (the box shows viewportHeight - 1 lines).
-        let lines = mode == .messages ? history.count : Screen.helpLines(readOnly: readOnly).count
-        helpScroll = min(max(0, helpScroll), max(0, lines - (viewportHeight - 1)))
+        // No further than the last page.
+        let lines = mode == .messages ? Screen.messageLines(history, width: screenWidth).count : Screen.helpLines(readOnly: readOnly).count
+        helpScroll = min(max(0, helpScroll), max(0, lines - overlayLines))
         return .none
     }
 
@@ -679,13 +711,13 @@ extension EditorState {
         case .up: conflictIndex = max(0, conflictIndex - 1)
         case .pageDown, .pageUp, .top: break
         case .restore:
-            guard !readOnly else { message = Message("read-only: bananas view cannot restore", kind: .readOnly); return .none }
+            guard !refusesEdit() else { return .none }
             return .restoreConflict(conflicts[conflictIndex])
         case .dismiss:
-            guard !readOnly else { message = Message("read-only: bananas view cannot dismiss", kind: .readOnly); return .none }
+            guard !refusesEdit() else { return .none }
             return .dismissConflicts([conflicts[conflictIndex]])
         case .dismissAll:
-            guard !readOnly else { message = Message("read-only: bananas view cannot dismiss", kind: .readOnly); return .none }
+            guard !refusesEdit() else { return .none }
             return .dismissConflicts(conflicts)
         case nil:
             mode = .normal

@@ -47,6 +47,10 @@ public struct EditorState: Equatable, Sendable {
         public var line: LineEditor
         /// The highlighted suggestion of the add prompt (an index into `suggestions`), if any.
         public var pick: Int? = nil
+        /// The text it opened on: anything else was typed, and is not dropped without asking.
+        public var initial = ""
+
+        public var holdsTypedText: Bool { !line.text.isEmpty && line.text != initial }
     }
 
     /// A question, with exactly what a yes acts on (ids taken when it was asked, so a change
@@ -54,9 +58,12 @@ public struct EditorState: Equatable, Sendable {
     public enum Confirm: Equatable, Sendable {
         case clearChecked(ids: [String])
         case removeSection(String, ids: [String])
+        /// Ctrl-C in a prompt with typed text: quit and drop it? A no goes back to the prompt.
+        case quit(dropping: Prompt)
 
         var question: String {
             switch self {
+            case .quit(let prompt): "Quit and drop \"\(TextWidth.truncate(prompt.line.text.displaySafe, to: 30))\"? (y/n)"
             case .clearChecked(let ids): "Remove \(ids.count) checked item\(ids.count == 1 ? "" : "s")? (y/n)"
             case .removeSection(let name, let ids):
                 "Remove section \(name.displaySafe) and its \(ids.count) item\(ids.count == 1 ? "" : "s")? (y/n)"
@@ -80,6 +87,8 @@ public struct EditorState: Equatable, Sendable {
     public var scrollTop = 0
     /// Rows of list the screen has room for (set by whoever knows the terminal size).
     public var viewportHeight = 20
+    /// The terminal's width (set with `viewportHeight`): the message history wraps to it.
+    public var screenWidth = 80
     public var collapsed: Set<String> = []
     public var hideChecked = false
     /// The filter in force (typing one shows it live; see `activeFilter`).
@@ -90,26 +99,33 @@ public struct EditorState: Equatable, Sendable {
     public var mode: Mode = .normal
     public var message: Message?
     public let readOnly: Bool
+    /// Why edits are refused now although this is the editor (a file from a newer bananas,
+    /// which this one cannot write): said instead of making an edit that would never land.
+    public var editsRefused: String?
     public var helpScroll = 0
     /// Messages shown so far, oldest first, at most `historyLimit`.
     public var history: [String] = []
     /// A count being typed before a key (`5j`); 0 when none.
     public var countPrefix = 0
 
-    /// The one-line key bar above the status bar: `auto` shows it while the list is short
-    /// (a new list, a new user), `b` turns it on or off for good.
+    /// The one-line key bar above the status bar: shown unless `b` turned it off (`auto`:
+    /// nobody chose yet). It stays however long the list grows, as htop's and mc's do.
     public enum KeyBar: String, Equatable, Sendable { case auto, on, off }
     public var keyBar: KeyBar = .auto
+    /// Space checks the item and moves on to the next one (checking neighbours in a row);
+    /// false (config.yaml `space-moves-on: false`) keeps the cursor where it is.
+    public var spaceMovesOn = true
     /// Whether the screen last laid out showed the key bar (it takes a row from the list).
     public var keyBarShown = false
-    static let keyBarBelow = 20
-
+    /// Lines an overlay box (help, messages) shows at once: the screen less the title and
+    /// status bars and the box's borders.
+    public var overlayLines: Int { max(1, viewportHeight + (keyBarShown ? 1 : 0) - 1) }
     /// Whether the key bar shows over `list`.
     public func showsKeyBar(_ list: ShoppingList, memo: RowsMemo? = nil) -> Bool {
         switch keyBar {
         case .on: true
         case .off: false
-        case .auto: counts(for: list, memo: memo).total < Self.keyBarBelow
+        case .auto: true
         }
     }
     public static let historyLimit = 100
@@ -289,12 +305,15 @@ extension EditorState {
     /// Pins the selection to the cursor's row and scrolls so it is visible. Call after any
     /// change to the list or to the state.
     public mutating func settle(_ rows: [Row]) {
-        guard let index = cursorIndex(in: rows) else {
+        guard var index = cursorIndex(in: rows) else {
             selection = nil
             selectionIndex = 0
             scrollTop = 0
             return
         }
+        // A cursor placed for the first time goes to the first item, not its section's
+        // header (where `e` would rename the section).
+        if selection == nil, let first = rows.firstIndex(where: { if case .item = $0 { true } else { false } }) { index = first }
         selection = rows[index].selection
         selectionIndex = index
         let height = max(1, viewportHeight)

@@ -112,12 +112,13 @@ public struct Grid: Equatable, Sendable {
 
     /// What a terminal whose cells are curses cells is given for one grid cell holding
     /// `text` (a whole grapheme cluster) over `columns` columns: one string per column, ""
-    /// for a column the one before covers. A curses cell holds a spacing character and up to
-    /// `maxScalars - 1` zero-width ones after it, and takes the columns `scalarWidth` (the
-    /// C library's `wcwidth`) gives the first; a cluster it cannot hold whole that way is
-    /// drawn another way, never cut: a flag as its two letters (🇯🇵 as `JP`), an emoji
-    /// made of a narrow symbol and a presentation selector (❤️) as the symbol, anything else
-    /// as a wide `？`.
+    /// for a column the one before covers. A character with combining marks (`e` and an
+    /// accent) is sent whole; a cluster whose width terminals disagree on is drawn another
+    /// way, never sent whole: tmux, the terminal and the C library each count a skin tone, a
+    /// joiner, a keycap or an emoji selector their own way, and one column counted differently
+    /// leaves glyphs behind. So a flag is drawn as its two letters (🇯🇵 as `JP`), and any other
+    /// such cluster as its first character (👍🏽 as 👍, 👩🏽‍🚀 as 👩, 1️⃣ as 1, ❤️ as ❤),
+    /// padded to the columns the grid gave it; one that starts with a mark, as a wide `？`.
     public static func terminalForm(_ text: String, columns: Int, maxScalars: Int,
                                     scalarWidth: (Unicode.Scalar) -> Int) -> [String] {
         let scalars = Array(text.unicodeScalars)
@@ -126,21 +127,29 @@ public struct Grid: Equatable, Sendable {
         }
         guard let first = scalars.first, scalars.count > 1 else { return padded(text.isEmpty ? " " : text, width: columns) }
         let rest = scalars.dropFirst()
-        if scalars.count <= maxScalars, max(1, scalarWidth(first)) == columns,
-           scalars.indices.dropFirst().allSatisfy({ k in
-               // Zero-width, a skin tone, or the next part of a joined emoji.
-               scalarWidth(scalars[k]) == 0 || scalars[k].properties.isEmojiModifier || scalars[k - 1].value == 0x200D
-           }) {
+        if scalars.count <= maxScalars, max(1, scalarWidth(first)) == columns, !untrusted(first),
+           rest.allSatisfy({ scalarWidth($0) == 0 && !untrusted($0) }) {
             return padded(text, width: columns)
         }
         let regional = scalars.count == 2 && scalars.allSatisfy { (0x1F1E6...0x1F1FF).contains($0.value) }
         if regional, columns == 2 {
             return scalars.map { String(Character(Unicode.Scalar($0.value - 0x1F1E6 + 65)!)) }
         }
-        if rest.allSatisfy({ scalarWidth($0) == 0 && $0.value != 0x200D }), scalarWidth(first) >= 1 {
-            return padded(String(first), width: min(columns, scalarWidth(first)))
+        let width = scalarWidth(first)
+        if width >= 1, width <= columns, !untrusted(first) {
+            return padded(String(first), width: width)
         }
         return columns >= 2 ? padded("\u{FF1F}", width: 2) : ["?"]
+    }
+
+    /// Scalars whose effect on a cluster's width terminals disagree on: the emoji selector,
+    /// the joiner, the keycap mark, skin tones, tag characters (subdivision flags) and
+    /// regional indicators.
+    static func untrusted(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0xFE0F, 0x200D, 0x20E3, 0x1F3FB...0x1F3FF, 0xE0020...0xE007F, 0x1F1E6...0x1F1FF: true
+        default: false
+        }
     }
 
     /// Fills columns x..<x+count of row y with spaces in `role`.

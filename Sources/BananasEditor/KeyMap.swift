@@ -74,14 +74,14 @@ public enum KeyMap {
         Binding(keys: [.char("k"), .up], command: .moveUp, help: "move up", group: .move, edits: false),
         Binding(keys: [.char("g"), .home], command: .top, help: "go to the top", group: .move, edits: false),
         Binding(keys: [.char("G"), .end], command: .bottom, help: "go to the bottom", group: .move, edits: false),
-        Binding(keys: [.pageDown, .ctrl("d")], command: .pageDown, help: "page down", group: .move, edits: false),
-        Binding(keys: [.pageUp, .ctrl("u")], command: .pageUp, help: "page up", group: .move, edits: false),
+        Binding(keys: [.pageDown, .ctrl("f"), .ctrl("d")], command: .pageDown, help: "page down", group: .move, edits: false),
+        Binding(keys: [.pageUp, .ctrl("b"), .ctrl("u")], command: .pageUp, help: "page up", group: .move, edits: false),
         Binding(keys: [.tab, .char("]")], command: .nextSection, help: "next section", group: .move, edits: false),
         Binding(keys: [.backTab, .char("[")], command: .previousSection, help: "previous section", group: .move, edits: false),
         Binding(keys: [.char("n")], command: .nextMatch, help: "next filter match", group: .move, edits: false),
         Binding(keys: [.char("N")], command: .previousMatch, help: "previous filter match", group: .move, edits: false),
 
-        Binding(keys: [.char(" ")], command: .toggleChecked, help: "check / uncheck", group: .items, edits: true),
+        Binding(keys: [.char(" ")], command: .toggleChecked, help: "check / uncheck, then on to the next item", group: .items, edits: true),
         Binding(keys: [.char("a")], command: .addItem, help: "add items (a name ending in ? is optional)", group: .items, edits: true),
         Binding(keys: [.char("U")], command: .usualItems, help: "usual items: add back what you often buy", group: .items, edits: true),
         Binding(keys: [.char("e"), .enter], command: .editItem, help: "edit name and amount (a section: rename)", group: .items, edits: true),
@@ -129,7 +129,8 @@ public enum KeyMap {
         ("paused: why", "the file cannot be read or written; edits wait"),
     ]
 
-    /// Keys that quit from any mode, a prompt included (the terminal sends them as keys).
+    /// Keys that quit from any mode, a prompt included (the terminal sends them as keys); in
+    /// a prompt holding typed text, they ask first.
     public static let quitKeys: Set<Key> = [.ctrl("c"), .ctrl("\\")]
 
     /// The keys of every prompt (anything else printable is typed).
@@ -154,8 +155,8 @@ public enum KeyMap {
     public static let overlay: [ModeBinding<OverlayCommand>] = [
         ModeBinding(keys: [.char("j"), .down], action: .down, help: "down"),
         ModeBinding(keys: [.char("k"), .up], action: .up, help: "up"),
-        ModeBinding(keys: [.pageDown, .char(" ")], action: .pageDown, help: "page down (help, messages)"),
-        ModeBinding(keys: [.pageUp], action: .pageUp, help: "page up (help, messages)"),
+        ModeBinding(keys: [.pageDown, .char(" "), .ctrl("f")], action: .pageDown, help: "page down (help, messages)"),
+        ModeBinding(keys: [.pageUp, .ctrl("b")], action: .pageUp, help: "page up (help, messages)"),
         ModeBinding(keys: [.char("g"), .home], action: .top, help: "to the top (help, messages)"),
         ModeBinding(keys: [.char("r"), .enter], action: .restore, help: "restore the value that lost (conflicts)"),
         ModeBinding(keys: [.char("d")], action: .dismiss, help: "dismiss this conflict"),

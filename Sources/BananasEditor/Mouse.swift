@@ -35,31 +35,27 @@ public struct MouseEvent: Equatable, Sendable {
 }
 
 extension EditorState {
-    /// Rows the wheel moves the cursor by.
+    /// Rows (or lines) a notch of the wheel moves, in the list and in every overlay alike.
     static let wheelStep = 3
 
     /// Handles a mouse event on a screen `width` columns wide (the height is the viewport's
     /// plus the title, prompt and status lines): a click on a row selects it, on its box
     /// checks it, on a section header collapses it; the wheel moves through the list; a click
-    /// on the status bar opens the conflict review when there are conflicts, help on `? help`.
+    /// on a key bar entry presses its key; a click on the status bar opens the conflict review
+    /// when there are conflicts, help on `? help`.
     public mutating func handle(_ mouse: MouseEvent, list: ShoppingList, conflicts: [Conflict] = [],
                                 width: Int, memo: RowsMemo? = nil) -> EditorAction {
         defer { settle(rows(for: list, memo: memo)) }
         guard !tooSmall else { return .none }
         switch mode {
-        case .help, .messages:
+        case .help, .messages, .conflicts, .usual:
             switch mouse.kind {
-            case .wheelUp: return handle(.up, list: list, conflicts: conflicts, memo: memo)
-            case .wheelDown: return handle(.down, list: list, conflicts: conflicts, memo: memo)
-            case .press: mode = .normal
+            case .wheelUp, .wheelDown:
+                for _ in 0..<Self.wheelStep { _ = handle(mouse.kind == .wheelUp ? .up : .down, list: list, conflicts: conflicts, memo: memo) }
+            case .press:
+                if mode == .help || mode == .messages { mode = .normal }
             }
             return .none
-        case .conflicts, .usual:
-            switch mouse.kind {
-            case .wheelUp: return handle(.up, list: list, conflicts: conflicts, memo: memo)
-            case .wheelDown: return handle(.down, list: list, conflicts: conflicts, memo: memo)
-            case .press: return .none
-            }
         case .prompt, .confirm:
             return .none  // a prompt or a question is answered with keys
         case .normal:
@@ -80,6 +76,11 @@ extension EditorState {
             break
         }
         let statusBar = viewportHeight + 2 + (keyBarShown ? 1 : 0)
+        if keyBarShown, mouse.y == statusBar - 2 {
+            // A click on a key bar entry presses its key, as htop's function bar does.
+            guard let key = Screen.keyBarLayout(self, width: width).first(where: { $0.columns.contains(mouse.x) })?.key else { return .none }
+            return handle(key, list: list, conflicts: conflicts, memo: memo)
+        }
         if mouse.y == statusBar {
             if mouse.x >= width - Screen.helpHint.count {
                 return handle(KeyMap.binding(for: .help).keys[0], list: list, conflicts: conflicts, memo: memo)
@@ -99,10 +100,7 @@ extension EditorState {
             return .none
         case .item(let item):
             guard Screen.checkboxColumns.contains(mouse.x) else { return .none }
-            if readOnly {
-                message = Message(EditorState.readOnlyHint, kind: .readOnly)
-                return .none
-            }
+            if refusesEdit() { return .none }
             return toggleChecked(item)
         }
     }

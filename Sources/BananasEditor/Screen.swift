@@ -58,12 +58,13 @@ public enum Screen {
         var state = frame.state
         state.keyBarShown = keyBar(state, frame.list, height: height, memo: memo)
         state.viewportHeight = viewportHeight(forHeight: height, keyBar: state.keyBarShown)
+        state.screenWidth = width
         let rows = state.rows(for: frame.list, memo: memo)
         state.settle(rows)
 
         drawTitle(&grid, frame, state, memo: memo)
         drawBody(&grid, frame, state, rows)
-        drawPromptLine(&grid, frame, state)
+        drawPromptLine(&grid, frame, state, hint: addHint(frame, state, memo: memo))
         if state.keyBarShown { drawKeyBar(&grid, state) }
         drawStatusBar(&grid, frame, state)
         switch state.mode {
@@ -135,34 +136,65 @@ public enum Screen {
         return TextWidth.truncate(status.shortSummary, to: room)
     }
 
-    /// The key bar: the commonest keys for what is open, as many as fit.
-    static func drawKeyBar(_ grid: inout Grid, _ state: EditorState) {
-        let y = grid.height - 3
-        let entries: [(keys: String, label: String)]
+    /// The key bar's entries for what is open, laid out on a screen `width` wide: as many as
+    /// fit, each with the columns it takes and, in the list, the key a click on it presses.
+    static func keyBarLayout(_ state: EditorState, width: Int) -> [(columns: Range<Int>, keys: String, label: String, key: Key?)] {
+        let entries: [(keys: String, label: String, key: Key?)]
         switch state.mode {
         case .normal:
             // In `bananas view`, only the keys that work there.
             entries = KeyMap.bar.filter { !state.readOnly || !KeyMap.binding(for: $0.command).edits }
-                .map { (KeyMap.binding(for: $0.command).keys[0].label, $0.label) }
-        case .prompt:
-            entries = [("Enter", "accept"), ("Esc", "cancel"), ("Tab", "complete")]
+                .map { let key = KeyMap.binding(for: $0.command).keys[0]; return (key.label, $0.label, key) }
+        case .prompt(let prompt):
+            // Tab only where it does something.
+            entries = [("Enter", "accept", nil), ("Esc", "cancel", nil)] + {
+                switch prompt.kind {
+                case .moveTo: [("Tab", "complete", nil)]
+                case .addName: [("Tab", "next suggestion", nil)]
+                default: []
+                }
+            }()
         case .confirm:
-            entries = [("y", "yes"), ("n", "no")]
+            entries = [("y", "yes", nil), ("n", "no", nil)]
         case .help, .messages, .conflicts:
-            entries = [("j k", "scroll"), ("Esc", "close")]
+            entries = [("j k", "scroll", nil), ("Esc", "close", nil)]
         case .usual:
-            entries = [("Space", "mark"), ("Enter", "add"), ("Esc", "close")]
+            entries = [("Space", "mark", nil), ("Enter", "add", nil), ("Esc", "close", nil)]
         }
         var x = 0
+        var laid: [(columns: Range<Int>, keys: String, label: String, key: Key?)] = []
         for entry in entries {
-            let width = TextWidth.of(entry.keys) + 1 + TextWidth.of(entry.label)
-            guard x + width <= grid.width else { break }
-            x = grid.put(entry.keys, x: x, y: y, role: .helpKey)
-            x = grid.put(" " + entry.label + "  ", x: x, y: y, role: .dim)
+            let w = TextWidth.of(entry.keys) + 1 + TextWidth.of(entry.label)
+            guard x + w <= width else { break }
+            laid.append((x..<x + w, entry.keys, entry.label, entry.key))
+            x += w + 2
+        }
+        return laid
+    }
+
+    /// The key bar: the commonest keys for what is open, as many as fit.
+    static func drawKeyBar(_ grid: inout Grid, _ state: EditorState) {
+        let y = grid.height - 3
+        for entry in keyBarLayout(state, width: grid.width) {
+            let x = grid.put(entry.keys, x: entry.columns.lowerBound, y: y, role: .helpKey)
+            grid.put(" " + entry.label + "  ", x: x, y: y, role: .dim)
         }
     }
 
-    static func drawPromptLine(_ grid: inout Grid, _ frame: Frame, _ state: EditorState) {
+    /// What Enter in the add prompt will add, said before it happens: the highlighted
+    /// suggestion, or the typed name as new when a suggestion differs from it (`bnanas` with
+    /// Bananas suggested); nil otherwise.
+    static func addHint(_ frame: Frame, _ state: EditorState, memo: RowsMemo?) -> String? {
+        guard case .prompt(let prompt) = state.mode, case .addName = prompt.kind else { return nil }
+        let suggestions = state.suggestions(for: frame.list, memo: memo)
+        if let pick = prompt.pick, pick < suggestions.count { return "adds \(suggestions[pick].name.displaySafe)" }
+        var typed = prompt.line.text.trimmingWhitespace()
+        if typed.hasSuffix("?") { typed.removeLast() }
+        guard let best = suggestions.first, !typed.isEmpty, best.name.lowercased() != typed.lowercased() else { return nil }
+        return "adds new \"\(typed.displaySafe)\" · Tab: \(best.name.displaySafe)"
+    }
+
+    static func drawPromptLine(_ grid: inout Grid, _ frame: Frame, _ state: EditorState, hint: String? = nil) {
         let y = grid.height - 2
         switch state.mode {
         case .prompt(let prompt):
@@ -179,14 +211,16 @@ public enum Screen {
             // A value the prompt opened on is selected: typing replaces it.
             if prompt.line.selected { for column in x..<end { grid[column, y].highlighted = true } }
             grid.cursor = (min(grid.width - 1, x + column), y)
+            // A problem with what was typed (the prompt stays open), or what the last Enter did
+            // ("Added Milk"), else what Enter will do, after the text when there is room.
+            let start = x + TextWidth.of(shown) + 2
             if let message = state.message {
-                // A problem with what was typed (the prompt stays open), or what the last
-                // Enter did ("Added Milk"), after the text when there is room.
-                let start = x + TextWidth.of(shown) + 2
                 if start + 8 < grid.width {
-                    grid.put(TextWidth.truncate(message.text, to: grid.width - start), x: start, y: y,
+                    grid.put(fitted(message.text, to: grid.width - start), x: start, y: y,
                              role: message.kind == .error ? .error : .dim)
                 }
+            } else if let hint, start + 8 < grid.width {
+                grid.put(TextWidth.truncate(hint, to: grid.width - start), x: start, y: y, role: .dim)
             }
         case .confirm(let confirm):
             grid.put(confirm.question, x: 0, y: y, role: .prompt)
@@ -197,7 +231,7 @@ public enum Screen {
                 case .error: .error
                 case .readOnly: .readOnly
                 }
-                grid.put(TextWidth.truncate(message.text, to: grid.width), x: 0, y: y, role: role)
+                grid.put(fitted(message.text, to: grid.width), x: 0, y: y, role: role)
             }
         }
     }
@@ -361,9 +395,9 @@ public enum Screen {
 
     static func drawHelp(_ grid: inout Grid, _ state: EditorState) {
         let lines = helpLines(readOnly: state.readOnly)
-        let keyColumn = 17
+        let keyColumn = 19
         let box = drawBox(&grid, title: "Keys", footer: "j/k scroll · any other key closes",
-                          contentWidth: 64, contentHeight: lines.count)
+                          contentWidth: 66, contentHeight: lines.count)
         let scroll = min(state.helpScroll, max(0, lines.count - box.height))
         for (k, line) in lines.dropFirst(scroll).prefix(box.height).enumerated() {
             let y = box.y + k
@@ -379,22 +413,41 @@ public enum Screen {
         if scroll + box.height < lines.count { grid.put("↓", x: box.x + box.width, y: box.y + box.height - 1, role: .helpKey) }
     }
 
+    /// The message history's lines on a screen `width` wide: newest first, each message
+    /// wrapped whole (`• ` before its first line), so none is cut short.
+    public static func messageLines(_ history: [String], width: Int) -> [String] {
+        // The box spans the screen but a column each side; borders and padding take four.
+        let room = max(3, width - 6) - 2
+        return history.reversed().flatMap { message in
+            TextWidth.wrap(message, to: room).enumerated().map { ($0.offset == 0 ? "• " : "  ") + $0.element }
+        }
+    }
+
     static func drawMessages(_ grid: inout Grid, _ state: EditorState) {
-        let lines = state.history.reversed().map { $0 }
-        let box = drawBox(&grid, title: "Messages, newest first", footer: "j/k scroll · any other key closes",
-                          contentWidth: 70, contentHeight: max(1, lines.count))
+        let lines = messageLines(state.history, width: grid.width)
+        let box = drawBox(&grid, title: grid.width >= 40 ? "Messages, newest first" : "Messages", footer: "j/k scroll · other keys close",
+                          contentWidth: grid.width, contentHeight: max(1, lines.count))
         if lines.isEmpty { grid.put("No messages yet", x: box.x, y: box.y, role: .help) }
         let scroll = min(state.helpScroll, max(0, lines.count - box.height))
         for (k, line) in lines.dropFirst(scroll).prefix(box.height).enumerated() {
             grid.put(TextWidth.truncate(line, to: box.width), x: box.x, y: box.y + k, role: .help)
         }
+        if scroll + box.height < lines.count { grid.put("↓", x: box.x + box.width, y: box.y + box.height - 1, role: .helpKey) }
+        if scroll > 0 { grid.put("↑", x: box.x + box.width, y: box.y, role: .helpKey) }
+    }
+
+    /// A message on one line of `width`: whole when it fits, else cut with a pointer to `M`,
+    /// where the whole text is.
+    static func fitted(_ text: String, to width: Int) -> String {
+        TextWidth.of(text) <= width ? text : TextWidth.truncate(text, to: max(1, width - 4)) + " (M)"
     }
 
     static func drawConflicts(_ grid: inout Grid, _ frame: Frame, _ state: EditorState) {
         let entries = frame.status.conflicts
         let footer = state.readOnly ? "j/k move · Esc closes" : "r restore · d dismiss · D all · Esc"
         let twoLines = min(grid.width - 2, 74) - 4 < 60
-        let box = drawBox(&grid, title: "Conflicts: values that lost to a concurrent edit", footer: footer,
+        let title = grid.width >= 60 ? "Conflicts: values that lost to a concurrent edit" : "Conflicts: values that lost"
+        let box = drawBox(&grid, title: title, footer: footer,
                           contentWidth: 70, contentHeight: max(1, entries.count) * (twoLines ? 2 : 1))
         // Narrow (a split pane): the item and field on one line, kept and lost on the next,
         // so the values are not the part cut off.
@@ -484,9 +537,9 @@ public enum Screen {
         if first + box.height < items.count { grid.put("↓", x: box.x + box.width, y: box.y + box.height - 1, role: .helpKey) }
     }
 
-    static func quoted(_ text: String) -> String { "\"" + text.displaySafe + "\"" }
+    public static func quoted(_ text: String) -> String { "\"" + text.displaySafe + "\"" }
 
-    static func shown(_ value: FieldValue, field: String) -> String {
+    public static func shown(_ value: FieldValue, field: String) -> String {
         switch value {
         case .text(let s): quoted(s)
         case .flag(let b): field == "checked" ? (b ? "checked" : "unchecked") : (b ? "yes" : "no")

@@ -24,3 +24,29 @@ public enum StepLabel {
         return (String(parts[0]) + name + String(parts[3])).displaySafe
     }
 }
+
+extension StepLabel {
+    /// An undo or redo refused, for a person: "Cannot redo checked Spinach: it was checked or
+    /// unchecked since by another edit, which redo does not overwrite".
+    public static func refusal(_ refused: EditHistory.Refused, in list: ShoppingList) -> String {
+        "Cannot \(refused.direction) \(text(refused.label, in: list)): \(refused.because)"
+    }
+
+    /// Why an edit could not be made, in words that name no id (an error's own description
+    /// may: "no item with id …").
+    public static func reason(_ error: any Error) -> String {
+        switch error {
+        case let refused as EditHistory.Refused: refused.because
+        case EditError.noSuchItem: "it is no longer on the list"
+        case EditError.itemExists: "it is on the list already"
+        case EditError.changedSince: "it was changed since by another edit"
+        case EditError.noSuchConflict: "that conflict was reviewed meanwhile"
+        default: String(describing: error).displaySafe
+        }
+    }
+
+    /// What a refused edit (`label`) says: "Not saved — checked Milk: it is no longer on the list".
+    public static func failure(_ label: String, _ error: any Error, in list: ShoppingList) -> String {
+        "Not saved — \(text(label, in: list)): \(reason(error))"
+    }
+}

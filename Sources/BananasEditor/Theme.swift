@@ -55,30 +55,30 @@ public struct Theme: Sendable {
         return style
     }
 
-    /// The built-in theme: the 16 terminal colours only, so it follows the terminal's own
-    /// palette and reads on dark and light backgrounds.
+    /// The built-in theme (Themes/default.yaml): the 16 terminal colours only, so it follows
+    /// the terminal's own palette; for a dark background.
     public static let builtIn = Theme(
         name: "default",
         styles: [
             .text: Style(),
             .title: Style(bold: true, reverse: true),
-            .sectionHeader: Style(foreground: .ansi(4), bold: true),
+            .sectionHeader: Style(foreground: .ansi(6), bold: true),
             .item: Style(),
             .checkedItem: Style(dim: true),
-            .optionalMarker: Style(foreground: .ansi(6), italic: true),
+            .optionalMarker: Style(foreground: .ansi(13), italic: true),
             .amount: Style(foreground: .ansi(3)),
             .filterMatch: Style(bold: true, underline: true),
-            .prompt: Style(foreground: .ansi(4), bold: true),
+            .prompt: Style(foreground: .ansi(6), bold: true),
             .message: Style(),
-            .error: Style(foreground: .ansi(1), bold: true),
+            .error: Style(foreground: .ansi(9), bold: true),
             .help: Style(),
-            .helpKey: Style(foreground: .ansi(4), bold: true),
+            .helpKey: Style(foreground: .ansi(6), bold: true),
             .statusBar: Style(reverse: true),
             .synced: Style(foreground: .ansi(2), bold: true, reverse: true),
             .pending: Style(foreground: .ansi(3), bold: true, reverse: true),
-            .conflict: Style(foreground: .ansi(5), bold: true, reverse: true),
-            .paused: Style(foreground: .ansi(1), bold: true, reverse: true),
-            .readOnly: Style(foreground: .ansi(5), bold: true),
+            .conflict: Style(foreground: .ansi(13), bold: true, reverse: true),
+            .paused: Style(foreground: .ansi(9), bold: true, reverse: true),
+            .readOnly: Style(foreground: .ansi(13), bold: true),
             .dim: Style(dim: true),
         ],
         cursorRow: Style(reverse: true))

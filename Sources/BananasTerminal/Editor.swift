@@ -45,6 +45,7 @@ public final class Editor {
             // Another writer's change: the selection is kept by identity, so the cursor stays
             // on its item wherever that item now is.
             self.state.settle(self.state.rows(for: self.store.list, memo: self.rowsMemo))
+            if change == .merged { self.reviseSavedMessage() }
             self.gatherSuggestions()
             self.onNeedsDisplay?()
         }
@@ -65,7 +66,42 @@ public final class Editor {
         return path
     }
 
-    /// Shows a message until the next key (a theme problem found at start, say).
+    /// Whether Space moves on to the next item (config.yaml `space-moves-on: false` keeps it).
+    public var spaceMovesOn: Bool {
+        get { state.spaceMovesOn }
+        set { state.spaceMovesOn = newValue }
+    }
+
+    /// The values the last edit here set, while its message ("Saved Gala apples") shows.
+    private var savedShown: (id: String, changes: [ItemField: FieldValue], message: String)?
+
+    /// A concurrent edit that won over the values just saved here changes the message: it
+    /// never says "Saved Gala apples" beside a row that shows "Green apples".
+    private func reviseSavedMessage() {
+        guard let saved = savedShown, state.message?.text == saved.message else { savedShown = nil; return }
+        guard let item = store.list.item(saved.id) else { return }
+        // The fields a row shows (an order lost to another is no news).
+        let shownFields: [ItemField] = [.name, .amount, .section, .checked, .optional]
+        guard let (field, mine) = saved.changes.sorted(by: { $0.key < $1.key })
+            .first(where: { shownFields.contains($0.key) && item[$0.key] != $0.value }) else { return }
+        func said(_ value: FieldValue) -> String {
+            switch (field, value) {
+            case (.optional, .flag(let on)): on ? "optional" : "needed"
+            default: Screen.shown(value, field: field.rawValue)
+            }
+        }
+        let what = switch field {
+        case .name: "the name is"
+        case .checked, .optional: "\(Screen.quoted(item.name)) is"
+        default: "the \(field.rawValue) of \(Screen.quoted(item.name)) is"
+        }
+        let review = store.status.conflicts.contains { $0.subjectID == saved.id } ? " — c reviews" : ""
+        state.message = .init("Another edit won: \(what) \(said(item[field])), not \(said(mine))\(review)", kind: .error)
+        remember(state.message!)
+        savedShown = nil
+        messageShownAt = store.time.nowMillis()
+    }
+
     public func show(_ text: String, isError: Bool) {
         state.message = .init(text, kind: isError ? .error : .info)
         remember(state.message!)
@@ -76,6 +112,7 @@ public final class Editor {
     /// "Too small" is shown (keys then act only when they cannot act blind).
     public func setViewport(width: Int, height: Int) {
         screenWidth = width
+        state.screenWidth = width
         state.tooSmall = !Screen.fits(width: width, height: height)
         state.keyBarShown = Screen.keyBar(state, store.list, height: height, memo: rowsMemo)
         let viewport = Screen.viewportHeight(forHeight: height, keyBar: state.keyBarShown)
@@ -126,6 +163,7 @@ public final class Editor {
     /// Handles one key. Returns false when the editor should quit.
     @discardableResult
     public func handle(_ key: Key) -> Bool {
+        refreshRefusal()
         let before = state.message
         return carryOut(state.handle(key, list: store.list, conflicts: store.status.conflicts, memo: rowsMemo), messageBefore: before)
     }
@@ -133,6 +171,7 @@ public final class Editor {
     /// Handles a click or a turn of the wheel.
     @discardableResult
     public func handle(_ mouse: MouseEvent) -> Bool {
+        refreshRefusal()
         let before = state.message
         return carryOut(state.handle(mouse, list: store.list, conflicts: store.status.conflicts, width: screenWidth, memo: rowsMemo),
                         messageBefore: before)
@@ -213,12 +252,37 @@ public final class Editor {
             } else {
                 state.message = .init("Nothing to \(verb)")
             }
+        } catch let refused as EditHistory.Refused {
+            state.message = .init(StepLabel.refusal(refused, in: store.list), kind: .error)
         } catch {
-            state.message = .init("Could not \(verb): \(error)", kind: .error)
+            state.message = .init("Could not \(verb): \(StepLabel.reason(error))", kind: .error)
         }
     }
 
+    /// Why no edit can be made now although this is the editor: the file is from a newer
+    /// bananas, which this one cannot write (an edit made anyway would never reach the file).
+    public static func editsRefused(_ status: SyncStatus) -> String? {
+        guard case .newerSchema(_, let found, let supported)? = status.pausedBy else { return nil }
+        return "Not changed: this bananas cannot write a schema \(found) file (it writes schema \(supported)); update bananas to edit this list"
+    }
+
+    /// Keys see the refusal as it stands now (the file may have changed since the last key).
+    private func refreshRefusal() {
+        state.editsRefused = store.mode == .live ? Editor.editsRefused(store.status) : nil
+    }
+
     private func perform(_ action: EditorAction) -> Bool {
+        // A prompt opened before the file turned unwritable ends here, said, not as an edit
+        // that would never land.
+        if let refusal = state.editsRefused {
+            switch action {
+            case .edit, .undo, .redo, .restoreConflict, .dismissConflicts:
+                state.message = .init(refusal, kind: .error)
+                return true
+            case .none, .redraw, .quit:
+                break
+            }
+        }
         switch action {
         case .none:
             break
@@ -231,8 +295,9 @@ public final class Editor {
                 try store.perform(edit, label: label)
                 if let select { state.selection = select }
                 state.message = .init(message)
+                if case .update(let id, let changes, _) = edit { savedShown = (id, changes, message) }
             } catch {
-                state.message = .init("Could not \(label): \(error)", kind: .error)
+                state.message = .init(StepLabel.failure(label, error, in: store.list), kind: .error)
             }
         case .undo:
             replay("undo", store.undo) { "Undid \($0) — Ctrl-R redoes" }
@@ -246,14 +311,14 @@ public final class Editor {
             } catch EditError.noSuchItem {
                 state.message = .init("\(TextRules.escaped(conflict.name)) is no longer on the list", kind: .error)
             } catch {
-                state.message = .init("Could not restore: \(error)", kind: .error)
+                state.message = .init("Could not restore: \(StepLabel.reason(error))", kind: .error)
             }
         case .dismissConflicts(let conflicts):
             do {
                 try store.perform(store.list.dismissEdit(conflicts), label: "dismiss conflicts")
                 state.message = .init(conflicts.count == 1 ? "Dismissed 1 conflict" : "Dismissed \(conflicts.count) conflicts")
             } catch {
-                state.message = .init("Could not dismiss: \(error)", kind: .error)
+                state.message = .init("Could not dismiss: \(StepLabel.reason(error))", kind: .error)
             }
         }
         return true

@@ -174,13 +174,22 @@ public final class EditorRunner {
         terminal.stop()
         let unsaved = editor.store.unsaved
         let journalProblem = editor.store.status.journalProblem
+        let pausedBy = editor.store.status.pausedBy
         let left = editor.store.close()
         if left > 0 {
             let lost = min(unsaved, left)
-            let text = lost > 0
-                ? "bananas: \(left) edit\(left == 1 ? "" : "s") could not be written to the list, and \(lost) of them could not be kept either "
+            let edits = "\(left) edit\(left == 1 ? "" : "s")"
+            let text: String
+            if lost > 0 {
+                text = "bananas: \(edits) could not be written to the list, and \(lost) of them could not be kept either "
                     + "(journal: \(journalProblem.map { TextRules.escaped($0.description) } ?? "not written")): those are lost.\n"
-                : "bananas: \(left) edit\(left == 1 ? "" : "s") could not be written to the list yet; they are kept and will be written the next time bananas runs.\n"
+            } else if case .newerSchema(_, let found, _)? = pausedBy {
+                // This version will never write that file: promising "next time" would be false.
+                text = "bananas: \(edits) could not be written: this bananas cannot write a schema \(found) file. "
+                    + "They are kept in the journal and will be written by a newer bananas.\n"
+            } else {
+                text = "bananas: \(edits) could not be written to the list yet; they are kept and will be written the next time bananas runs.\n"
+            }
             _ = text.utf8CString.withUnsafeBufferPointer { write(STDERR_FILENO, $0.baseAddress, $0.count - 1) }
             exit(8)
         }

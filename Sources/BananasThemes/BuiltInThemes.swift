@@ -3,13 +3,37 @@
 public enum BuiltInThemes {
     /// File name (without .yaml) to the file's text.
     public static let files: [String: String] = [
+        "colorblind-light": #"""
+            # colorblind for a light background: the same Okabe–Ito hues and attributes, the text
+            # colours darkened until they read on white (4.5:1; checked items and dim words 3:1).
+            name: colorblind-light
+            description: Okabe–Ito colours for a light background; sync states also differ by attributes
+            inherits: colorblind
+            palette:
+              blue: "#0072b2"
+              vermillion_dark: "#a64b00"
+              purple_dark: "#a8447f"
+              grey_dark: "#767676"
+            roles:
+              section_header: { fg: blue, bold: true }
+              checked_item: { fg: grey_dark, dim: false }
+              optional_marker: { fg: purple_dark, italic: true }
+              amount: { fg: vermillion_dark }
+              prompt: { fg: blue, bold: true }
+              error: { fg: vermillion_dark, bold: true, underline: true }
+              help_key: { fg: blue, bold: true }
+              read_only: { fg: purple_dark, bold: true }
+              dim: { fg: grey_dark, dim: false }
+            """#,
         "colorblind": #"""
             # Colour-blind safe: the Okabe–Ito palette (distinct with every common colour-vision
             # deficiency), and no meaning carried by red against green: each sync state also differs in
             # its words and its attributes (synced plain, pending italic, conflict underlined, paused bold
-            # and underlined). Text colours are mid-tones that read on dark and light terminals alike.
+            # and underlined). For a dark background; colorblind-light is its twin for a light one, used
+            # in its place when the terminal's background is light. Nothing is dim: grey is drawn as it
+            # is, never halved again (that made checked items about 2:1).
             name: colorblind
-            description: Okabe–Ito colours; states also differ by attributes
+            description: Okabe–Ito colours for a dark background (colorblind-light on a light one); sync states also differ by attributes
             inherits: default
             palette:
               orange: "#e69f00"
@@ -21,26 +45,26 @@ public enum BuiltInThemes {
               purple: "#cc79a7"
               grey: "#808080"
             roles:
-              section_header: { fg: blue, bold: true }
-              checked_item: { fg: grey }
+              section_header: { fg: sky, bold: true }
+              checked_item: { fg: grey, dim: false }
               optional_marker: { fg: purple, italic: true }
               amount: { fg: vermillion }
               filter_match: { fg: black, bg: yellow }
-              prompt: { fg: blue, bold: true }
+              prompt: { fg: sky, bold: true }
               error: { fg: vermillion, bold: true, underline: true }
-              help_key: { fg: blue, bold: true }
+              help_key: { fg: sky, bold: true }
               synced: { fg: black, bg: sky, bold: false, reverse: false }
               pending: { fg: black, bg: yellow, italic: true, bold: false, reverse: false }
               conflict: { fg: black, bg: orange, underline: true, bold: false, reverse: false }
-              paused: { fg: white, bg: vermillion, bold: true, underline: true, reverse: false }
+              paused: { fg: black, bg: vermillion, bold: true, underline: true, reverse: false }
               read_only: { fg: purple, bold: true }
-              dim: { fg: grey }
+              dim: { fg: grey, dim: false }
             """#,
         "dark": #"""
             # For dark terminals, and readable on light ones too: it paints its own dark canvas, with
             # banana yellow and leaf green on charcoal.
             name: dark
-            description: banana yellow and leaf green on its own dark canvas
+            description: banana yellow and leaf green on its own dark canvas, for any terminal
             inherits: default
             palette:
               banana: "#ffd75f"
@@ -76,53 +100,60 @@ public enum BuiltInThemes {
               cursor_row: { bg: "#3a3a3a", reverse: false, bold: true }
             """#,
         "default-light": #"""
-            # The default on a light background: the terminal says so through COLORFGBG (its last number
-            # is the background: 7 or 15 is light). The 16 terminal colours, as in default, but none that
-            # washes out on white: amounts magenta instead of yellow, the optional mark blue instead of cyan,
-            # and the status states as dark text on their colour instead of white on it.
+            # The default on a light background (the terminal says so: see docs/themes.md). The 16
+            # terminal colours, as in default, but none that washes out on white: blue and red text,
+            # amounts magenta instead of yellow, the optional mark blue instead of cyan, and the status
+            # states as dark text on their colour (white on magenta and red).
             name: default-light
-            description: terminal colours for a light background (picked by COLORFGBG)
+            description: the 16 terminal colours for a light background, no yellow or cyan text
             inherits: default
             roles:
+              section_header: { fg: blue, bold: true }
               optional_marker: { fg: blue, italic: true }
               amount: { fg: magenta }
+              prompt: { fg: blue, bold: true }
+              error: { fg: red, bold: true }
+              help_key: { fg: blue, bold: true }
               synced: { fg: black, bg: green, bold: true, reverse: false }
               pending: { fg: black, bg: yellow, bold: true, reverse: false }
-              conflict: { fg: black, bg: magenta, bold: true, reverse: false }
-              paused: { fg: white, bg: red, bold: true, reverse: false }
+              conflict: { fg: bright_white, bg: magenta, bold: true, reverse: false }
+              paused: { fg: bright_white, bg: red, bold: true, reverse: false }
+              read_only: { fg: magenta, bold: true }
             """#,
         "default": #"""
-            # The default theme: the 16 terminal colours only, so it follows your terminal's own palette
-            # and reads on dark and light backgrounds alike. Every other theme inherits from it.
+            # The default theme: the 16 terminal colours only, so it follows your terminal's own palette.
+            # For a dark background (default-light is its twin for a light one): no blue or red text,
+            # which xterm's palette draws at 2:1 and 3.6:1 on black; cyan and the bright colours instead.
+            # Every other theme inherits from it.
             name: default
-            description: terminal colours; good on dark and light backgrounds
+            description: the 16 terminal colours, for a dark background (on a light one, default-light is used)
             roles:
               text: {}
               title: { bold: true, reverse: true }
-              section_header: { fg: blue, bold: true }
+              section_header: { fg: cyan, bold: true }
               item: {}
               checked_item: { dim: true }
-              optional_marker: { fg: cyan, italic: true }
+              optional_marker: { fg: bright_magenta, italic: true }
               amount: { fg: yellow }
               filter_match: { bold: true, underline: true }
-              prompt: { fg: blue, bold: true }
+              prompt: { fg: cyan, bold: true }
               message: {}
-              error: { fg: red, bold: true }
+              error: { fg: bright_red, bold: true }
               help: {}
-              help_key: { fg: blue, bold: true }
+              help_key: { fg: cyan, bold: true }
               status_bar: { reverse: true }
               synced: { fg: green, bold: true, reverse: true }
               pending: { fg: yellow, bold: true, reverse: true }
-              conflict: { fg: magenta, bold: true, reverse: true }
-              paused: { fg: red, bold: true, reverse: true }
-              read_only: { fg: magenta, bold: true }
+              conflict: { fg: bright_magenta, bold: true, reverse: true }
+              paused: { fg: bright_red, bold: true, reverse: true }
+              read_only: { fg: bright_magenta, bold: true }
               dim: { dim: true }
               cursor_row: { reverse: true }
             """#,
         "high-contrast": #"""
             # Maximum contrast: bright white on its own black canvas, bright accents, bold where it helps.
             name: high-contrast
-            description: white on black with bright accents, bold text
+            description: white on black with bright accents and bold text, on its own canvas, for any terminal
             inherits: default
             roles:
               text: { fg: bright_white, bg: black }
@@ -151,7 +182,7 @@ public enum BuiltInThemes {
             # For light terminals, and readable on dark ones too: it paints its own white canvas, with
             # deep colours that keep their contrast on it.
             name: light
-            description: deep colours on its own light canvas
+            description: deep colours on its own light canvas, for any terminal
             inherits: default
             palette:
               olive: "#5f5f00"
@@ -185,13 +216,13 @@ public enum BuiltInThemes {
               paused: { fg: paper, bg: brick, bold: true, reverse: false }
               read_only: { fg: plum, bg: paper, bold: true }
               dim: { fg: slate, bg: paper, dim: false }
-              cursor_row: { bg: "#d0d0d0", reverse: false }
+              cursor_row: { bg: "#dadada", reverse: false }
             """#,
         "monochrome": #"""
             # No colour at all: bold, dim, underline and reverse only. Good for NO_COLOR fans and
             # terminals without colours.
             name: monochrome
-            description: attributes only, no colour
+            description: attributes only, no colour, for any terminal
             inherits: default
             roles:
               section_header: { fg: default, bold: true, underline: true }

@@ -82,25 +82,18 @@ public struct ThemeCatalog: Sendable {
         return (file, styles, cursorRow)
     }
 
-    /// The theme used when none is chosen: `default-light` when the terminal says its
-    /// background is light, else `default`.
-    public static func defaultName(_ environment: [String: String]) -> String {
-        lightBackground(environment) == true ? "default-light" : defaultName
-    }
-
-    /// Whether the terminal's background is light, from `COLORFGBG` (`fg;bg` or
-    /// `fg;default;bg`, set by rxvt, Konsole and others): nil when it does not say.
-    public static func lightBackground(_ environment: [String: String]) -> Bool? {
-        guard let value = environment["COLORFGBG"], let last = value.split(separator: ";").last,
-              let background = Int(last) else { return nil }
-        // 7 (white) and 9-15 (the bright colours but bright black) are light backgrounds.
-        return background == 7 || (9...15).contains(background)
+    /// The terminal's background: what it answered (`probed`, an OSC 11 query), else what
+    /// `COLORFGBG` says, else nil (unknown: the dark themes are used).
+    public static func background(probed: Background?, environment: [String: String]) -> Background? {
+        probed ?? Background.fromColorFGBG(environment["COLORFGBG"])
     }
 
     /// What the user chose, in order: `--theme`, `BANANAS_THEME`, `theme:` in
-    /// `$XDG_CONFIG_HOME/bananas/config.yaml`, else the default. Never fails: a problem is
-    /// returned as a message (naming the file, line and key) with the default theme.
-    public static func load(flag: String?, environment: [String: String] = Environment.current()) -> (theme: Theme, problem: String?) {
+    /// `$XDG_CONFIG_HOME/bananas/config.yaml`, else `default`. On a light `background` a theme
+    /// with a light twin (`NAME-light`: default, colorblind) is used as that twin. Never fails:
+    /// a problem is returned as a message (naming the file, line and key) with the default theme.
+    public static func load(flag: String?, environment: [String: String] = Environment.current(),
+                            background probed: Background? = nil) -> (theme: Theme, problem: String?) {
         let catalog = ThemeCatalog(environment: environment)
         var problem: String?
         var name = flag ?? environment["BANANAS_THEME"].flatMap { $0.isEmpty ? nil : $0 }
@@ -111,8 +104,13 @@ public struct ThemeCatalog: Sendable {
                 problem = error.description
             }
         }
+        var chosen = name ?? defaultName
+        if background(probed: probed, environment: environment) == .light, !chosen.hasSuffix("-light"),
+           catalog.names().contains(where: { $0.name == chosen + "-light" }) {
+            chosen += "-light"
+        }
         do {
-            return (try catalog.theme(named: name ?? defaultName(environment)), problem)
+            return (try catalog.theme(named: chosen), problem)
         } catch {
             let fallback = (try? catalog.theme(named: defaultName)) ?? .builtIn
             return (fallback, error.description + " — using the default theme")
@@ -132,12 +130,18 @@ public enum Config {
     }
 
     /// The `mouse:` setting (`true` or `false`), or nil when the file or the key is absent.
-    public static func mouse(in path: String) throws(ThemeError) -> Bool? {
-        guard let (key, value) = try setting("mouse", in: path) else { return nil }
+    public static func mouse(in path: String) throws(ThemeError) -> Bool? { try flag("mouse", in: path) }
+
+    /// The `space-moves-on:` setting: false keeps the cursor on an item Space checked.
+    public static func spaceMovesOn(in path: String) throws(ThemeError) -> Bool? { try flag("space-moves-on", in: path) }
+
+    /// A `true`/`false` setting, or nil when the file or the key is absent.
+    static func flag(_ name: String, in path: String) throws(ThemeError) -> Bool? {
+        guard let (key, value) = try setting(name, in: path) else { return nil }
         switch value.string?.lowercased() {
         case "true", "yes", "on": return true
         case "false", "no", "off": return false
-        default: throw ThemeError(path: path, line: key.line, key: "mouse", problem: "must be true or false")
+        default: throw ThemeError(path: path, line: key.line, key: name, problem: "must be true or false")
         }
     }
 

@@ -337,7 +337,8 @@ struct ContractSplitViewTests {
         #expect(tmux.waitFor("Red garlic", pane: left))
 
         tmux.keys("u", pane: left)
-        #expect(tmux.waitFor("cannot undo", pane: left), "\(tmux.screen(left))")
+        // Named as it is now, never by its id.
+        #expect(tmux.waitFor("Cannot undo edit Red garlic", pane: left), "\(tmux.screen(left))")
         try? await Task.sleep(for: .seconds(0.5))
         #expect(await name(cli) == "Red garlic", "nothing lost")
         #expect(tmux.screen(left).contains("Red garlic") && tmux.screen(right).contains("Red garlic"))
@@ -366,7 +367,7 @@ struct ContractSplitViewTests {
         #expect(tmux.waitFor("Garlic bulb", pane: left), "the left holds the right's rename: the same text it wrote")
 
         tmux.keys("u", pane: left)
-        #expect(tmux.waitFor("cannot undo", pane: left), "\(tmux.screen(left))")
+        #expect(tmux.waitFor("Cannot undo", pane: left), "\(tmux.screen(left))")
         try? await Task.sleep(for: .seconds(0.5))
         #expect(await name(cli) == "Garlic bulb", "the right's rename stays")
     }
@@ -393,7 +394,7 @@ struct ContractSplitViewTests {
         tmux.keys("u", pane: left)
         #expect(await fileNames(cli, "Red garlic"), "the first undo sets the right's name back")
         tmux.keys("u", pane: left)
-        #expect(tmux.waitFor("cannot undo", pane: left), "\(tmux.screen(left))")
+        #expect(tmux.waitFor("Cannot undo", pane: left), "\(tmux.screen(left))")
         try? await Task.sleep(for: .seconds(0.5))
         #expect(await name(cli) == "Red garlic", "the second would overwrite the right's name: refused")
     }

@@ -38,8 +38,9 @@ struct TmuxEditorTests {
         let tmux = try Tmux(cli)
         #expect(tmux.waitFor("Oat milk"))
 
-        // Add below Bananas: name, Enter, amount, Enter, then Enter on empty to stop.
-        tmux.keys("j", "a")
+        // Add below Bananas (the cursor starts on it): name, Enter, amount, Enter, then Enter
+        // on empty to stop.
+        tmux.keys("a")
         #expect(tmux.waitFor("Add to Produce:"))
         tmux.type("Crème fraîche 日本 🍋")
         tmux.keys("Enter")
@@ -62,7 +63,7 @@ struct TmuxEditorTests {
         tmux.keys("Space")
         #expect(tmux.waitFor("[x] Fresh Crème"))
         #expect(await fileHas(cli, "Fresh Crème fraîche 日本") { $0?["checked"] as? Bool == true })
-        tmux.keys("k", "d")
+        tmux.keys("g", "j", "d")  // Space moved the cursor on: to the top, then Bananas
         #expect(tmux.waitFor("Deleted Bananas"))
         #expect(await fileHas(cli, "Bananas") { $0 == nil })
         tmux.keys("u")
@@ -235,7 +236,7 @@ struct TmuxEditorTests {
             let tmux = try Tmux(cli)
             #expect(tmux.waitFor("Butter"))
             #expect(tmux.info("#{alternate_on}") == "1")
-            tmux.keys("j", "Space")
+            tmux.keys("Space")
             #expect(tmux.waitFor("Checked Bananas"))
             if signal == "INT" {
                 tmux.keys("C-c")
@@ -277,7 +278,7 @@ struct TmuxEditorTests {
         defer { cli.cleanUp() }
         let tmux = try Tmux(cli)
         #expect(tmux.waitFor("Butter"))
-        tmux.keys("j", "Space")
+        tmux.keys("Space")
         #expect(tmux.waitFor("Checked Bananas"))
         let pid = try #require(tmux.bananasPID())
         tmux.run(["kill-pane", "-t", tmux.firstPane])  // the pane's shell traps SIGHUP
@@ -357,7 +358,7 @@ struct TmuxEditorTests {
         let tmux = try Tmux(cli, width: 120, arguments: ["--theme", "bad"], environment: ["XDG_CONFIG_HOME": config])
         #expect(tmux.waitFor("Oat milk"))
         #expect(tmux.waitFor("bad.yaml:3: roles.amount.fg"), "\(tmux.screen())")
-        tmux.keys("j", "Space")
+        tmux.keys("Space")
         #expect(tmux.waitFor("Checked Bananas"))
     }
 

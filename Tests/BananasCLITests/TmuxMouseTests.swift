@@ -65,6 +65,24 @@ struct TmuxMouseTests {
         }
     }
 
+    @Test("a click on the key bar presses its key: \"a add\" opens the add prompt, \"? help\" the help")
+    func keyBarClicks() async throws {
+        let cli = await seeded()
+        defer { cli.cleanUp() }
+        let tmux = try Tmux(cli, width: 100, height: 16)
+        #expect(tmux.waitFor("Butter"))
+        let lines = tmux.screen().split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let bar = try #require(lines.firstIndex { $0.hasPrefix("a add  Space check") })
+        click(tmux, column: 3, row: bar + 1)  // on "add"
+        #expect(tmux.waitFor("Add to Produce:"), "\(tmux.screen())")
+        tmux.keys("Escape")
+        #expect(tmux.waitForScreen { !$0.contains("Add to Produce:") } != nil)
+        let help = try #require(lines[bar].range(of: "? help"))
+        click(tmux, column: lines[bar].distance(from: lines[bar].startIndex, to: help.lowerBound) + 1, row: bar + 1)
+        #expect(tmux.waitFor("Keys"), "\(tmux.screen())")
+        tmux.keys("q")
+    }
+
     @Test("--no-mouse leaves the mouse to the terminal")
     func noMouse() async throws {
         let cli = await seeded()

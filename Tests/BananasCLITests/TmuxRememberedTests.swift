@@ -31,7 +31,7 @@ struct TmuxRememberedTests {
 
         let tmux = try Tmux(cli)
         #expect(tmux.waitFor("Bananas"))
-        tmux.keys("j", "a")
+        tmux.keys("a")
         #expect(tmux.waitFor("Add to Produce:"))
         tmux.type("mlik")
         let suggested = tmux.waitForScreen { screen in

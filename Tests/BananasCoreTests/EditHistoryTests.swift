@@ -94,7 +94,7 @@ import Testing
         try right.apply(.update(id: "M", changes: [.checked: .flag(false)]), stamp: Stamp(millis: 6_001, counter: 0, replica: "right"))
         again.list.merge(right)
         let unchanged = again.list
-        #expect(throws: EditHistory.Refused(label: "check", reason: .changedSince(id: "M", field: "checked"))) { try again.replay(.redo) }
+        #expect(throws: EditHistory.Refused(label: "check", reason: .changedSince(id: "M", field: "checked"), direction: .redo)) { try again.replay(.redo) }
         #expect(again.list == unchanged)
     }
 

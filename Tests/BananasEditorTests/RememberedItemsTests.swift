@@ -160,7 +160,7 @@ struct RememberedItemsTests {
               [x] Butter
             ▾ Bakery  0/1 checked
              Milk                             Dairy  3×
-            Add to Produce: mi
+            Add to Produce: mi  adds new "mi" · Tab: Mi…
              synced 4s ago  BananaList.json      ? help
             """)
         s.press(.ctrl("u"))
@@ -178,7 +178,7 @@ struct RememberedItemsTests {
               [x] Butter
              Carrots                        Produce  1×
              Coffee                          Pantry  1×
-            Add to Produce: c
+            Add to Produce: c  adds Coffee
              synced 4s ago  BananaList.json      ? help
             """)
         let highlighted = (8...9).filter { grid[0, $0].highlighted }
@@ -205,7 +205,7 @@ struct RememberedItemsTests {
               [x] Apples  1 kg
               [ ] Spinach  optional
              Extra virgin olive…  Mediterranea…  1×
-            Add to Produce: ex
+            Add to Produce: ex  adds Extra virgin o…
              synced 4s ago  BananaList.json  ? help
             """)
     }

@@ -199,94 +199,94 @@ struct ScreenSnapshotTests {
               [ ] Bananas  6
              ┌─ Keys ───────────────────────────────────────────────────────────┐
              │ Move                                                             │
-            ▾│ j ↓              move down                                       │
-             │ k ↑              move up                                         │
-             │ g Home           go to the top                                   │
-            ▾│ G End            go to the bottom                                │
-             │ PgDn Ctrl-D      page down                                       │
-             │ PgUp Ctrl-U      page up                                         │
-             │ Tab ]            next section                                    │
-             │ Shift-Tab [      previous section                                │
-             │ n                next filter match                               │
-             │ N                previous filter match                           │
+            ▾│ j ↓                move down                                     │
+             │ k ↑                move up                                       │
+             │ g Home             go to the top                                 │
+            ▾│ G End              go to the bottom                              │
+             │ PgDn Ctrl-F Ctrl-D page down                                     │
+             │ PgUp Ctrl-B Ctrl-U page up                                       │
+             │ Tab ]              next section                                  │
+             │ Shift-Tab [        previous section                              │
+             │ n                  next filter match                             │
+             │ N                  previous filter match                         │
              │                                                                  │
              │ Items                                                            │
-             │ Space            check / uncheck                                 │
-             │ a                add items (a name ending in ? is optional)      │
-             │ U                usual items: add back what you often buy        │
-             │ e Enter          edit name and amount (a section: rename)        │
-             │ =                change the amount                               │
-             │ d Delete         delete the item (a section: asks first)         │
-             │ o                mark optional / needed                          │
-             │ J                move the item (or section) down                 │
-             │ K                move the item (or section) up                   │
-             │ m                move the item to another section                │
-             │ X                clear checked items (asks)                      │
+             │ Space              check / uncheck, then on to the next item     │
+             │ a                  add items (a name ending in ? is optional)    │
+             │ U                  usual items: add back what you often buy      │
+             │ e Enter            edit name and amount (a section: rename)      │
+             │ =                  change the amount                             │
+             │ d Delete           delete the item (a section: asks first)       │
+             │ o                  mark optional / needed                        │
+             │ J                  move the item (or section) down               │
+             │ K                  move the item (or section) up                 │
+             │ m                  move the item to another section              │
+             │ X                  clear checked items (asks)                    │
              │                                                                  │
              │ Sections                                                         │
-             │ A                add a section                                   │
-             │ R                rename this section                             │
-             │ z                collapse / expand this section                  │
-             │ Z                collapse / expand all sections                  │
+             │ A                  add a section                                 │
+             │ R                  rename this section                           │
+             │ z                  collapse / expand this section                │
+             │ Z                  collapse / expand all sections                │
              │                                                                  │
              │ View                                                             │
-             │ /                filter as you type (Enter keeps, Esc clears)    │
-             │ h                hide / show checked items                       │
-             │ c                review conflicts                                │
-             │ M                the messages shown so far                       │
-             │ b                show / hide the key bar                         │
+             │ /                  filter as you type (Enter keeps, Esc clears)  │
+             │ h                  hide / show checked items                     │
+             │ c                  review conflicts                              │
+             │ M                  the messages shown so far                     │
+             │ b                  show / hide the key bar                       │
              │                                                                  │
              │ Other                                                            │
-             │ u                undo                                            │
-             │ Ctrl-R           redo                                            │
-             │ ? F1             this help                                       │
-             │ Ctrl-L           redraw the screen                               │
-             │ q                quit                                            │
-             │ 5j               a number before a move key repeats it           │
+             │ u                  undo                                          │
+             │ Ctrl-R             redo                                          │
+             │ ? F1               this help                                     │
+             │ Ctrl-L             redraw the screen                             │
+             │ q                  quit                                          │
+             │ 5j                 a number before a move key repeats it         │
              │                                                                  │
              │ In a prompt                                                      │
-             │ Enter            accept (adding: the highlighted suggestion)     │
-             │ Esc              cancel (first drops a suggestion's highlight)   │
-             │ Tab              complete a section; next suggestion (adding)    │
-             │ ↓                next suggestion (adding)                        │
-             │ ↑ Shift-Tab      previous suggestion (adding)                    │
-             │ ← Ctrl-B         move left                                       │
-             │ → Ctrl-F         move right                                      │
-             │ Home Ctrl-A      to the start                                    │
-             │ End Ctrl-E       to the end                                      │
-             │ Backspace Ctrl-H erase back                                      │
-             │ Delete Ctrl-D    erase under the cursor                          │
-             │ Ctrl-W           erase a word back (also Alt-Backspace)          │
-             │ Ctrl-U           erase to the start                              │
-             │ Ctrl-K           erase to the end                                │
+             │ Enter              accept (adding: the highlighted suggestion)   │
+             │ Esc                cancel (first drops a suggestion's highlight) │
+             │ Tab                complete a section; next suggestion (adding)  │
+             │ ↓                  next suggestion (adding)                      │
+             │ ↑ Shift-Tab        previous suggestion (adding)                  │
+             │ ← Ctrl-B           move left                                     │
+             │ → Ctrl-F           move right                                    │
+             │ Home Ctrl-A        to the start                                  │
+             │ End Ctrl-E         to the end                                    │
+             │ Backspace Ctrl-H   erase back                                    │
+             │ Delete Ctrl-D      erase under the cursor                        │
+             │ Ctrl-W             erase a word back (also Alt-Backspace)        │
+             │ Ctrl-U             erase to the start                            │
+             │ Ctrl-K             erase to the end                              │
              │                                                                  │
              │ In help, messages, conflicts                                     │
-             │ j ↓              down                                            │
-             │ k ↑              up                                              │
-             │ PgDn Space       page down (help, messages)                      │
-             │ PgUp             page up (help, messages)                        │
-             │ g Home           to the top (help, messages)                     │
-             │ r Enter          restore the value that lost (conflicts)         │
-             │ d                dismiss this conflict                           │
-             │ D                dismiss every conflict                          │
+             │ j ↓                down                                          │
+             │ k ↑                up                                            │
+             │ PgDn Space Ctrl-F  page down (help, messages)                    │
+             │ PgUp Ctrl-B        page up (help, messages)                      │
+             │ g Home             to the top (help, messages)                   │
+             │ r Enter            restore the value that lost (conflicts)       │
+             │ d                  dismiss this conflict                         │
+             │ D                  dismiss every conflict                        │
              │                                                                  │
              │ In the usual items view                                          │
-             │ j ↓              down                                            │
-             │ k ↑              up                                              │
-             │ g Home           to the top                                      │
-             │ G End            to the bottom                                   │
-             │ Space            mark / unmark                                   │
-             │ Enter            add the marked (else highlighted) as one step   │
-             │ Esc q U          close                                           │
+             │ j ↓                down                                          │
+             │ k ↑                up                                            │
+             │ g Home             to the top                                    │
+             │ G End              to the bottom                                 │
+             │ Space              mark / unmark                                 │
+             │ Enter              add the marked (else highlighted) as one step │
+             │ Esc q U            close                                         │
              │                                                                  │
              │ Answering a question                                             │
-             │ y Y              yes (any other key: no)                         │
+             │ y Y                yes (any other key: no)                       │
              │                                                                  │
              │ The status bar                                                   │
-             │ synced           the file holds every edit made here             │
-             │ pending N        N edits in the journal, not yet in the file     │
-             │ conflict N       N values lost to a concurrent edit: c reviews   │
-             │ paused: why      the file cannot be read or written; edits wait  │
+             │ synced             the file holds every edit made here           │
+             │ pending N          N edits in the journal, not yet in the file   │
+             │ conflict N         N values lost to a concurrent edit: c reviews │
+             │ paused: why        the file cannot be read or written; edits wa… │
              └─ j/k scroll · any other key closes ──────────────────────────────┘
 
 
@@ -324,7 +324,7 @@ struct ScreenSnapshotTests {
               [x] Butter
             ▾ Bakery  0/1 checked
               [ ] Sourdough bread
-            read-only: bananas view cannot change the l…
+            read-only: bananas view cannot change t… (M)
              synced 4s ago  BananaList.json      ? help
             """)
         #expect(s.list == sampleList())

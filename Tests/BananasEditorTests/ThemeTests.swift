@@ -8,7 +8,7 @@ import Testing
 @Suite("Themes")
 struct ThemeTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    static let shipped = ["default", "default-light", "dark", "light", "high-contrast", "colorblind", "monochrome"]
+    static let shipped = ["default", "default-light", "dark", "light", "high-contrast", "colorblind", "colorblind-light", "monochrome"]
     let catalog = ThemeCatalog(userFolder: "/nonexistent")
 
     @Test("every shipped theme parses and covers every role and the cursor row", arguments: shipped)
@@ -190,6 +190,13 @@ struct ThemeTests {
         #expect(ThemeCatalog.load(flag: nil, environment: env.merging(["COLORFGBG": "0;15"]) { $1 }).theme.name == "default-light")
         #expect(ThemeCatalog.load(flag: nil, environment: env.merging(["COLORFGBG": "15;default;0"]) { $1 }).theme.name == "default")
         #expect(ThemeCatalog.load(flag: nil, environment: env.merging(["COLORFGBG": "default"]) { $1 }).theme.name == "default")
+        // What the terminal answered (OSC 11) comes before COLORFGBG; a theme with a light twin
+        // is used as it on a light background.
+        #expect(ThemeCatalog.load(flag: nil, environment: env, background: .light).theme.name == "default-light")
+        #expect(ThemeCatalog.load(flag: nil, environment: env.merging(["COLORFGBG": "0;15"]) { $1 }, background: .dark).theme.name == "default")
+        #expect(ThemeCatalog.load(flag: "colorblind", environment: env, background: .light).theme.name == "colorblind-light")
+        #expect(ThemeCatalog.load(flag: "colorblind", environment: env, background: .dark).theme.name == "colorblind")
+        #expect(ThemeCatalog.load(flag: "dark", environment: env, background: .light).theme.name == "dark")
         try "theme: light\n".write(toFile: config + "/bananas/config.yaml", atomically: true, encoding: .utf8)
         #expect(ThemeCatalog.load(flag: nil, environment: env.merging(["COLORFGBG": "0;15"]) { $1 }).theme.name == "light")
         #expect(ThemeCatalog.load(flag: nil, environment: env).theme.name == "light")
@@ -289,7 +296,8 @@ struct ThemeContrastTests {
 
     static func contrast(_ a: Double, _ b: Double) -> Double { (max(a, b) + 0.05) / (min(a, b) + 0.05) }
 
-    @Test("every role is readable whatever the terminal's background", arguments: ThemeTests.shipped)
+    @Test("every role of a theme meant for any background is readable on either",
+          arguments: ThemeTests.shipped.filter { IntendedBackgroundContrastTests.intended[$0]?.count == 2 })
     func readable(name: String) throws {
         let theme = try ThemeCatalog(userFolder: "/nonexistent").theme(named: name)
         // Roles drawn on list rows, where the cursor row lies over them.
@@ -313,5 +321,101 @@ struct ThemeContrastTests {
                 }
             }
         }
+    }
+}
+
+/// Each shipped theme on the background it is meant for (docs/themes.md says which), with the
+/// xterm palette for the 16 terminal colours: every role, inherited attributes included (a
+/// `dim` is drawn at half intensity, `reverse` swaps the colours), at least 4.5:1 for text and
+/// 3:1 for dim text (checked items, the dim role), on list rows and under the cursor row.
+@Suite("Themes on their intended background")
+struct IntendedBackgroundContrastTests {
+    enum Background: String, CaseIterable { case dark, light }
+
+    /// Where each shipped theme is meant to be used. Themes with their own canvas are checked
+    /// on both (a role that sets no background shows the terminal's).
+    static let intended: [String: [Background]] = [
+        "default": [.dark], "default-light": [.light],
+        "colorblind": [.dark], "colorblind-light": [.light],
+        "dark": [.dark, .light], "light": [.dark, .light], "high-contrast": [.dark, .light],
+        "monochrome": [.dark, .light],
+    ]
+
+    static let dimRoles: Set<Role> = [.checkedItem, .dim]
+    static let bodyRoles: Set<Role> = [.text, .sectionHeader, .item, .checkedItem, .optionalMarker, .amount, .filterMatch, .dim]
+
+    static func rgb(_ color: TermColor) -> (Double, Double, Double) {
+        let (r, g, b): (Int, Int, Int) = switch color {
+        case .ansi(let n): ColorDepth.rgb(indexed: n)
+        case .indexed(let n): ColorDepth.rgb(indexed: n)
+        case .rgb(let R, let G, let B): (Int(R), Int(G), Int(B))
+        }
+        return (Double(r), Double(g), Double(b))
+    }
+
+    static func luminance(_ c: (Double, Double, Double)) -> Double {
+        func linear(_ v: Double) -> Double {
+            let v = v / 255
+            return v <= 0.03928 ? v / 12.92 : pow((v + 0.055) / 1.055, 2.4)
+        }
+        return 0.2126 * linear(c.0) + 0.7152 * linear(c.1) + 0.0722 * linear(c.2)
+    }
+
+    /// The contrast of a style as a terminal with `background` draws it.
+    static func contrast(_ style: Style, on background: Background) -> Double {
+        let terminalForeground: (Double, Double, Double) = background == .dark ? (229, 229, 229) : (0, 0, 0)
+        let terminalBackground: (Double, Double, Double) = background == .dark ? (0, 0, 0) : (255, 255, 255)
+        var fg = style.foreground.map(rgb) ?? terminalForeground
+        var bg = style.background.map(rgb) ?? terminalBackground
+        if style.reverse { (fg, bg) = (bg, fg) }
+        if style.dim { fg = ((fg.0 + bg.0) / 2, (fg.1 + bg.1) / 2, (fg.2 + bg.2) / 2) }
+        let (a, b) = (luminance(fg), luminance(bg))
+        return (max(a, b) + 0.05) / (min(a, b) + 0.05)
+    }
+
+    @Test("every role meets 4.5:1 (dim text 3:1) on the theme's intended background", arguments: ThemeTests.shipped)
+    func intendedContrast(name: String) throws {
+        let theme = try ThemeCatalog(userFolder: "/nonexistent").theme(named: name)
+        let backgrounds = try #require(Self.intended[name], "say which background \(name) is for")
+        for background in backgrounds {
+            for role in Role.allCases {
+                for highlighted in Self.bodyRoles.contains(role) ? [false, true] : [false] {
+                    let ratio = Self.contrast(theme.style(for: role, highlighted: highlighted), on: background)
+                    let needed = Self.dimRoles.contains(role) ? 3.0 : 4.5
+                    #expect(ratio >= needed, "\(name) on \(background): \(role)\(highlighted ? " (cursor row)" : "") is \((ratio * 10).rounded() / 10):1")
+                }
+            }
+        }
+    }
+
+    @Test("bananas themes and docs/themes.md say the same of every shipped theme")
+    func docsTellTheSameTruth() throws {
+        let docs = try String(contentsOf: ThemeTests.root.appendingPathComponent("docs/themes.md"), encoding: .utf8)
+        let catalog = ThemeCatalog(userFolder: "/nonexistent")
+        for name in ThemeTests.shipped {
+            let description = try #require(try catalog.file(named: name).description)
+            #expect(docs.contains("| `\(name)` | \(description) |"), "docs/themes.md's row for \(name) should read: \(description)")
+        }
+    }
+}
+
+
+@Suite("The terminal's background")
+struct BackgroundProbeTests {
+    @Test("an OSC 11 reply, ended by BEL or ESC \\, with 2 or 4 hex digits; device attributes alone say nothing")
+    func parse() {
+        func parsed(_ text: String) -> (Bool, Background?) {
+            let result = Background.parse(reply: Array(text.utf8))
+            return (result.answered, result.background)
+        }
+        #expect(parsed("\u{1B}]11;rgb:ffff/ffff/ffff\u{1B}\\\u{1B}[?62;22c") == (true, .light))
+        #expect(parsed("\u{1B}]11;rgb:c0c0/c0c0/c0c0\u{07}\u{1B}[?1;2c") == (true, .light))
+        #expect(parsed("\u{1B}]11;rgb:1c/1c/1c\u{07}\u{1B}[?6c") == (true, .dark))
+        #expect(parsed("\u{1B}]11;rgb:7777/7777/7777\u{1B}\\\u{1B}[?6c") == (true, .dark))
+        #expect(parsed("\u{1B}[?62;22c") == (true, nil), "a terminal that ignores OSC 11")
+        #expect(parsed("\u{1B}]11;rgb:ffff/ff") == (false, nil), "still coming")
+        #expect(parsed("\u{1B}]11;rgb:zz/00/00\u{07}\u{1B}[?6c") == (true, nil))
+        #expect(Background.fromColorFGBG("0;15") == .light && Background.fromColorFGBG("15;0") == .dark)
+        #expect(Background.fromColorFGBG(nil) == nil && Background.fromColorFGBG("default") == nil)
     }
 }
