@@ -1,4 +1,4 @@
-import BananasCore
+@testable import BananasCore
 @testable import BananasFile
 @testable import BananasSync
 import BananasTestSupport
@@ -34,6 +34,8 @@ struct TakenIn {
     var stamp: Stamp
     /// The writer's deletes: rows the device held that the judgment deleted.
     var deletes: [String: Tombstone]
+    /// Where each field the save's stamp wrote says what the edit saw (its stamp history).
+    var claims: ShoppingList
 }
 
 /// The core alone: each replica's published history in memory, merges and judging called
@@ -65,7 +67,7 @@ final class InMemoryDevices: ContractDevices {
         let anchor = judgment.anchor.map(published[r].list(at:))
         publish(r, judgment.held, kind: .save(marked: false), now: now)
         return TakenIn(held: judgment.held, merged: judgment.merged, anchorNumber: judgment.anchor, anchor: anchor, stamp: stamp,
-                       deletes: judgment.held.tombstones.filter { list.tombstones[$0.key] != $0.value })
+                       deletes: judgment.held.tombstones.filter { list.tombstones[$0.key] != $0.value }, claims: judgment.held)
     }
 
     /// Publishes `list` on replica `r` (a state it took in or wrote), unless it was the last.
@@ -97,6 +99,10 @@ final class DiskDevices: ContractDevices {
     }
     private var devices: [Device] = []
     private var copyNumber = 0
+    /// The bytes of the file each list a device showed came from: a copy is delivered as those
+    /// bytes, as a sync engine copies files (a list encoded anew would carry another write's
+    /// mark on content that write never had).
+    private var files: [ShoppingList: [UInt8]] = [:]
     private(set) var problems: [String] = []
 
     init() {
@@ -120,11 +126,25 @@ final class DiskDevices: ContractDevices {
 
     func wrote(_ r: Int, _ list: ShoppingList, now: Int64) throws -> ShoppingList {
         setTime(r, now)
-        return try devices[r].engine.flush(local: list, lockTimeoutMillis: 2_000).written
+        return shown(r, try devices[r].engine.flush(local: list, lockTimeoutMillis: 2_000).written)
+    }
+
+    /// `list`, shown by device `r`, remembered with the bytes of `r`'s file.
+    private func shown(_ r: Int, _ list: ShoppingList) -> ShoppingList {
+        if let bytes = devices[r].box.bytes { files[list] = bytes }
+        return list
+    }
+
+    private func bytes(of list: ShoppingList) -> [UInt8] {
+        guard let bytes = files[list] else {
+            problems.append("a copy of a list no device showed")
+            return ListCodec.encode(list)
+        }
+        return bytes
     }
 
     func received(_ r: Int, _ copy: ShoppingList, onto list: ShoppingList, now: Int64) -> ShoppingList {
-        deliver(ListCodec.encode(copy), to: devices[r].box.listPath, now: now)
+        deliver(bytes(of: copy), to: devices[r].box.listPath, now: now)
         return read(r, onto: list, now: now)
     }
 
@@ -133,11 +153,11 @@ final class DiskDevices: ContractDevices {
         copyNumber += 1
         let folder = (devices[r].box.listPath as NSString).deletingLastPathComponent
         let path = folder + String(format: "/BananaList.sync-conflict-20261127-%06d-ABCDEF7.json", copyNumber)
-        deliver(ListCodec.encode(copy), to: path, now: now)
+        deliver(bytes(of: copy), to: path, now: now)
         let outcome = devices[r].engine.mergeConflictCopies(lockTimeoutMillis: 2_000)
         if let failure = outcome.failure { problems.append("r\(r): a conflict copy was not merged: \(failure)") }
         if !outcome.unmerged.isEmpty { problems.append("r\(r): a conflict copy was left: \(outcome.unmerged)") }
-        return outcome.written?.list ?? read(r, onto: list, now: now)
+        return outcome.written.map { shown(r, $0.list) } ?? read(r, onto: list, now: now)
     }
 
     func stamplessSave(_ r: Int, _ save: ShoppingList, onto list: ShoppingList, now: Int64, salt: Int) -> TakenIn {
@@ -154,7 +174,7 @@ final class DiskDevices: ContractDevices {
         let hash = Hash.content(bytes)
         guard let (history, state) = after.state(hashed: hash).map({ (after, $0) }) ?? before.state(hashed: hash).map({ (before, $0) }) else {
             problems.append("r\(r): the app's save was not published")
-            return TakenIn(held: decoded, merged: merged, anchorNumber: nil, anchor: nil, stamp: none, deletes: [:])
+            return TakenIn(held: decoded, merged: merged, anchorNumber: nil, anchor: nil, stamp: none, deletes: [:], claims: merged)
         }
         // The writer's edits and deletes carry one stamp, newer than anything the device held.
         let newest = max(merged.newestStamp, merged.tombstones.values.map(\.stamp).max() ?? .zero)
@@ -166,15 +186,36 @@ final class DiskDevices: ContractDevices {
             deletes[id] = anchorList?.rows[id].map { Tombstone(stamp: stamp, seen: $0.stamps) } ?? tombstone
         }
         return TakenIn(held: history.list(at: state.number), merged: merged, anchorNumber: anchor, anchor: anchorList,
-                       stamp: stamp, deletes: deletes)
+                       stamp: stamp, deletes: deletes, claims: Self.claims(of: merged, stamp: stamp, anchor: anchorList))
+    }
+
+    /// What the save's edits saw: the anchor's value of each field they wrote (the merged
+    /// list's stamp histories also hold what this device had seen).
+    static func claims(of merged: ShoppingList, stamp: Stamp, anchor: ShoppingList?) -> ShoppingList {
+        var claims = merged
+        for (id, row) in merged.rows where ItemField.allCases.contains(where: { row.stamps[$0] == stamp }) {
+            var copy = row
+            for field in ItemField.allCases where row.stamps[field] == stamp {
+                copy.stamps.setSeen(field, anchor?.rows[id].map { [$0.stamps[field]] } ?? [])
+            }
+            claims.rows[id] = copy
+        }
+        for (key, entry) in merged.sectionEntries where SectionField.allCases.contains(where: { entry.stamps[$0] == stamp }) {
+            var copy = entry
+            for field in SectionField.allCases where entry.stamps[field] == stamp {
+                copy.stamps.setSeen(field, anchor?.sectionEntries[key].map { [$0.stamps[field]] } ?? [])
+            }
+            claims.sectionEntries[key] = copy
+        }
+        return claims
     }
 
     /// The running instance reads the file (its watcher saw it change) and takes it in.
     private func read(_ r: Int, onto list: ShoppingList, now: Int64) -> ShoppingList {
         setTime(r, now)
         switch devices[r].engine.read() {
-        case .state(let state): return state.list
-        case .unchanged: return list
+        case .state(let state): return shown(r, state.list)
+        case .unchanged: return shown(r, list)
         case .failed(let error):
             problems.append("r\(r): a read failed: \(error)")
             return list
