@@ -102,7 +102,14 @@ final class SyncEngine: @unchecked Sendable {
         guard snapshot.exists, snapshot.isWritable else { return .state(FileState(list: snapshot.list, snapshot: snapshot)) }
         switch ownership(hash, glance: glance) {
         case .newest: return .state(FileState(list: snapshot.list, snapshot: snapshot))
-        case .older: return .state(FileState(list: Self.own(snapshot.list, newest: glance?.list()), snapshot: snapshot))
+        case .older:
+            // A state held here before (a sync engine put it back, or brought back a file taken
+            // in earlier): shown with what came after it; a running instance also writes that
+            // back, so the file carries it again (when the lock is busy, its next write does).
+            if takesIn, let outcome = try? flush(local: nil, lockTimeoutMillis: takeInLockMillis) {
+                return .state(FileState(list: outcome.written, snapshot: outcome.snapshot))
+            }
+            return .state(FileState(list: Self.own(snapshot.list, newest: glance?.list()), snapshot: snapshot))
         case .foreign: break
         }
         if takesIn {
@@ -203,7 +210,8 @@ final class SyncEngine: @unchecked Sendable {
     private func judge(_ snapshot: ListFile.Snapshot, history: PublishedHistory, head: ShoppingList) -> ShoppingList.Judgment {
         let save = snapshot.list
         let now = time.nowMillis()
-        let stamp = snapshot.foreignEditStamp(after: max(save.newestStamp, head.newestStamp), now: now)
+        let stamp = snapshot.foreignEditStamp(after: max(save.newestStamp, head.newestStamp), now: now,
+                                              judgedAgainst: history.head?.hash ?? 0)
         clock.observe(stamp, now: now)
         // The app omits sortOrder: a whole save without it writes no order.
         let ordered = !save.isStampless || snapshot.bytes.map { String(decoding: $0, as: UTF8.self).contains("\"sortOrder\"") } ?? false

@@ -8,9 +8,11 @@ import BananasTestSupport
 // "The merge contract, model-checked").
 //
 // A history is a list of steps over three replicas, each a `ShoppingList` with a `StampClock`
-// whose wall clock is skewed (minutes, hours or years, ahead or behind). Steps are local edits
+// whose wall clock is skewed (minutes, hours or years, ahead or behind), kept in memory or on
+// disk by a device with the real engine (`ContractDevices`, Devices.swift). Steps are local edits
 // (insert, update, delete, restore, section add/rename/move/remove, undo, a prompt saved after
-// it was opened), syncs, offline periods, stale and duplicate deliveries, conflict copies and
+// it was opened), syncs, offline periods, stale and duplicate deliveries (a replica's own
+// earlier file put back among them), months passing, conflict copies and
 // whole-list saves by a writer that keeps no stamps (Get Bananas), with and without a base.
 //
 // An oracle records every value an edit wrote (subject, value, stamp) and what the replica that
@@ -579,9 +581,10 @@ final class ContractModel {
             receive(r, replicas[s].list, known: replicas[s].known)
             log("r\(r) receives r\(s)")
         case .stale:
-            guard r != s, replicas[r].offline == 0, !replicas[s].history.isEmpty else { return }
+            // From another replica, or r's own earlier file put back by a sync engine.
+            guard replicas[r].offline == 0, !replicas[s].history.isEmpty else { return }
             let old = replicas[s].history[replicas[s].history.count - 1 - step.a % replicas[s].history.count]
-            redeliver(r, old, label: "r\(r) receives an old copy of r\(s) again") {
+            redeliver(r, old, label: r == s ? "r\(r)'s earlier file is put back" : "r\(r) receives an old copy of r\(s) again") {
                 replicas[r].list = devices.received(r, old.list, onto: replicas[r].list, now: now(r))
             }
         case .conflictCopy:
@@ -919,6 +922,10 @@ final class ContractTally: @unchecked Sendable {
     /// Shrunk counterexamples earlier runs found (docs/reliability.md), replayed on every run.
     @Test(arguments: [
         "offsets 0/0/0: phone(0,0,0,5,0) insert(0,0,0,0,0) phone(1,0,0,1,0) syncAll(0,0,0,0,0) phone(1,0,0,0,0)",
+        "offsets 0/0/0: insert(1,0,0,0,0) sync(0,1,0,0,0) undo(1,0,0,0,0) syncAll(0,0,0,0,0)",
+        "offsets 0/0/0: sync(0,2,0,0,0) phone(2,0,0,0,1) syncAll(0,0,0,0,0) removeSection(0,0,0,3,0)",
+        "offsets 0/0/0: syncAll(0,0,0,0,0) update(1,0,5,0,0) syncAll(0,0,0,0,0) delete(0,0,5,0,0)",
+        "offsets 0/+2h/0: moveSection(0,0,0,1,0) phoneNoBase(0,2,0,0,0) renameSection(0,0,0,2,0) insert(1,0,0,0,0) syncAll(0,0,0,0,0) addSection(0,0,6,1,0) phoneNoBase(0,2,0,7,0) phone(0,0,1,0,2)",
         "offsets 0/0/0: phone(0,0,0,0,0) months(0,0,2,0,1) phone(0,0,0,0,0)",
         "offsets 0/0/0: phone(0,0,0,7,0) syncAll(0,0,0,0,0) phone(1,0,0,1,0)",
         "offsets 0/0/0: phone(0,0,0,2,0) insert(1,0,0,0,0) syncAll(0,0,3,0,2)",
