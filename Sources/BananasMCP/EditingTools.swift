@@ -42,6 +42,10 @@ enum Batch {
     /// may be ahead of it or behind: the file is read under the lock and taken in. A stale
     /// revision is answered (nil when the list is at `expected` now).
     static func confirm(_ store: ListStore, _ expected: String?) async -> CallTool.Result? {
+        if let expected, !Revision.isWellFormed(expected) {
+            // Answered as stale, it would read as a revision this list once had.
+            return failure("expected_revision \"\(TextRules.escaped(String(expected.prefix(80))))\" is not a revision: pass the `revision` that get_shopping_list (or an edit's answer) gave, 1 to 16 hex digits. Nothing was changed.")
+        }
         guard let expected, ListSnapshot.of(store).revision != expected else { return nil }
         do {
             switch try await store.perform(nil, label: "check", if: { Revision.of($0) == expected }) {
@@ -399,5 +403,10 @@ enum Revision {
                 + (item.checked ? "\u{1F}1" : "\u{1F}0") + (item.optional ? "1" : "0") + String(item.sortOrder)
         }
         return String(Hash.fnv1a(Array(text.utf8)), radix: 16)
+    }
+
+    /// What `of` can give: 1 to 16 lowercase hex digits.
+    static func isWellFormed(_ text: String) -> Bool {
+        (1...16).contains(text.utf8.count) && text.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
     }
 }

@@ -199,7 +199,8 @@ struct ListPage {
         if matching.count != snapshot.items.count { text += " matching (\(snapshot.items.count) on the list)" }
         if !matching.isEmpty { text += ", revision \(snapshot.revision):" }
         if !lines.isEmpty { text += "\n" + lines.joined(separator: "\n") }
-        if index < matching.count { text += "\nMore: call again with cursor \(structured["next_cursor"]!.stringValue!)." }
+        // The cursor ends the text: a period after it would be copied as part of it.
+        if index < matching.count { text += "\nMore items follow. To read them, call again with this cursor:\n\(structured["next_cursor"]!.stringValue!)" }
         return Answer(structured: structured, text: text)
     }
 

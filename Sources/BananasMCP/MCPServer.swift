@@ -45,7 +45,8 @@ public final class BananasMCPServer: Sendable {
             .init(tools: ToolCatalog.all)
         }
         await server.withMethodHandler(CallTool.self) { [self] params in
-            await call(params.name, params.arguments ?? [:])
+            if let refusal = ToolCatalog.refusal(forUnknown: params.name) { throw MCPError.invalidParams(refusal) }
+            return await call(params.name, params.arguments ?? [:])
         }
         await watchStatus()
         return server
@@ -59,7 +60,7 @@ public final class BananasMCPServer: Sendable {
         var transportLogger = logger
         transportLogger[metadataKey: "part"] = "transport"
         do {
-            let stdio = LineTransport(endingOn: [SIGTERM], logger: transportLogger)
+            let stdio = LineTransport(endingOn: [SIGTERM, SIGINT, SIGHUP], logger: transportLogger)
             try await server.start(transport: ToolCallTransport(wrapping: stdio, server: self))
         } catch {
             logger.error("could not start on stdio: \(error)")

@@ -11,6 +11,13 @@ enum ToolCatalog {
 
     static var names: [String] { all.map(\.name) }
 
+    /// The refusal of a tool this server does not have (a JSON-RPC `invalidParams` error, as
+    /// the spec has it), or nil for one of its tools.
+    static func refusal(forUnknown name: String) -> String? {
+        guard !names.contains(name) else { return nil }
+        return "There is no tool named \(TextRules.escaped(name)). The tools are: \(names.joined(separator: ", ")). Nothing was changed."
+    }
+
     // MARK: Schema pieces
 
     static func object(_ properties: [String: Value], required: [String] = []) -> Value {
@@ -34,7 +41,7 @@ enum ToolCatalog {
     }
 
     static let expectedRevision: Value = .object([
-        "type": .string("string"), "maxLength": .int(64),
+        "type": .string("string"), "maxLength": .int(16), "pattern": .string("^[0-9a-f]{1,16}$"),
         "description": .string("The revision from get_shopping_list. If the list changed since, nothing is done and you are told to read it again."),
     ])
 

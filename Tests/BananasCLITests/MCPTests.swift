@@ -152,8 +152,8 @@ struct MCPTests {
         }
         #expect(names.contains("Bread"), "an edit from the CLI reaches the running server")
 
-        let unknown = try server.call("remove_everything")
-        #expect(unknown["isError"] as? Bool == true)
+        // An unknown tool is a JSON-RPC error, as the spec has it.
+        #expect(throws: MCPProcess.CLIError.self) { try server.call("remove_everything") }
     }
 
     func structured(_ result: [String: Any]) -> [String: Any] { result["structuredContent"] as! [String: Any] }

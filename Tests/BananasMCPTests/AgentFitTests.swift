@@ -44,7 +44,10 @@ struct AgentFitTests {
         #expect(first.structured["has_more"] == .bool(true))
         #expect(first.structured["items"]?.arrayValue?.count == ListPage.defaultLimit)
         #expect(Self.size(first) <= 100_000, "the default answer stays under 25,000 tokens at 4 characters a token")
-        #expect(first.text.contains("More: call again with cursor"))
+        // The cursor ends the text, on a line of its own: no sentence period to copy with it.
+        let cursorLine = first.text.split(separator: "\n").last.map(String.init)
+        #expect(cursorLine == first.structured["next_cursor"]?.stringValue, "\(first.text.suffix(200))")
+        #expect(first.text.contains("call again with this cursor"))
 
         var seen: [String] = []
         var cursor = first.structured["next_cursor"]?.stringValue
@@ -258,7 +261,13 @@ struct AgentFitTests {
         answers.append(try await h.call("remove_items", ["items": [["item": "A1B2"]], "expected_revision": .string(read)]))
         answers.append(try await h.call("add_sections", ["sections": [["name": "dairy\u{202E}"]]]))
         answers.append(try await h.call("get_shopping_list", ["section": "Dairy\u{1B}x"]))
-        answers.append(try await h.call("no_such\u{1B}[2Jtool"))
+        do {
+            _ = try await h.call("no_such\u{1B}[2Jtool")
+            Issue.record("an unknown tool is an error")
+        } catch let error as MCPError {
+            let said = error.errorDescription ?? ""
+            #expect(!said.unicodeScalars.contains { TextRules.isUnsafe($0) } && said.contains("no_such\\e[2Jtool"), "\(said)")
+        }
         answers.append(try await h.call("update_items", ["items": [["item": "Milk", "col\u{7}our": "red"]]]))
         for answer in answers {
             // Lines are the answer's own; nothing else unsafe may come through.

@@ -230,8 +230,14 @@ struct ItemToolTests {
             #expect(result.isError == true, "\(tool) \(expected)")
             #expect(result.text.contains(expected) && result.text.contains("Nothing was changed"), "\(tool): \(result.text)")
         }
-        let unknown = try await h.call("remove_everything")
-        #expect(unknown.isError == true && unknown.text.contains("There is no tool named remove_everything"))
+        // An unknown tool is a JSON-RPC error (invalid params), as the spec has it, not a result.
+        do {
+            let answered = try await h.call("remove_everything")
+            Issue.record("answered as a result: \(answered.text)")
+        } catch let error as MCPError {
+            #expect(error.code == -32602, "\(error)")
+            #expect("\(error.errorDescription ?? "")".contains("There is no tool named remove_everything"), "\(error)")
+        }
         #expect(try await h.revision() == revision)
         #expect(try await h.names() == ["Milk"])
     }
