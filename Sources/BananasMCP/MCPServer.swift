@@ -45,7 +45,7 @@ public final class BananasMCPServer: Sendable {
             .init(tools: ToolCatalog.all)
         }
         await server.withMethodHandler(CallTool.self) { [self] params in
-            if let refusal = ToolCatalog.refusal(forUnknown: params.name) { throw MCPError.invalidParams(refusal) }
+            if let refusal = ToolCatalog.refusal(forUnknown: params.name, arguments: params.arguments ?? [:]) { throw MCPError.invalidParams(refusal) }
             return await call(params.name, params.arguments ?? [:])
         }
         await watchStatus()

@@ -321,7 +321,7 @@ public actor ToolCallTransport: Transport {
     }
 
     private func answer(_ call: ToolCallRequest, stateless: Bool) async {
-        if let refusal = ToolCatalog.refusal(forUnknown: call.name) {
+        if let refusal = ToolCatalog.refusal(forUnknown: call.name, arguments: call.arguments) {
             await sendError(id: call.id, code: -32602, message: refusal)
             return
         }

@@ -12,10 +12,44 @@ enum ToolCatalog {
     static var names: [String] { all.map(\.name) }
 
     /// The refusal of a tool this server does not have (a JSON-RPC `invalidParams` error, as
-    /// the spec has it), or nil for one of its tools.
-    static func refusal(forUnknown name: String) -> String? {
+    /// the spec has it), or nil for one of its tools. Get Bananas's tool names (which its
+    /// prompts and habits use) are answered with the call to make instead, built from the
+    /// arguments given; none is an alias, and the whole-list replace has no equivalent.
+    static func refusal(forUnknown name: String, arguments: [String: Value] = [:]) -> String? {
         guard !names.contains(name) else { return nil }
-        return "There is no tool named \(TextRules.escaped(name)). The tools are: \(names.joined(separator: ", ")). Nothing was changed."
+        let tools = "The tools are: \(names.joined(separator: ", ")). Nothing was changed."
+        func text(_ keys: String...) -> String? {
+            for key in keys { if let value = arguments[key]?.stringValue, !value.isEmpty { return value } }
+            return nil
+        }
+        func call(_ tool: String, _ entry: [(String, String?)], example: (String, String)) -> String {
+            var fields = entry.compactMap { key, value in value.map { (key, $0) } }
+            if !fields.contains(where: { $0.0 == example.0 }) { fields.insert(example, at: 0) }
+            let shown = fields.map { "\"\($0.0)\": \(JSONText.compact(.string(TextRules.escaped($0.1))))" }.joined(separator: ", ")
+            return "call \(tool) with {\"items\": [{\(shown)}]}"
+        }
+        let escaped = TextRules.escaped(name)
+        let instead: String
+        switch name {
+        case "add_item":
+            instead = call("add_items", [("name", text("name", "item")), ("amount", text("amount", "quantity")), ("section", text("section", "category"))],
+                           example: ("name", "Milk")) + " (a batch: several items in one call)"
+        case "remove_item":
+            instead = call("remove_items", [("item", text("id", "item", "name"))], example: ("item", "Milk")) + " (the item by id or exact name)"
+        case "update_item":
+            instead = call("update_items", [("item", text("id", "item", "name")), ("name", text("new_name")), ("amount", text("amount", "quantity")),
+                                            ("section", text("section", "category"))], example: ("item", "Milk"))
+                + " (the item by id or exact name; give only the fields that change: name, amount, section, checked, optional, position)"
+        case "update_shopping_list":
+            return """
+                There is no tool named \(escaped) here: replacing the whole list loses what others add or change \
+                meanwhile. Read with get_shopping_list, then change only what differs: add_items, update_items, \
+                remove_items (each takes a batch in one call), with expected_revision. \(tools)
+                """
+        default:
+            return "There is no tool named \(escaped). \(tools)"
+        }
+        return "There is no tool named \(escaped) here (a Get Bananas name): \(instead). \(tools)"
     }
 
     // MARK: Schema pieces

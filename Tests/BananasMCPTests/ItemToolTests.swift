@@ -242,6 +242,34 @@ struct ItemToolTests {
         #expect(try await h.names() == ["Milk"])
     }
 
+    @Test("Get Bananas's tool names are refused (no aliases) with the bananas call to make, built from the arguments given; nothing changes")
+    func getBananasToolNames() async throws {
+        let h = try await Harness()
+        defer { Task { await h.close() } }
+        try await h.call("add_items", ["items": [["name": "Milk"]]])
+        let revision = try await h.revision()
+        let cases: [(String, [String: Value], String)] = [
+            ("add_item", ["name": "Eggs", "amount": "12", "section": "Dairy"],
+             #"call add_items with {"items": [{"name": "Eggs", "amount": "12", "section": "Dairy"}]}"#),
+            ("remove_item", ["name": "Milk"], #"call remove_items with {"items": [{"item": "Milk"}]}"#),
+            ("update_item", ["id": "Milk", "amount": "2 L"], #"call update_items with {"items": [{"item": "Milk", "amount": "2 L"}]}"#),
+            ("update_item", [:], #"call update_items with {"items": [{"item": "Milk"}]}"#),
+            ("update_shopping_list", ["items": .array([])], "Read with get_shopping_list, then change only what differs: add_items, update_items, remove_items"),
+        ]
+        for (tool, arguments, advice) in cases {
+            do {
+                let answered = try await h.call(tool, arguments)
+                Issue.record("\(tool) answered as a result: \(answered.text)")
+            } catch let error as MCPError {
+                let said = error.errorDescription ?? ""
+                #expect(error.code == -32602 && said.contains(advice), "\(tool): \(said)")
+                #expect(said.contains("Nothing was changed"), "\(tool): \(said)")
+            }
+        }
+        #expect(try await h.revision() == revision)
+        #expect(try await h.names() == ["Milk"])
+    }
+
     @Test("expected_revision: an edit made on a stale read is refused; a fresh one goes through")
     func expectedRevision() async throws {
         let h = try await Harness()
