@@ -61,9 +61,10 @@ final class ListSnapshot {
 ///
 /// A page holds at most `limit` items (default `defaultLimit`) and ends early once its answer
 /// reaches `budgetCharacters`, so the default answer stays within about 25,000 tokens at any
-/// size of list and any length of names. `next_cursor` continues after the page's last item:
-/// by that item's id while it is still on the list (items added or removed elsewhere shift
-/// nothing), else by its place.
+/// size of list and any length of names. `next_cursor` continues after the place in the list
+/// order (sortOrder, then id) of the page's last item, whether that item is still there or not:
+/// an item that stays on the list throughout a read is in exactly one page, whatever else is
+/// added or removed meanwhile.
 struct ListPage {
     enum Mode: String, CaseIterable { case full, compact, summary }
 
@@ -193,7 +194,7 @@ struct ListPage {
         structured["items"] = .array(page)
         structured["has_more"] = .bool(index < matching.count)
         if index < matching.count, index > 0 {
-            structured["next_cursor"] = .string(Self.cursor(after: matching[index - 1].id, place: index, query: queryKey))
+            structured["next_cursor"] = .string(Self.cursor(after: matching[index - 1], query: queryKey))
         }
         var text = matching.isEmpty ? "The list has no matching items." : "Items \(start + 1)–\(index) of \(matching.count)"
         if matching.count != snapshot.items.count { text += " matching (\(snapshot.items.count) on the list)" }
@@ -233,10 +234,12 @@ struct ListPage {
 
     // MARK: Cursors
 
-    /// `v1.<query>.<place>.<id>`, base64url: opaque to the agent, and enough to go on after
-    /// the item even when items before it came or went.
-    static func cursor(after id: String, place: Int, query: String) -> String {
-        let raw = "v1.\(query).\(place).\(id)"
+    /// `v2.<query>.<sortOrder's bits>.<id>`, base64url: opaque to the agent. The list order is
+    /// (sortOrder, then id), so the item's key alone says where the next page starts, whether
+    /// the item is still on the list or not. (A place counted in items shifted whenever an
+    /// item before it went: the read skipped items.)
+    static func cursor(after item: Item, query: String) -> String {
+        let raw = "v2.\(query).\(String(item.sortOrder.bitPattern, radix: 16)).\(item.id)"
         return Data(raw.utf8).base64EncodedString()
             .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
     }
@@ -246,14 +249,21 @@ struct ListPage {
         var base64 = cursor.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         while base64.count % 4 != 0 { base64 += "=" }
         let parts = Data(base64Encoded: base64).map { String(decoding: $0, as: UTF8.self) }?.split(separator: ".", maxSplits: 3).map(String.init) ?? []
-        guard parts.count == 4, parts[0] == "v1", let place = Int(parts[2]), place >= 0 else {
+        guard parts.count == 4, parts[0] == "v2", let bits = UInt64(parts[2], radix: 16) else {
             throw Failure(message: "The cursor \(TextRules.escaped(String(cursor.prefix(80)))) is not one this server gave. Call get_shopping_list without a cursor to start again.")
         }
         guard parts[1] == queryKey else {
             throw Failure(message: "The cursor belongs to a call with other filters or another mode. Repeat the filters and mode of the call that gave it, or start again without a cursor.")
         }
-        if let found = items.firstIndex(where: { $0.id == parts[3] }) { return found + 1 }
-        return min(place, items.count)
+        let (order, id) = (Double(bitPattern: bits), parts[3])
+        // `items` is in list order: the first one past the key, by bisection.
+        var (low, high) = (0, items.count)
+        while low < high {
+            let middle = (low + high) / 2
+            let item = items[middle]
+            if item.sortOrder > order || (item.sortOrder == order && id.precedesInTextOrder(item.id)) { high = middle } else { low = middle + 1 }
+        }
+        return low
     }
 
     // MARK: Sections

@@ -152,6 +152,14 @@ async def main():
         first = await client.call_tool("get_shopping_list", {"limit": 5})
         assert text(first).endswith("\n" + first.structured_content["next_cursor"]), text(first)[-200:]
 
+        # A cursor goes on after the place its item had, even when another writer removes
+        # that item and one before it between pages: nothing is skipped.
+        page_a = (await client.call_tool("get_shopping_list", {"limit": 50})).structured_content
+        following = (await client.call_tool("get_shopping_list", {"limit": 1, "cursor": page_a["next_cursor"]})).structured_content
+        cli("remove", page_a["items"][-1]["id"], page_a["items"][0]["id"])
+        page_b = (await client.call_tool("get_shopping_list", {"limit": 5, "cursor": page_a["next_cursor"]})).structured_content
+        assert page_b["items"][0]["id"] == following["items"][0]["id"], (page_b["items"][0], following["items"][0])
+
         # Prompts a user can invoke.
         prompts = [p.name for p in (await client.list_prompts()).prompts]
         assert prompts == ["plan_week_shop", "add_recipe", "tidy_list"], prompts
