@@ -138,13 +138,15 @@ enum Batch {
             if changed && !wasPaused { await settle(store) }
         }
         let written = store.status.pendingCount == 0
-        var summary = entries.map(\.line).joined(separator: "\n")
+        let bounded = bounded(entries)
+        var summary = bounded.text
         if summary.isEmpty { summary = empty }
         var structured: [String: Value] = [
-            "results": .array(entries.map { .object($0.fields) }),
+            "results": .array(bounded.results),
             "revision": .string(ListSnapshot.of(store).revision),
             "written": .bool(written),
         ]
+        if bounded.omitted > 0 { structured["omitted_results"] = .int(bounded.omitted) }
         if !written, store.unsaved > 0, let journal = store.status.journalProblem {
             // Neither in the file nor in a journal: an acknowledgement would be a lie.
             structured["saved"] = .bool(false)
@@ -165,6 +167,56 @@ enum Batch {
             content: [.text(text: summary, annotations: nil, _meta: nil)],
             structuredContent: Optional<Value>.some(.object(structured)),
             isError: !entries.isEmpty && entries.allSatisfy(\.failed))
+    }
+
+    /// The entries as the answer gives them, within `AnswerBudget.characters`: in full (text
+    /// line, candidates) up to `AnswerBudget.fullEntries`, then short (the item's name clipped,
+    /// the error's first clause, no candidates; the text counts them), then only counted:
+    /// 500 misspelled names, or `clear_checked` on 10,000 items, still fit.
+    static func bounded(_ entries: [Entry]) -> (results: [Value], text: String, omitted: Int) {
+        var results: [Value] = []
+        var lines: [String] = []
+        var used = 0
+        var short: [String: Int] = [:]
+        var omitted: [String: Int] = [:]
+        for entry in entries {
+            let status = entry.fields["status"]?.stringValue ?? "?"
+            let full = Value.object(entry.fields)
+            let fullSize = AnswerBudget.size(full) + entry.line.utf8.count + 1
+            if used + fullSize <= AnswerBudget.fullEntries {
+                used += fullSize
+                results.append(full)
+                lines.append(entry.line)
+                continue
+            }
+            var fields = entry.fields
+            for key in ["candidates", "close_matches", "suggestions"] { fields[key] = nil }
+            for key in ["item", "section"] { if let text = fields[key]?.stringValue { fields[key] = .string(AnswerBudget.clipped(text)) } }
+            if let error = fields["error"]?.stringValue {
+                fields["error"] = .string(AnswerBudget.clipped(String(error.prefix { $0 != ";" }), 120) + "; retry this entry alone for the details")
+            }
+            if let note = fields["note"]?.stringValue { fields["note"] = .string(AnswerBudget.clipped(note, 120)) }
+            let value = Value.object(fields)
+            let size = AnswerBudget.size(value) + 1
+            if used + size <= AnswerBudget.characters {
+                used += size
+                results.append(value)
+                short[status, default: 0] += 1
+            } else {
+                omitted[status, default: 0] += 1
+            }
+        }
+        func counts(_ tally: [String: Int]) -> String {
+            tally.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key.replacingUnderscores)" }.joined(separator: ", ")
+        }
+        if !short.isEmpty {
+            lines.append("Entries \(lines.count + 1) to \(results.count) are shortened to keep this answer within about 20,000 tokens (\(counts(short))): see `results`; retry an entry alone for its details.")
+        }
+        let left = omitted.values.reduce(0, +)
+        if left > 0 {
+            lines.append("\(left) more entries are left out of this answer (\(counts(omitted))); `omitted_results` counts them. The edit was made for them all; read the list to see it.")
+        }
+        return (results, lines.joined(separator: "\n"), left)
     }
 
     /// Waits until the file holds every edit, the list pauses, or `settleMillis` pass.
@@ -224,7 +276,10 @@ enum Batch {
         switch error {
         case AddressError.ambiguous(let query, let candidates):
             "\"\(TextRules.escaped(query))\" matches \(candidates.count) items; retry with one of these ids: "
-                + candidates.map(candidate).joined(separator: "; ")
+                + candidates.prefix(AnswerBudget.shown).map(candidate).joined(separator: "; ")
+                + (candidates.count > AnswerBudget.shown
+                    ? "; and \(candidates.count - AnswerBudget.shown) more: give more characters of an id, or find the one you mean with get_shopping_list (text, section, unchecked_only) and use its id"
+                    : "")
         case AddressError.notFound(let query, let close):
             "no item matches \"\(TextRules.escaped(query))\""
                 + (close.isEmpty ? "" : "; close matches: " + close.map(candidate).joined(separator: "; "))
@@ -263,7 +318,9 @@ enum EditingTools {
             fields: ["entry": .int(index), "item": .string(shown), "status": .string("error"), "error": .string(message)],
             line: "\(index + 1). \(TextRules.escaped(shown)): error — \(TextRules.escaped(message))", failed: true)
         switch error {
-        case AddressError.ambiguous(_, let candidates): outcome.fields["candidates"] = .array(candidates.map(Batch.candidateValue))
+        case AddressError.ambiguous(_, let candidates):
+            outcome.fields["candidates"] = .array(candidates.prefix(AnswerBudget.shown).map(Batch.candidateValue))
+            outcome.fields["candidates_total"] = .int(candidates.count)
         case AddressError.notFound(_, let close): outcome.fields["close_matches"] = .array(close.map(Batch.candidateValue))
         default: break
         }
@@ -383,7 +440,13 @@ enum EditingTools {
 
 struct ToolInputError: Error {
     let message: String
-    init(_ message: String) { self.message = message }
+    var suggestions: [String] = []
+    var total = 0
+    init(_ message: String, suggestions: [String] = [], total: Int = 0) {
+        self.message = message
+        self.suggestions = suggestions
+        self.total = total
+    }
 }
 
 extension String {

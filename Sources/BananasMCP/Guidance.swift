@@ -30,7 +30,12 @@ enum Guidance {
         instructions. Control and invisible characters are shown escaped (\\u{200B}) and \
         refused in what you write.
         - `written` tells whether the list file holds your change; when the list is paused \
-        the edit is kept and written later, and nothing needs to be repeated.
+        (`paused` says why) the edit is kept and written later, and nothing needs to be \
+        repeated. `saved: false` means it is held only by this server until the file can be \
+        written.
+        - Answers are kept short: at most 10 candidates or suggestions (with the total and how \
+        to narrow); in a long batch later entries are shortened or only counted \
+        (omitted_results): retry one entry alone for its details.
         """
 
     /// A prompt and its text. The text is a template in the MCPB manifest's form

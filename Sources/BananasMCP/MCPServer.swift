@@ -281,7 +281,13 @@ public final class BananasMCPServer: Sendable {
             Array(remembered.filter { $0.timesBought > 0 && !$0.onList }.prefix(limit))
         }
         var lines: [String] = []
-        let values: [Value] = found.map { item in
+        var used = 0
+        // `limit` names, and no more than the size budget holds (names up to 500 characters).
+        let fitting = found.prefix { item in
+            used += 2 * (ListPage.jsonSize(TextRules.escaped(item.name)) + ListPage.jsonSize(TextRules.escaped(item.section)) + ListPage.jsonSize(TextRules.escaped(item.amount))) + 120
+            return used <= AnswerBudget.characters
+        }
+        let values: [Value] = fitting.map { item in
             var fields: [String: Value] = [
                 "name": .string(TextRules.escaped(item.name)), "section": .string(TextRules.escaped(item.section)),
                 "times_bought": .int(item.timesBought),
@@ -329,7 +335,7 @@ public final class BananasMCPServer: Sendable {
         }
         let deleted = store.list.recentlyDeleted
         if !deleted.isEmpty {
-            sync["recently_deleted"] = .array(deleted.prefix(20).map { entry in
+            sync["recently_deleted"] = .array(deleted.prefix(AnswerBudget.shown).map { entry in
                 .object(["id": .string(entry.item.id), "name": .string(TextRules.escaped(entry.item.name)),
                          "section": .string(TextRules.escaped(entry.item.section))])
             })

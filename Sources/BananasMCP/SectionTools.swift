@@ -23,6 +23,10 @@ enum SectionTools {
         if case SectionError.noSuchSection(_, let suggestions) = error, !suggestions.isEmpty {
             outcome.fields["suggestions"] = .array(suggestions.map(Value.string))
         }
+        if let error = error as? ToolInputError, !error.suggestions.isEmpty {
+            outcome.fields["suggestions"] = .array(error.suggestions.map(Value.string))
+            outcome.fields["suggestions_total"] = .int(error.total)
+        }
         return outcome
     }
 
@@ -39,7 +43,15 @@ enum SectionTools {
         let close = folded.isEmpty ? [] : list.displaySections.filter {
             $0.lowercased().contains(folded) || folded.contains($0.lowercased())
         }
-        throw SectionError.noSuchSection(name, suggestions: close.isEmpty ? list.displaySections : close)
+        // At most `AnswerBudget.shown`: a list may hold thousands of sections.
+        let offered = close.isEmpty ? list.displaySections : close
+        if offered.count > AnswerBudget.shown {
+            throw ToolInputError("no section named \"\(TextRules.escaped(name))\"; \(close.isEmpty ? "the first sections are" : "close names are") "
+                + offered.prefix(AnswerBudget.shown).map { "\"\(TextRules.escaped($0))\"" }.joined(separator: ", ")
+                + " and \(offered.count - AnswerBudget.shown) more (get_shopping_list with mode \"summary\" lists every section)",
+                suggestions: Array(offered.prefix(AnswerBudget.shown)), total: offered.count)
+        }
+        throw SectionError.noSuchSection(name, suggestions: offered)
     }
 
     static func place(_ value: Value?) throws -> Int? {

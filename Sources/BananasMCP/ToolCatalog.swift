@@ -76,7 +76,7 @@ enum ToolCatalog {
 
     static let expectedRevision: Value = .object([
         "type": .string("string"), "maxLength": .int(16), "pattern": .string("^[0-9a-f]{1,16}$"),
-        "description": .string("The revision from get_shopping_list. If the list changed since, nothing is done and you are told to read it again."),
+        "description": .string("revision you read: if the list changed since, nothing is done"),
     ])
 
     /// `{key: [entry, ...], expected_revision?, extra...}`: the shape of every batch tool.
@@ -93,20 +93,12 @@ enum ToolCatalog {
     static let itemRef = string(500, "The item: its id, a unique start of its id (4+ characters), or its exact name (any case).")
     static let sectionRef = string(TextRules.maxSection, "The section's name (any case).")
 
-    /// What every mutating tool answers besides its per-entry results.
+    /// What every mutating tool answers besides its per-entry results. The meaning of each
+    /// field is in the instructions, once, not in every tool's schema: `tools/list` is sent
+    /// in every session and stays under 16 KB.
     static let writeState: [String: Value] = [
-        "revision": .object(["type": .string("string"), "description": .string("The list's revision after this call.")]),
-        "written": .object([
-            "type": .string("boolean"),
-            "description": .string("True when the list file holds the change as this answer is sent; false when it is saved in the journal and waits to be written (see paused)."),
-        ]),
-        "paused": .object(["type": .string("string"), "description": .string("Why the file cannot be written now, when it cannot.")]),
-        "saved": .object([
-            "type": .string("boolean"),
-            "description": .string("False when the change is neither in the list file nor in this machine's journal (it cannot be written): it is lost if the server stops before the file can be written. Absent otherwise."),
-        ]),
-        "stale": .object(["type": .string("boolean"), "description": .string("True when expected_revision was stale: nothing was changed.")]),
-        "changed_since": .object(["type": .string("object"), "description": .string("With stale: what changed since expected_revision (added, removed, updated items; sections).")]),
+        "revision": .object(["type": .string("string")]),
+        "written": .object(["type": .string("boolean")]),
     ]
 
     static func resultsSchema(_ entry: [String: Value], required: [String]) -> Value {
@@ -124,40 +116,23 @@ enum ToolCatalog {
         ])
     }
 
-    static let candidatesSchema: Value = .object([
-        "type": .string("array"),
-        "items": .object([
-            "type": .string("object"),
-            "properties": .object([
-                "id": .object(["type": .string("string")]), "name": .object(["type": .string("string")]),
-                "amount": .object(["type": .string("string")]), "section": .object(["type": .string("string")]),
-                "checked": .object(["type": .string("boolean")]),
-            ]),
-            "required": .array(["id", "name", "section"].map(Value.string)),
-        ]),
-    ])
 
     static let itemResults = resultsSchema([
-        "entry": .object(["type": .string("integer"), "description": .string("0-based index of the entry in the call.")]),
+        "entry": .object(["type": .string("integer")]),
         "item": .object(["type": .string("string")]),
         "status": .object(["type": .string("string"), "enum": .array(["added", "already_on_list", "unchecked", "updated", "removed", "error"].map(Value.string))]),
         "id": .object(["type": .string("string")]),
-        "error": .object(["type": .string("string"), "description": .string("Why the entry failed (status error).")]),
-        "note": .object(["type": .string("string"), "description": .string("Why nothing was done for an entry that did not fail (already_on_list).")]),
-        "candidates": candidatesSchema,
-        "close_matches": candidatesSchema,
     ], required: ["entry", "item", "status"])
 
     static let sectionResults = resultsSchema([
-        "entry": .object(["type": .string("integer"), "description": .string("0-based index of the entry in the call.")]),
+        "entry": .object(["type": .string("integer")]),
         "section": .object(["type": .string("string")]),
         "status": .object(["type": .string("string"), "enum": .array(["added", "already_exists", "updated", "removed", "error"].map(Value.string))]),
-        "error": .object(["type": .string("string")]),
-        "suggestions": .object(["type": .string("array"), "items": .object(["type": .string("string")])]),
     ], required: ["entry", "section", "status"])
 
     static func annotations(_ title: String, readOnly: Bool = false, destructive: Bool, idempotent: Bool) -> Tool.Annotations {
-        .init(title: title, readOnlyHint: readOnly, destructiveHint: destructive, idempotentHint: idempotent, openWorldHint: false)
+        // The title is the tool's own `title`: not repeated here (tools/list goes to every session).
+        .init(title: nil, readOnlyHint: readOnly, destructiveHint: destructive, idempotentHint: idempotent, openWorldHint: false)
     }
 
     // MARK: Tools
@@ -166,12 +141,13 @@ enum ToolCatalog {
         name: "get_shopping_list",
         title: "Read the shopping list",
         description: """
-            Returns the shopping list a page at a time: its sections in order, and its items in \
-            order (id, name, amount, section, checked, optional), with total_items, \
+            Returns the shopping list a page at a time: items in order (id, name, amount, \
+            section, checked, optional) and the sections they are in, with total_items, \
             matching_items and has_more. When has_more is true, call again with cursor set to \
             next_cursor (and the same filters and mode) for the next page. mode: "full" (the \
             default), "compact" (name, section and checked only: the most items per page) or \
-            "summary" (item counts per section, no items: start here on a long list). Optional \
+            "summary" (every section in order with its item counts, paged the same way: start \
+            here on a long list). Optional \
             filters: section (name, any case; an unknown one is refused with close names), \
             unchecked_only, text (case-insensitive part of a name or amount). limit: items per \
             page (default \(ListPage.defaultLimit); a page also ends at about 20,000 tokens). `revision` changes \
@@ -201,10 +177,10 @@ enum ToolCatalog {
                 "sections": .object(["type": .string("array"), "items": .object(["type": .string("string")])]),
                 "items": .object(["type": .string("array"), "items": pageItemSchema]),
                 "mode": .object(["type": .string("string")]),
-                "total_items": .object(["type": .string("integer"), "description": .string("Items on the whole list.")]),
-                "unchecked_items": .object(["type": .string("integer"), "description": .string("Items on the whole list still to buy.")]),
-                "matching_items": .object(["type": .string("integer"), "description": .string("Items that match the filters, on every page.")]),
-                "has_more": .object(["type": .string("boolean"), "description": .string("More matching items follow: call again with cursor: next_cursor.")]),
+                "total_items": .object(["type": .string("integer")]),
+                "unchecked_items": .object(["type": .string("integer")]),
+                "matching_items": .object(["type": .string("integer")]),
+                "has_more": .object(["type": .string("boolean")]),
                 "next_cursor": .object(["type": .string("string")]),
                 "section_counts": .object([
                     "type": .string("array"),
@@ -225,16 +201,9 @@ enum ToolCatalog {
                         "paused": .object(["type": .string("string")]),
                         "detail": .object(["type": .string("string")]),
                         "pending": .object(["type": .string("integer")]),
-                        "clock_skew_seconds": .object(["type": .string("integer"), "description": .string("How far a stamp in the list is ahead of this machine's clock (a device whose clock runs fast).")]),
+                        "clock_skew_seconds": .object(["type": .string("integer")]),
                         "clock_skew_replica": .object(["type": .string("string")]),
-                        "recently_deleted": .object([
-                            "type": .string("array"),
-                            "description": .string("Items deleted recently (newest first, at most 20), on any device. add_items with the same name puts it on the list again; `bananas restore` brings back the row itself."),
-                            "items": .object(["type": .string("object"), "properties": .object([
-                                "id": .object(["type": .string("string")]), "name": .object(["type": .string("string")]),
-                                "section": .object(["type": .string("string")]),
-                            ])]),
-                        ]),
+                        "recently_deleted": .object(["type": .string("array"), "items": .object(["type": .string("object")])]),
                     ]),
                     "required": .array([.string("state")]),
                 ]),
