@@ -24,7 +24,15 @@ enum Batch {
         var fields: [String: Value]
         var line: String
         var failed = false
+        /// Names this entry puts on the list on the ground that no other item bears them (an
+        /// add, a rename), lowercased, with the item allowed to bear it (a rename's own): checked
+        /// again against the file under its lock, so two writers cannot both add "Tea".
+        var claims: [(name: String, except: String?)] = []
     }
+
+    /// How often a batch is planned again when another writer took one of its names between
+    /// the plan and the lock.
+    static let attempts = 5
 
     /// Refuses when the list cannot take edits (its content stops writing).
     static func precheck(_ store: ListStore) -> CallTool.Result? {
@@ -82,8 +90,13 @@ enum Batch {
         .init(content: [.text(text: text, annotations: nil, _meta: nil)], isError: true)
     }
 
+    /// Plans the batch against the list as this server has it, entry by entry, and makes it one
+    /// edit. When entries claim names (`Entry.claims`), the claims are checked again under the
+    /// file's lock; if another writer took a name meanwhile, the store has taken in the file and
+    /// the batch is planned again (`begin` resets what `each` keeps between entries).
     static func run(
         _ store: ListStore, _ arguments: [String: Value], key: String, label: String, usage: String,
+        begin: () -> Void = {},
         _ each: (_ index: Int, _ entry: [String: Value], _ working: ShoppingList) throws -> Entry,
         failed: (_ index: Int, _ entry: [String: Value], _ error: any Error) -> Entry
     ) async -> CallTool.Result {
@@ -91,6 +104,23 @@ enum Batch {
         guard let entries = arguments[key]?.arrayValue?.compactMap(\.objectValue), !entries.isEmpty else { return failure(usage) }
         let expected = arguments["expected_revision"]?.stringValue
         if let answer = await confirm(store, expected) { return answer }
+        for _ in 0..<attempts {
+            begin()
+            let (steps, done) = plan(store, entries, each, failed: failed)
+            let claims = done.flatMap(\.claims)
+            if let answer = await finish(store, label: label, steps: steps, entries: done, empty: "Nothing to do.", expected: expected,
+                                         claims: claims) {
+                return answer
+            }
+        }
+        return failure("Nothing was changed: other writers kept adding the names of this batch while it was being made (\(attempts) tries). Read the list again and retry.")
+    }
+
+    static func plan(
+        _ store: ListStore, _ entries: [[String: Value]],
+        _ each: (_ index: Int, _ entry: [String: Value], _ working: ShoppingList) throws -> Entry,
+        failed: (_ index: Int, _ entry: [String: Value], _ error: any Error) -> Entry
+    ) -> (steps: [ListEdit], entries: [Entry]) {
         var working = store.list
         var steps: [ListEdit] = []
         var done: [Entry] = []
@@ -114,24 +144,48 @@ enum Batch {
                 done.append(failed(index, entry, error))
             }
         }
-        return await finish(store, label: label, steps: steps, entries: done, empty: "Nothing to do.", expected: expected)
+        return (steps, done)
+    }
+
+    /// Whether no item of `list` bears a claimed name, but the one each claim allows.
+    nonisolated static func claimsHold(_ claims: [String: String?], in list: ShoppingList) -> Bool {
+        guard !claims.isEmpty else { return true }
+        for item in list.items {
+            if let allowed = claims[item.name.lowercased()], allowed != item.id { return false }
+        }
+        return true
     }
 
     /// Applies `steps` as one edit, waits for the file, and answers. With `expected`, the edit
-    /// is made only if the file, read under its lock, is still at that revision.
-    static func finish(_ store: ListStore, label: String, steps: [ListEdit], entries: [Entry], empty: String, expected: String? = nil) async -> CallTool.Result {
+    /// is made only if the file, read under its lock, is still at that revision; with `claims`,
+    /// only if no other item bears a claimed name there (nil: one did; plan again).
+    static func finish(
+        _ store: ListStore, label: String, steps: [ListEdit], entries: [Entry], empty: String, expected: String? = nil,
+        claims: [(name: String, except: String?)] = []
+    ) async -> CallTool.Result? {
         var changed = false
         if !steps.isEmpty {
             let wasPaused = store.status.pausedBy != nil
+            // While the file cannot be written (a lock held elsewhere, a full disk), claims are
+            // judged against what this server knows, and the edit waits in the journal as any
+            // other: an add is never refused for want of the lock.
+            let claimed = expected == nil && wasPaused ? [:] : Dictionary(claims.map { ($0.name, $0.except) }, uniquingKeysWith: { first, _ in first })
             do {
-                if let expected {
-                    switch try await store.perform(.batch(steps), label: label, if: { Revision.of($0) == expected }) {
-                    case .refused: return stale(store, expected: expected)
+                if expected != nil || !claimed.isEmpty {
+                    switch try await store.perform(.batch(steps), label: label, if: { list in
+                        (expected == nil || Revision.of(list) == expected) && claimsHold(claimed, in: list)
+                    }) {
+                    case .refused:
+                        if let expected, ListSnapshot.of(store).revision != expected { return stale(store, expected: expected) }
+                        return nil
                     case .done(let did): changed = did
                     }
                 } else {
                     changed = try store.perform(.batch(steps), label: label)
                 }
+            } catch where expected == nil && !claimed.isEmpty && error is ListFileError {
+                // The lock could not be had now: as while paused, the edit is kept and written later.
+                do { changed = try store.perform(.batch(steps), label: label) } catch { return failure("Nothing was changed: \(describe(error))") }
             } catch {
                 return expected != nil && error is ListFileError ? uncheckable(error) : failure("Nothing was changed: \(describe(error))")
             }
@@ -342,7 +396,8 @@ enum EditingTools {
         let asked = arguments["items"]?.arrayValue?.compactMap { $0.objectValue?["name"]?.stringValue } ?? []
         var lookups = AddLookups()
         var previous: ListEdit?
-        return await Batch.run(store, arguments, key: "items", label: "add", usage: "Give the items to add: {\"items\": [{\"name\": \"Milk\"}]}.") { index, entry, working in
+        return await Batch.run(store, arguments, key: "items", label: "add", usage: "Give the items to add: {\"items\": [{\"name\": \"Milk\"}]}.",
+                               begin: { lookups = AddLookups(); previous = nil }) { index, entry, working in
             if let previous { lookups.took(previous, in: working) } else if !insist { lookups.lookUp(names: asked, sections: [], in: working) }
             previous = nil
             guard let name = try Batch.text(entry["name"], as: .name) else { throw ToolInputError("name is required") }
@@ -353,9 +408,11 @@ enum EditingTools {
             previous = plan.edit
             switch plan.outcomes.first {
             case .added(let item, let remembered)?:
-                return self.entry(index, item: item.name, status: "added", id: item.id,
-                                  note: remembered ? "filed under \(item.section) as last time" + (amount == nil && !item.amount.isEmpty ? ", amount \(item.amount)" : "") : nil,
-                                  edits: [plan.edit])
+                var added = self.entry(index, item: item.name, status: "added", id: item.id,
+                                       note: remembered ? "filed under \(item.section) as last time" + (amount == nil && !item.amount.isEmpty ? ", amount \(item.amount)" : "") : nil,
+                                       edits: [plan.edit])
+                if !insist { added.claims = [(item.name.lowercased(), nil)] }
+                return added
             case .unchecked(let existing)?:
                 return self.entry(index, item: existing.name, status: "unchecked", id: existing.id, edits: [plan.edit])
             case .alreadyOnList(let existing)?:
@@ -400,7 +457,9 @@ enum EditingTools {
             }
             guard !changes.isEmpty else { throw ToolInputError("nothing to change: give name, amount, section, checked, optional or position") }
             edits.append(.update(id: item.id, changes: changes))
-            return self.entry(index, item: item.name, status: "updated", id: item.id, edits: edits)
+            var updated = self.entry(index, item: item.name, status: "updated", id: item.id, edits: edits)
+            if !insist, case .text(let name)? = changes[.name] { updated.claims = [(name.lowercased(), item.id)] }
+            return updated
         } failed: { failed($0, $1, $2) }
     }
 
@@ -433,8 +492,10 @@ enum EditingTools {
         if let answer = await Batch.confirm(store, expected) { return answer }
         let checked = ListSnapshot.of(store).items.filter(\.checked)
         let entries = checked.enumerated().map { entry($0.offset, item: $0.element.name, status: "removed", id: $0.element.id) }
+        // Without claims the answer always comes (a refusal is a stale revision).
         return await Batch.finish(store, label: "clear checked", steps: checked.map { .delete(id: $0.id) }, entries: entries,
                                   empty: "Nothing to clear: no item is checked.", expected: expected)
+            ?? Batch.stale(store, expected: expected ?? "")
     }
 }
 
