@@ -113,15 +113,19 @@ enum Guidance {
             arguments: []),
         template: """
             Tidy my shopping list.
-            1. Call get_shopping_list with mode "summary", then read it all in mode "full" \
-            (follow next_cursor while has_more). Keep the revision.
+            1. Call get_shopping_list with mode "summary" (every section with its counts; \
+            follow next_cursor while has_more). Then read the items with mode "compact" and \
+            limit 1000 (name, section, checked: the fewest calls), following next_cursor. If \
+            the summary shows more than 1,000 items, tidy one section at a time (the section \
+            filter) instead of reading everything. Keep the revision.
             2. Look for duplicates (the same thing under two names or twice), items in a \
             section that does not fit them, empty sections, and checked items.
             3. Show me what you propose: merges, moves, sections to remove, and whether to clear \
             the checked items. Change nothing before I agree.
-            4. Then make the changes in as few calls as possible (update_items, remove_items, \
-            remove_sections, clear_checked), each with expected_revision. If one answers that \
-            the list changed, read it again and check your plan still holds.
+            4. Then find the ids of only the items you will change (get_shopping_list with text \
+            set to the name) and make the changes in as few calls as possible (update_items, \
+            remove_items, remove_sections, clear_checked), each with expected_revision. If one \
+            answers that the list changed, read it again and check your plan still holds.
             """)
 
     /// The prompt's messages, or an error an agent can act on.

@@ -238,6 +238,12 @@ struct AgentFitTests {
         let recipe = try await client.getPrompt(name: "add_recipe", arguments: ["recipe": "pancakes", "servings": "4"])
         guard case .text(let text)? = recipe.messages.first?.content else { Issue.record("no text"); return }
         #expect(text.contains("pancakes") && text.contains("already on the list") && text.contains("add_items"))
+        // tidy_list reads the list in compact pages of 1,000 (about 10 calls at 10,000 items),
+        // never the whole list in full mode (67 calls, 2.1 MB).
+        let tidy = try await client.getPrompt(name: "tidy_list", arguments: [:])
+        guard case .text(let tidyText)? = tidy.messages.first?.content else { Issue.record("no text"); return }
+        #expect(tidyText.contains("mode \"compact\" and limit 1000") && tidyText.contains("one section at a time"), "\(tidyText)")
+        #expect(!tidyText.contains("\"full\""), "no read in full mode: \(tidyText)")
         await #expect(throws: (any Error).self) { _ = try await client.getPrompt(name: "add_recipe", arguments: [:]) }
         await #expect(throws: (any Error).self) { _ = try await client.getPrompt(name: "shop_for_me", arguments: [:]) }
     }
