@@ -244,7 +244,7 @@ enum Batch {
                 continue
             }
             var fields = entry.fields
-            for key in ["candidates", "close_matches", "suggestions"] { fields[key] = nil }
+            for key in ["candidates", "close_matches", "suggestions", "previous"] { fields[key] = nil }
             for key in ["item", "section"] { if let text = fields[key]?.stringValue { fields[key] = .string(AnswerBudget.clipped(text)) } }
             if let error = fields["error"]?.stringValue {
                 fields["error"] = .string(AnswerBudget.clipped(String(error.prefix { $0 != ";" }), 120) + "; retry this entry alone for the details")
@@ -317,6 +317,23 @@ enum Batch {
         if item.checked { details.append("checked") }
         text += " (" + details.joined(separator: ", ") + ")"
         return text + " id " + TextRules.escaped(item.id)
+    }
+
+    /// An item's fields as they were before an edit replaced or removed them (`previous` in an
+    /// entry): what `undo` puts back, or what `add_items` needs to restore a removed item.
+    static func previous(_ item: Item, _ fields: [ItemField]? = nil) -> Value {
+        var values: [String: Value] = [:]
+        for field in fields ?? [.name, .amount, .section, .checked, .optional] {
+            switch field {
+            case .name: values["name"] = .string(item.name)
+            case .amount: values["amount"] = .string(item.amount)
+            case .section: values["section"] = .string(item.section)
+            case .checked: values["checked"] = .bool(item.checked)
+            case .optional: values["optional"] = .bool(item.optional)
+            default: break
+            }
+        }
+        return .object(values)
     }
 
     static func candidateValue(_ item: Item) -> Value {
@@ -414,7 +431,9 @@ enum EditingTools {
                 if !insist { added.claims = [(item.name.lowercased(), nil)] }
                 return added
             case .unchecked(let existing)?:
-                return self.entry(index, item: existing.name, status: "unchecked", id: existing.id, edits: [plan.edit])
+                var unchecked = self.entry(index, item: existing.name, status: "unchecked", id: existing.id, edits: [plan.edit])
+                unchecked.fields["previous"] = Batch.previous(existing, [.checked, .amount, .optional])
+                return unchecked
             case .alreadyOnList(let existing)?:
                 return self.entry(index, item: existing.name, status: "already_on_list", id: existing.id,
                                   note: "already on the list unchecked; pass allow_duplicates: true to add it again")
@@ -458,6 +477,7 @@ enum EditingTools {
             guard !changes.isEmpty else { throw ToolInputError("nothing to change: give name, amount, section, checked, optional or position") }
             edits.append(.update(id: item.id, changes: changes))
             var updated = self.entry(index, item: item.name, status: "updated", id: item.id, edits: edits)
+            updated.fields["previous"] = Batch.previous(item, Array(changes.keys))
             if !insist, case .text(let name)? = changes[.name] { updated.claims = [(name.lowercased(), item.id)] }
             return updated
         } failed: { failed($0, $1, $2) }
@@ -477,12 +497,55 @@ enum EditingTools {
         }
     }
 
+    // MARK: undo
+
+    /// `undo`: the last `steps` edits made through this server, newest first, by the store's
+    /// one undo (rule 7): a field is set back only if it still holds, by stamp, the value this
+    /// server wrote; otherwise that step changes nothing, and the answer says so.
+    static func undo(_ store: ListStore, _ arguments: [String: Value]) async -> CallTool.Result {
+        if let refused = Batch.precheck(store) { return refused }
+        let steps = arguments["steps"]?.intValue ?? 1
+        // The file as it is now, so "changed since" counts every writer, not only those this
+        // server has heard of.
+        _ = try? await store.perform(nil, label: "check", if: { _ in true })
+        let before = store.list
+        var undone: [String] = []
+        var refusal: String?
+        for _ in 0..<steps {
+            do {
+                guard let label = try store.undo() else { break }
+                undone.append(label)
+            } catch let refused as ListStore.UndoRefused {
+                refusal = "Not undone: \(refused.label), because \(refused.reason). Nothing of that edit was changed; "
+                    + "undo never overwrites what someone else wrote. Read the list and make the change you want with the edit tools."
+                break
+            } catch {
+                refusal = "Not undone: \(Batch.describe(error))."
+                break
+            }
+        }
+        if !undone.isEmpty { await Batch.settle(store) }
+        let changes = ListChanges(from: before, to: store.list)
+        var text = undone.isEmpty ? (refusal == nil ? "Nothing to undo: no edit was made through this connection (or all were undone)." : "")
+            : "Undid \(undone.count) edit\(undone.count == 1 ? "" : "s") (newest first: \(undone.joined(separator: ", "))). " + changes.text.replacingOccurrences(of: "Since then: ", with: "Now: ")
+        if let refusal { text += (text.isEmpty ? "" : "\n") + refusal }
+        var structured: [String: Value] = [
+            "undone": .array(undone.map(Value.string)), "changed": changes.value,
+            "revision": .string(ListSnapshot.of(store).revision), "written": .bool(store.status.pendingCount == 0),
+        ]
+        if let refusal { structured["refused"] = .string(refusal) }
+        return .init(content: [.text(text: text, annotations: nil, _meta: nil)], structuredContent: .object(structured),
+                     isError: undone.isEmpty && refusal != nil)
+    }
+
     // MARK: remove_items, clear_checked
 
     static func remove(_ store: ListStore, _ arguments: [String: Value]) async -> CallTool.Result {
         await Batch.run(store, arguments, key: "items", label: "remove", usage: "Give the items to remove: {\"items\": [{\"item\": \"Milk\"}]}.") { index, entry, working in
             let item = try resolve(entry, in: working)
-            return self.entry(index, item: item.name, status: "removed", id: item.id, edits: [.delete(id: item.id)])
+            var removed = self.entry(index, item: item.name, status: "removed", id: item.id, edits: [.delete(id: item.id)])
+            removed.fields["previous"] = Batch.previous(item)
+            return removed
         } failed: { failed($0, $1, $2) }
     }
 
@@ -491,7 +554,11 @@ enum EditingTools {
         let expected = arguments["expected_revision"]?.stringValue
         if let answer = await Batch.confirm(store, expected) { return answer }
         let checked = ListSnapshot.of(store).items.filter(\.checked)
-        let entries = checked.enumerated().map { entry($0.offset, item: $0.element.name, status: "removed", id: $0.element.id) }
+        let entries = checked.enumerated().map { pair in
+            var removed = entry(pair.offset, item: pair.element.name, status: "removed", id: pair.element.id)
+            removed.fields["previous"] = Batch.previous(pair.element)
+            return removed
+        }
         // Without claims the answer always comes (a refusal is a stale revision).
         return await Batch.finish(store, label: "clear checked", steps: checked.map { .delete(id: $0.id) }, entries: entries,
                                   empty: "Nothing to clear: no item is checked.", expected: expected)

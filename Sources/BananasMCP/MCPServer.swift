@@ -260,6 +260,7 @@ public final class BananasMCPServer: Sendable {
         case "add_sections": return await SectionTools.add(store, arguments)
         case "update_sections": return await SectionTools.update(store, arguments)
         case "remove_sections": return await SectionTools.remove(store, arguments)
+        case "undo": return await EditingTools.undo(store, arguments)
         default: return EditingTools.failure("There is no tool named \(TextRules.escaped(name)).")
         }
     }

@@ -95,7 +95,10 @@ enum SectionTools {
             if let position {
                 edits.append(try next.moveSectionEdit(now, to: position - 1))
             }
-            return self.entry(index, section: now, status: "updated", edits: edits)
+            var updated = self.entry(index, section: now, status: "updated", edits: edits)
+            updated.fields["previous"] = .object(["name": .string(current),
+                                                 "position": .int((working.displaySections.firstIndex(of: current) ?? 0) + 1)])
+            return updated
         } failed: { failed($0, $1, $2) }
     }
 
@@ -109,7 +112,10 @@ enum SectionTools {
             if target != nil && deleteItems { throw ToolInputError("give move_items_to or delete_items, not both") }
             if let target, target == current { throw ToolInputError("move_items_to names the section being removed") }
             let edit = try working.removeSectionEdit(current, moveItemsTo: target, deleteItems: deleteItems)
-            return self.entry(index, section: current, status: "removed", edits: [edit])
+            var removed = self.entry(index, section: current, status: "removed", edits: [edit])
+            removed.fields["previous"] = .object(["name": .string(current),
+                                                 "position": .int((working.displaySections.firstIndex(of: current) ?? 0) + 1)])
+            return removed
         } failed: { failed($0, $1, $2) }
     }
 }

@@ -16,7 +16,7 @@ struct ItemToolTests {
         defer { Task { await h.close() } }
         let tools = try await h.client.listTools().tools
         #expect(tools.map(\.name) == ["get_shopping_list", "suggest_items", "add_items", "update_items", "remove_items", "clear_checked",
-                                      "add_sections", "update_sections", "remove_sections"])
+                                      "add_sections", "update_sections", "remove_sections", "undo"])
         #expect(tools.map(\.name) == BananasMCPServer.toolNames)
         for tool in tools {
             #expect(tool.title?.isEmpty == false && tool.description?.isEmpty == false, "\(tool.name)")
@@ -25,8 +25,9 @@ struct ItemToolTests {
             #expect(tool.annotations.openWorldHint == false, "\(tool.name)")
             #expect(tool.annotations.readOnlyHint == ["get_shopping_list", "suggest_items"].contains(tool.name), "\(tool.name)")
             // A rename overwrites a value: the update tools are destructive too.
-            #expect(tool.annotations.destructiveHint == ["update_items", "remove_items", "clear_checked", "update_sections", "remove_sections"].contains(tool.name), "\(tool.name)")
-            #expect(tool.annotations.idempotentHint == (tool.name != "add_items"), "\(tool.name)")
+            // Undo overwrites values too (its own), and a second undo undoes one more edit.
+            #expect(tool.annotations.destructiveHint == ["update_items", "remove_items", "clear_checked", "update_sections", "remove_sections", "undo"].contains(tool.name), "\(tool.name)")
+            #expect(tool.annotations.idempotentHint == !["add_items", "undo"].contains(tool.name), "\(tool.name)")
         }
     }
 
