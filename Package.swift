@@ -114,7 +114,8 @@ let package = Package(
         ),
         .testTarget(
             name: "BananasMCPTests",
-            dependencies: ["BananasMCP", "BananasSync", "BananasFile", "BananasTestSupport", .product(name: "MCP", package: "swift-sdk")]
+            dependencies: ["BananasMCP", "BananasSync", "BananasFile", "BananasTestSupport", .product(name: "MCP", package: "swift-sdk"),
+                           .product(name: "PropertyBased", package: "swift-property-based")]
         ),
         // Test-only, never installed: `bananas-test session` (a ListStore driven by stdin) and
         // `bananas-test crashing-editor` (the editor, dying of a trap on SIGUSR1) for the

@@ -24,7 +24,15 @@ enum Batch {
         var fields: [String: Value]
         var line: String
         var failed = false
+        /// Names this entry puts on the list on the ground that no other item bears them (an
+        /// add, a rename), lowercased, with the item allowed to bear it (a rename's own): checked
+        /// again against the file under its lock, so two writers cannot both add "Tea".
+        var claims: [(name: String, except: String?)] = []
     }
+
+    /// How often a batch is planned again when another writer took one of its names between
+    /// the plan and the lock.
+    static let attempts = 5
 
     /// Refuses when the list cannot take edits (its content stops writing).
     static func precheck(_ store: ListStore) -> CallTool.Result? {
@@ -42,6 +50,10 @@ enum Batch {
     /// may be ahead of it or behind: the file is read under the lock and taken in. A stale
     /// revision is answered (nil when the list is at `expected` now).
     static func confirm(_ store: ListStore, _ expected: String?) async -> CallTool.Result? {
+        if let expected, !Revision.isWellFormed(expected) {
+            // Answered as stale, it would read as a revision this list once had.
+            return failure("expected_revision \"\(TextRules.escaped(String(expected.prefix(80))))\" is not a revision: pass the `revision` that get_shopping_list (or an edit's answer) gave, 1 to 16 hex digits. Nothing was changed.")
+        }
         guard let expected, ListSnapshot.of(store).revision != expected else { return nil }
         do {
             switch try await store.perform(nil, label: "check", if: { Revision.of($0) == expected }) {
@@ -78,8 +90,13 @@ enum Batch {
         .init(content: [.text(text: text, annotations: nil, _meta: nil)], isError: true)
     }
 
+    /// Plans the batch against the list as this server has it, entry by entry, and makes it one
+    /// edit. When entries claim names (`Entry.claims`), the claims are checked again under the
+    /// file's lock; if another writer took a name meanwhile, the store has taken in the file and
+    /// the batch is planned again (`begin` resets what `each` keeps between entries).
     static func run(
         _ store: ListStore, _ arguments: [String: Value], key: String, label: String, usage: String,
+        begin: () -> Void = {},
         _ each: (_ index: Int, _ entry: [String: Value], _ working: ShoppingList) throws -> Entry,
         failed: (_ index: Int, _ entry: [String: Value], _ error: any Error) -> Entry
     ) async -> CallTool.Result {
@@ -87,6 +104,23 @@ enum Batch {
         guard let entries = arguments[key]?.arrayValue?.compactMap(\.objectValue), !entries.isEmpty else { return failure(usage) }
         let expected = arguments["expected_revision"]?.stringValue
         if let answer = await confirm(store, expected) { return answer }
+        for _ in 0..<attempts {
+            begin()
+            let (steps, done) = plan(store, entries, each, failed: failed)
+            let claims = done.flatMap(\.claims)
+            if let answer = await finish(store, label: label, steps: steps, entries: done, empty: "Nothing to do.", expected: expected,
+                                         claims: claims) {
+                return answer
+            }
+        }
+        return failure("Nothing was changed: other writers kept adding the names of this batch while it was being made (\(attempts) tries). Read the list again and retry.")
+    }
+
+    static func plan(
+        _ store: ListStore, _ entries: [[String: Value]],
+        _ each: (_ index: Int, _ entry: [String: Value], _ working: ShoppingList) throws -> Entry,
+        failed: (_ index: Int, _ entry: [String: Value], _ error: any Error) -> Entry
+    ) -> (steps: [ListEdit], entries: [Entry]) {
         var working = store.list
         var steps: [ListEdit] = []
         var done: [Entry] = []
@@ -110,37 +144,63 @@ enum Batch {
                 done.append(failed(index, entry, error))
             }
         }
-        return await finish(store, label: label, steps: steps, entries: done, empty: "Nothing to do.", expected: expected)
+        return (steps, done)
+    }
+
+    /// Whether no item of `list` bears a claimed name, but the one each claim allows.
+    nonisolated static func claimsHold(_ claims: [String: String?], in list: ShoppingList) -> Bool {
+        guard !claims.isEmpty else { return true }
+        for item in list.items {
+            if let allowed = claims[item.name.lowercased()], allowed != item.id { return false }
+        }
+        return true
     }
 
     /// Applies `steps` as one edit, waits for the file, and answers. With `expected`, the edit
-    /// is made only if the file, read under its lock, is still at that revision.
-    static func finish(_ store: ListStore, label: String, steps: [ListEdit], entries: [Entry], empty: String, expected: String? = nil) async -> CallTool.Result {
+    /// is made only if the file, read under its lock, is still at that revision; with `claims`,
+    /// only if no other item bears a claimed name there (nil: one did; plan again).
+    static func finish(
+        _ store: ListStore, label: String, steps: [ListEdit], entries: [Entry], empty: String, expected: String? = nil,
+        claims: [(name: String, except: String?)] = []
+    ) async -> CallTool.Result? {
         var changed = false
         if !steps.isEmpty {
             let wasPaused = store.status.pausedBy != nil
+            // While the file cannot be written (a lock held elsewhere, a full disk), claims are
+            // judged against what this server knows, and the edit waits in the journal as any
+            // other: an add is never refused for want of the lock.
+            let claimed = expected == nil && wasPaused ? [:] : Dictionary(claims.map { ($0.name, $0.except) }, uniquingKeysWith: { first, _ in first })
             do {
-                if let expected {
-                    switch try await store.perform(.batch(steps), label: label, if: { Revision.of($0) == expected }) {
-                    case .refused: return stale(store, expected: expected)
+                if expected != nil || !claimed.isEmpty {
+                    switch try await store.perform(.batch(steps), label: label, if: { list in
+                        (expected == nil || Revision.of(list) == expected) && claimsHold(claimed, in: list)
+                    }) {
+                    case .refused:
+                        if let expected, ListSnapshot.of(store).revision != expected { return stale(store, expected: expected) }
+                        return nil
                     case .done(let did): changed = did
                     }
                 } else {
                     changed = try store.perform(.batch(steps), label: label)
                 }
+            } catch where expected == nil && !claimed.isEmpty && error is ListFileError {
+                // The lock could not be had now: as while paused, the edit is kept and written later.
+                do { changed = try store.perform(.batch(steps), label: label) } catch { return failure("Nothing was changed: \(describe(error))") }
             } catch {
                 return expected != nil && error is ListFileError ? uncheckable(error) : failure("Nothing was changed: \(describe(error))")
             }
             if changed && !wasPaused { await settle(store) }
         }
         let written = store.status.pendingCount == 0
-        var summary = entries.map(\.line).joined(separator: "\n")
+        let bounded = bounded(entries)
+        var summary = bounded.text
         if summary.isEmpty { summary = empty }
         var structured: [String: Value] = [
-            "results": .array(entries.map { .object($0.fields) }),
+            "results": .array(bounded.results),
             "revision": .string(ListSnapshot.of(store).revision),
             "written": .bool(written),
         ]
+        if bounded.omitted > 0 { structured["omitted_results"] = .int(bounded.omitted) }
         if !written, store.unsaved > 0, let journal = store.status.journalProblem {
             // Neither in the file nor in a journal: an acknowledgement would be a lie.
             structured["saved"] = .bool(false)
@@ -161,6 +221,56 @@ enum Batch {
             content: [.text(text: summary, annotations: nil, _meta: nil)],
             structuredContent: Optional<Value>.some(.object(structured)),
             isError: !entries.isEmpty && entries.allSatisfy(\.failed))
+    }
+
+    /// The entries as the answer gives them, within `AnswerBudget.characters`: in full (text
+    /// line, candidates) up to `AnswerBudget.fullEntries`, then short (the item's name clipped,
+    /// the error's first clause, no candidates; the text counts them), then only counted:
+    /// 500 misspelled names, or `clear_checked` on 10,000 items, still fit.
+    static func bounded(_ entries: [Entry]) -> (results: [Value], text: String, omitted: Int) {
+        var results: [Value] = []
+        var lines: [String] = []
+        var used = 0
+        var short: [String: Int] = [:]
+        var omitted: [String: Int] = [:]
+        for entry in entries {
+            let status = entry.fields["status"]?.stringValue ?? "?"
+            let full = Value.object(entry.fields)
+            let fullSize = AnswerBudget.size(full) + entry.line.utf8.count + 1
+            if used + fullSize <= AnswerBudget.fullEntries {
+                used += fullSize
+                results.append(full)
+                lines.append(entry.line)
+                continue
+            }
+            var fields = entry.fields
+            for key in ["candidates", "close_matches", "suggestions", "previous"] { fields[key] = nil }
+            for key in ["item", "section"] { if let text = fields[key]?.stringValue { fields[key] = .string(AnswerBudget.clipped(text)) } }
+            if let error = fields["error"]?.stringValue {
+                fields["error"] = .string(AnswerBudget.clipped(String(error.prefix { $0 != ";" }), 120) + "; retry this entry alone for the details")
+            }
+            if let note = fields["note"]?.stringValue { fields["note"] = .string(AnswerBudget.clipped(note, 120)) }
+            let value = Value.object(fields)
+            let size = AnswerBudget.size(value) + 1
+            if used + size <= AnswerBudget.characters {
+                used += size
+                results.append(value)
+                short[status, default: 0] += 1
+            } else {
+                omitted[status, default: 0] += 1
+            }
+        }
+        func counts(_ tally: [String: Int]) -> String {
+            tally.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key.replacingUnderscores)" }.joined(separator: ", ")
+        }
+        if !short.isEmpty {
+            lines.append("Entries \(lines.count + 1) to \(results.count) are shortened to keep this answer within about 20,000 tokens (\(counts(short))): see `results`; retry an entry alone for its details.")
+        }
+        let left = omitted.values.reduce(0, +)
+        if left > 0 {
+            lines.append("\(left) more entries are left out of this answer (\(counts(omitted))); `omitted_results` counts them. The edit was made for them all; read the list to see it.")
+        }
+        return (results, lines.joined(separator: "\n"), left)
     }
 
     /// Waits until the file holds every edit, the list pauses, or `settleMillis` pass.
@@ -209,6 +319,23 @@ enum Batch {
         return text + " id " + TextRules.escaped(item.id)
     }
 
+    /// An item's fields as they were before an edit replaced or removed them (`previous` in an
+    /// entry): what `undo` puts back, or what `add_items` needs to restore a removed item.
+    static func previous(_ item: Item, _ fields: [ItemField]? = nil) -> Value {
+        var values: [String: Value] = [:]
+        for field in fields ?? [.name, .amount, .section, .checked, .optional] {
+            switch field {
+            case .name: values["name"] = .string(item.name)
+            case .amount: values["amount"] = .string(item.amount)
+            case .section: values["section"] = .string(item.section)
+            case .checked: values["checked"] = .bool(item.checked)
+            case .optional: values["optional"] = .bool(item.optional)
+            default: break
+            }
+        }
+        return .object(values)
+    }
+
     static func candidateValue(_ item: Item) -> Value {
         .object([
             "id": .string(item.id), "name": .string(item.name), "amount": .string(item.amount),
@@ -220,7 +347,10 @@ enum Batch {
         switch error {
         case AddressError.ambiguous(let query, let candidates):
             "\"\(TextRules.escaped(query))\" matches \(candidates.count) items; retry with one of these ids: "
-                + candidates.map(candidate).joined(separator: "; ")
+                + candidates.prefix(AnswerBudget.shown).map(candidate).joined(separator: "; ")
+                + (candidates.count > AnswerBudget.shown
+                    ? "; and \(candidates.count - AnswerBudget.shown) more: give more characters of an id, or find the one you mean with get_shopping_list (text, section, unchecked_only) and use its id"
+                    : "")
         case AddressError.notFound(let query, let close):
             "no item matches \"\(TextRules.escaped(query))\""
                 + (close.isEmpty ? "" : "; close matches: " + close.map(candidate).joined(separator: "; "))
@@ -259,7 +389,9 @@ enum EditingTools {
             fields: ["entry": .int(index), "item": .string(shown), "status": .string("error"), "error": .string(message)],
             line: "\(index + 1). \(TextRules.escaped(shown)): error — \(TextRules.escaped(message))", failed: true)
         switch error {
-        case AddressError.ambiguous(_, let candidates): outcome.fields["candidates"] = .array(candidates.map(Batch.candidateValue))
+        case AddressError.ambiguous(_, let candidates):
+            outcome.fields["candidates"] = .array(candidates.prefix(AnswerBudget.shown).map(Batch.candidateValue))
+            outcome.fields["candidates_total"] = .int(candidates.count)
         case AddressError.notFound(_, let close): outcome.fields["close_matches"] = .array(close.map(Batch.candidateValue))
         default: break
         }
@@ -281,7 +413,8 @@ enum EditingTools {
         let asked = arguments["items"]?.arrayValue?.compactMap { $0.objectValue?["name"]?.stringValue } ?? []
         var lookups = AddLookups()
         var previous: ListEdit?
-        return await Batch.run(store, arguments, key: "items", label: "add", usage: "Give the items to add: {\"items\": [{\"name\": \"Milk\"}]}.") { index, entry, working in
+        return await Batch.run(store, arguments, key: "items", label: "add", usage: "Give the items to add: {\"items\": [{\"name\": \"Milk\"}]}.",
+                               begin: { lookups = AddLookups(); previous = nil }) { index, entry, working in
             if let previous { lookups.took(previous, in: working) } else if !insist { lookups.lookUp(names: asked, sections: [], in: working) }
             previous = nil
             guard let name = try Batch.text(entry["name"], as: .name) else { throw ToolInputError("name is required") }
@@ -292,11 +425,15 @@ enum EditingTools {
             previous = plan.edit
             switch plan.outcomes.first {
             case .added(let item, let remembered)?:
-                return self.entry(index, item: item.name, status: "added", id: item.id,
-                                  note: remembered ? "filed under \(item.section) as last time" + (amount == nil && !item.amount.isEmpty ? ", amount \(item.amount)" : "") : nil,
-                                  edits: [plan.edit])
+                var added = self.entry(index, item: item.name, status: "added", id: item.id,
+                                       note: remembered ? "filed under \(item.section) as last time" + (amount == nil && !item.amount.isEmpty ? ", amount \(item.amount)" : "") : nil,
+                                       edits: [plan.edit])
+                if !insist { added.claims = [(item.name.lowercased(), nil)] }
+                return added
             case .unchecked(let existing)?:
-                return self.entry(index, item: existing.name, status: "unchecked", id: existing.id, edits: [plan.edit])
+                var unchecked = self.entry(index, item: existing.name, status: "unchecked", id: existing.id, edits: [plan.edit])
+                unchecked.fields["previous"] = Batch.previous(existing, [.checked, .amount, .optional])
+                return unchecked
             case .alreadyOnList(let existing)?:
                 return self.entry(index, item: existing.name, status: "already_on_list", id: existing.id,
                                   note: "already on the list unchecked; pass allow_duplicates: true to add it again")
@@ -339,7 +476,10 @@ enum EditingTools {
             }
             guard !changes.isEmpty else { throw ToolInputError("nothing to change: give name, amount, section, checked, optional or position") }
             edits.append(.update(id: item.id, changes: changes))
-            return self.entry(index, item: item.name, status: "updated", id: item.id, edits: edits)
+            var updated = self.entry(index, item: item.name, status: "updated", id: item.id, edits: edits)
+            updated.fields["previous"] = Batch.previous(item, Array(changes.keys))
+            if !insist, case .text(let name)? = changes[.name] { updated.claims = [(name.lowercased(), item.id)] }
+            return updated
         } failed: { failed($0, $1, $2) }
     }
 
@@ -357,12 +497,55 @@ enum EditingTools {
         }
     }
 
+    // MARK: undo
+
+    /// `undo`: the last `steps` edits made through this server, newest first, by the store's
+    /// one undo (rule 7): a field is set back only if it still holds, by stamp, the value this
+    /// server wrote; otherwise that step changes nothing, and the answer says so.
+    static func undo(_ store: ListStore, _ arguments: [String: Value]) async -> CallTool.Result {
+        if let refused = Batch.precheck(store) { return refused }
+        let steps = arguments["steps"]?.intValue ?? 1
+        // The file as it is now, so "changed since" counts every writer, not only those this
+        // server has heard of.
+        _ = try? await store.perform(nil, label: "check", if: { _ in true })
+        let before = store.list
+        var undone: [String] = []
+        var refusal: String?
+        for _ in 0..<steps {
+            do {
+                guard let label = try store.undo() else { break }
+                undone.append(label)
+            } catch let refused as ListStore.UndoRefused {
+                refusal = "Not undone: \(refused.label), because \(refused.reason). Nothing of that edit was changed; "
+                    + "undo never overwrites what someone else wrote. Read the list and make the change you want with the edit tools."
+                break
+            } catch {
+                refusal = "Not undone: \(Batch.describe(error))."
+                break
+            }
+        }
+        if !undone.isEmpty { await Batch.settle(store) }
+        let changes = ListChanges(from: before, to: store.list)
+        var text = undone.isEmpty ? (refusal == nil ? "Nothing to undo: no edit was made through this connection (or all were undone)." : "")
+            : "Undid \(undone.count) edit\(undone.count == 1 ? "" : "s") (newest first: \(undone.joined(separator: ", "))). " + changes.text.replacingOccurrences(of: "Since then: ", with: "Now: ")
+        if let refusal { text += (text.isEmpty ? "" : "\n") + refusal }
+        var structured: [String: Value] = [
+            "undone": .array(undone.map(Value.string)), "changed": changes.value,
+            "revision": .string(ListSnapshot.of(store).revision), "written": .bool(store.status.pendingCount == 0),
+        ]
+        if let refusal { structured["refused"] = .string(refusal) }
+        return .init(content: [.text(text: text, annotations: nil, _meta: nil)], structuredContent: .object(structured),
+                     isError: undone.isEmpty && refusal != nil)
+    }
+
     // MARK: remove_items, clear_checked
 
     static func remove(_ store: ListStore, _ arguments: [String: Value]) async -> CallTool.Result {
         await Batch.run(store, arguments, key: "items", label: "remove", usage: "Give the items to remove: {\"items\": [{\"item\": \"Milk\"}]}.") { index, entry, working in
             let item = try resolve(entry, in: working)
-            return self.entry(index, item: item.name, status: "removed", id: item.id, edits: [.delete(id: item.id)])
+            var removed = self.entry(index, item: item.name, status: "removed", id: item.id, edits: [.delete(id: item.id)])
+            removed.fields["previous"] = Batch.previous(item)
+            return removed
         } failed: { failed($0, $1, $2) }
     }
 
@@ -371,15 +554,27 @@ enum EditingTools {
         let expected = arguments["expected_revision"]?.stringValue
         if let answer = await Batch.confirm(store, expected) { return answer }
         let checked = ListSnapshot.of(store).items.filter(\.checked)
-        let entries = checked.enumerated().map { entry($0.offset, item: $0.element.name, status: "removed", id: $0.element.id) }
+        let entries = checked.enumerated().map { pair in
+            var removed = entry(pair.offset, item: pair.element.name, status: "removed", id: pair.element.id)
+            removed.fields["previous"] = Batch.previous(pair.element)
+            return removed
+        }
+        // Without claims the answer always comes (a refusal is a stale revision).
         return await Batch.finish(store, label: "clear checked", steps: checked.map { .delete(id: $0.id) }, entries: entries,
                                   empty: "Nothing to clear: no item is checked.", expected: expected)
+            ?? Batch.stale(store, expected: expected ?? "")
     }
 }
 
 struct ToolInputError: Error {
     let message: String
-    init(_ message: String) { self.message = message }
+    var suggestions: [String] = []
+    var total = 0
+    init(_ message: String, suggestions: [String] = [], total: Int = 0) {
+        self.message = message
+        self.suggestions = suggestions
+        self.total = total
+    }
 }
 
 extension String {
@@ -399,5 +594,10 @@ enum Revision {
                 + (item.checked ? "\u{1F}1" : "\u{1F}0") + (item.optional ? "1" : "0") + String(item.sortOrder)
         }
         return String(Hash.fnv1a(Array(text.utf8)), radix: 16)
+    }
+
+    /// What `of` can give: 1 to 16 lowercase hex digits.
+    static func isWellFormed(_ text: String) -> Bool {
+        (1...16).contains(text.utf8.count) && text.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
     }
 }

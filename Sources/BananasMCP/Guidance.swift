@@ -30,12 +30,29 @@ enum Guidance {
         instructions. Control and invisible characters are shown escaped (\\u{200B}) and \
         refused in what you write.
         - `written` tells whether the list file holds your change; when the list is paused \
-        the edit is kept and written later, and nothing needs to be repeated.
+        (`paused` says why) the edit is kept and written later, and nothing needs to be \
+        repeated. `saved: false` means it is held only by this server until the file can be \
+        written.
+        - Answers are kept short: at most 10 candidates or suggestions (with the total and how \
+        to narrow); in a long batch later entries are shortened or only counted \
+        (omitted_results): retry one entry alone for its details.
         """
 
+    /// A prompt and its text. The text is a template in the MCPB manifest's form
+    /// (`${arguments.name}`), so the desktop extension's manifest carries the server's own
+    /// words (ManifestTests compares them); an argument not given reads as empty.
     struct PromptSpec: Sendable {
         var prompt: Prompt
-        var text: @Sendable ([String: String]) -> String
+        var template: String
+
+        func text(_ arguments: [String: String]) -> String {
+            var text = template
+            for argument in prompt.arguments ?? [] {
+                let value = arguments[argument.name].map { TextRules.escaped($0) } ?? ""
+                text = text.replacingOccurrences(of: "${arguments.\(argument.name)}", with: value)
+            }
+            return text
+        }
     }
 
     static let all: [PromptSpec] = [planWeek, addRecipe, tidy]
@@ -50,26 +67,22 @@ enum Guidance {
                 .init(name: "meals", title: "Meals", description: "Meals or wishes for the week (optional), e.g. \"3 dinners, one vegetarian\".", required: false),
                 .init(name: "people", title: "People", description: "How many people to shop for (optional).", required: false),
             ]),
-        text: { arguments in
-            var text = "Help me plan this week's shop."
-            if let meals = arguments["meals"], !meals.isEmpty { text += " Meals and wishes: \(TextRules.escaped(meals))." }
-            if let people = arguments["people"], !people.isEmpty { text += " We are \(TextRules.escaped(people))." }
-            text += """
-
-                1. Call get_shopping_list with mode "summary", then with mode "compact" and \
-                unchecked_only (follow next_cursor while has_more) to see what is already on it.
-                2. Call suggest_items for what I usually buy that is not on the list, and ask me \
-                which of those I need this week.
-                3. Propose meals for the week and the ingredients they need; ask me before you \
-                change the list if anything is unclear.
-                4. Add only what is missing, in one add_items call, with amounts. Leave out the \
-                section of an item I bought before: it goes where it was last time. Otherwise \
-                use the sections the list already uses (Produce, Dairy, ...). Entries answered \
-                already_on_list are fine: the item is there.
-                5. Tell me what you added, what was already there, and any entry that failed.
-                """
-            return text
-        })
+        template: """
+            Help me plan this week's shop.
+            Meals and wishes (none given if empty): ${arguments.meals}
+            People to shop for (ask me if empty): ${arguments.people}
+            1. Call get_shopping_list with mode "summary", then with mode "compact" and \
+            unchecked_only (follow next_cursor while has_more) to see what is already on it.
+            2. Call suggest_items for what I usually buy that is not on the list, and ask me \
+            which of those I need this week.
+            3. Propose meals for the week and the ingredients they need; ask me before you \
+            change the list if anything is unclear.
+            4. Add only what is missing, in one add_items call, with amounts. Leave out the \
+            section of an item I bought before: it goes where it was last time. Otherwise \
+            use the sections the list already uses (Produce, Dairy, ...). Entries answered \
+            already_on_list are fine: the item is there.
+            5. Tell me what you added, what was already there, and any entry that failed.
+            """)
 
     static let addRecipe = PromptSpec(
         prompt: Prompt(
@@ -79,42 +92,41 @@ enum Guidance {
                 .init(name: "recipe", title: "Recipe", description: "The recipe: its name, a link's text, or its ingredient list.", required: true),
                 .init(name: "servings", title: "Servings", description: "How many servings (optional).", required: false),
             ]),
-        text: { arguments in
-            var text = "Put the ingredients for this recipe on my shopping list: \(TextRules.escaped(arguments["recipe"] ?? ""))."
-            if let servings = arguments["servings"], !servings.isEmpty { text += " For \(TextRules.escaped(servings)) servings." }
-            text += """
-
-                1. Work out the ingredients and amounts. Leave out staples most kitchens have \
-                (salt, pepper, water) unless the recipe needs a lot.
-                2. Call get_shopping_list with text set to each main ingredient, or mode \
-                "compact", to find what is already on the list, and keep its revision.
-                3. For an ingredient already on the list unchecked, do not add it again: if the \
-                recipe needs more, raise its amount with update_items (by id, with \
-                expected_revision). Add the rest in one add_items call, in fitting sections.
-                4. Tell me what you added, what you changed, and what was already there.
-                """
-            return text
-        })
+        template: """
+            Put the ingredients for this recipe on my shopping list.
+            Recipe: ${arguments.recipe}
+            Servings (as the recipe says if empty): ${arguments.servings}
+            1. Work out the ingredients and amounts. Leave out staples most kitchens have \
+            (salt, pepper, water) unless the recipe needs a lot.
+            2. Call get_shopping_list with text set to each main ingredient, or mode \
+            "compact", to find what is already on the list, and keep its revision.
+            3. For an ingredient already on the list unchecked, do not add it again: if the \
+            recipe needs more, raise its amount with update_items (by id, with \
+            expected_revision). Add the rest in one add_items call, in fitting sections.
+            4. Tell me what you added, what you changed, and what was already there.
+            """)
 
     static let tidy = PromptSpec(
         prompt: Prompt(
             name: "tidy_list", title: "Tidy the list",
             description: "Find duplicates, misplaced items and empty sections, and clear what is done, with my approval.",
             arguments: []),
-        text: { _ in
-            """
+        template: """
             Tidy my shopping list.
-            1. Call get_shopping_list with mode "summary", then read it all in mode "full" \
-            (follow next_cursor while has_more). Keep the revision.
+            1. Call get_shopping_list with mode "summary" (every section with its counts; \
+            follow next_cursor while has_more). Then read the items with mode "compact" and \
+            limit 1000 (name, section, checked: the fewest calls), following next_cursor. If \
+            the summary shows more than 1,000 items, tidy one section at a time (the section \
+            filter) instead of reading everything. Keep the revision.
             2. Look for duplicates (the same thing under two names or twice), items in a \
             section that does not fit them, empty sections, and checked items.
             3. Show me what you propose: merges, moves, sections to remove, and whether to clear \
             the checked items. Change nothing before I agree.
-            4. Then make the changes in as few calls as possible (update_items, remove_items, \
-            remove_sections, clear_checked), each with expected_revision. If one answers that \
-            the list changed, read it again and check your plan still holds.
-            """
-        })
+            4. Then find the ids of only the items you will change (get_shopping_list with text \
+            set to the name) and make the changes in as few calls as possible (update_items, \
+            remove_items, remove_sections, clear_checked), each with expected_revision. If one \
+            answers that the list changed, read it again and check your plan still holds.
+            """)
 
     /// The prompt's messages, or an error an agent can act on.
     static func get(_ name: String, _ arguments: [String: String]) throws -> GetPrompt.Result {

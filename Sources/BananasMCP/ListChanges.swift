@@ -6,7 +6,7 @@ import MCP
 @MainActor
 struct ListChanges {
     /// At most this many items of each kind are named; the counts are always complete.
-    static let shown = 20
+    static let shown = AnswerBudget.shown
 
     var value: Value
     var text: String
@@ -71,7 +71,10 @@ struct ListChanges {
             }),
         ]
         let sectionsChanged = old.displaySections != new.displaySections
-        if sectionsChanged { object["sections"] = .array(new.displaySections.map(Value.string)) }
+        if sectionsChanged {
+            object["sections"] = .array(new.displaySections.prefix(Self.shown).map(Value.string))
+            object["section_count"] = .int(new.displaySections.count)
+        }
         value = .object(object)
 
         var lines: [String] = []
@@ -85,7 +88,10 @@ struct ListChanges {
             lines.append("Changed: " + updated.prefix(Self.shown).map { "\"\(TextRules.escaped($0.item.name))\" \($0.words.joined(separator: ", "))" }
                 .joined(separator: "; ") + more(updated.count) + ".")
         }
-        if sectionsChanged { lines.append("Sections now: " + new.displaySections.map { TextRules.escaped($0) }.joined(separator: ", ") + ".") }
+        if sectionsChanged {
+            lines.append("Sections now: " + new.displaySections.prefix(Self.shown).map { TextRules.escaped($0) }.joined(separator: ", ")
+                + (new.displaySections.count > Self.shown ? " and \(new.displaySections.count - Self.shown) more (mode \"summary\" lists them)." : "."))
+        }
         text = lines.isEmpty ? "No item or section changed visibly (only the order)." : "Since then: " + lines.joined(separator: " ")
     }
 }

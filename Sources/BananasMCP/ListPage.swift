@@ -61,9 +61,10 @@ final class ListSnapshot {
 ///
 /// A page holds at most `limit` items (default `defaultLimit`) and ends early once its answer
 /// reaches `budgetCharacters`, so the default answer stays within about 25,000 tokens at any
-/// size of list and any length of names. `next_cursor` continues after the page's last item:
-/// by that item's id while it is still on the list (items added or removed elsewhere shift
-/// nothing), else by its place.
+/// size of list and any length of names. `next_cursor` continues after the place in the list
+/// order (sortOrder, then id) of the page's last item, whether that item is still there or not:
+/// an item that stays on the list throughout a read is in exactly one page, whatever else is
+/// added or removed meanwhile.
 struct ListPage {
     enum Mode: String, CaseIterable { case full, compact, summary }
 
@@ -141,10 +142,13 @@ struct ListPage {
         if let section {
             guard let spelled = snapshot.list.section(named: section) ?? snapshot.sections.first(where: { $0.lowercased() == section.lowercased() }) else {
                 let close = Self.closeSections(section, in: snapshot.sections)
+                let offered = Array((close.isEmpty ? snapshot.sections : close).prefix(AnswerBudget.shown))
+                let total = close.isEmpty ? snapshot.sections.count : close.count
+                let more = total > offered.count ? " (and \(total - offered.count) more: get_shopping_list with mode \"summary\" lists every section)" : ""
                 throw Failure(
                     message: "No section is named \"\(TextRules.escaped(section))\". "
-                        + (close.isEmpty ? "The sections are: " + Self.quoted(snapshot.sections) : "Did you mean: " + Self.quoted(close)) + "?",
-                    suggestions: close.isEmpty ? snapshot.sections : close)
+                        + (close.isEmpty ? "The sections are: " + Self.quoted(offered) + more : "Did you mean: " + Self.quoted(offered) + more + "?"),
+                    suggestions: offered)
             }
             shownSection = spelled
             matching = matching.filter { $0.section == spelled }
@@ -155,51 +159,76 @@ struct ListPage {
         }
         var structured: [String: Value] = [
             "revision": .string(snapshot.revision),
-            "sections": .array(snapshot.sections.map(Value.string)),
+            "section_count": .int(snapshot.sections.count),
             "mode": .string(mode.rawValue),
             "total_items": .int(snapshot.items.count),
             "unchecked_items": .int(snapshot.items.reduce(0) { $0 + ($1.checked ? 0 : 1) }),
             "matching_items": .int(matching.count),
         ]
         if mode == .summary {
+            // Paged like items (a list may hold thousands of sections): `limit` sections a
+            // page, ending early at the size budget.
             structured["items"] = .array([])
-            structured["has_more"] = .bool(false)
             var counts: [String: (all: Int, unchecked: Int)] = [:]
             for item in matching { counts[item.section, default: (0, 0)].all += 1; if !item.checked { counts[item.section]!.unchecked += 1 } }
             let shown = snapshot.sections.filter { shownSection == nil || $0 == shownSection }
-            structured["section_counts"] = .array(shown.map { name in
-                .object(["section": .string(name), "items": .int(counts[name]?.all ?? 0), "unchecked": .int(counts[name]?.unchecked ?? 0)])
-            })
-            var text = "\(snapshot.items.count) items, \(structured["unchecked_items"]!.intValue!) still to buy, revision \(snapshot.revision). By section (items, still to buy):"
-            for name in shown { text += "\n\(TextRules.escaped(name)): \(counts[name]?.all ?? 0), \(counts[name]?.unchecked ?? 0)" }
+            let start = try sectionStart(in: shown)
+            var values: [Value] = []
+            var text = "\(snapshot.items.count) items, \(structured["unchecked_items"]!.intValue!) still to buy, \(snapshot.sections.count) sections, revision \(snapshot.revision). By section (items, still to buy):"
+            var used = 400 + text.utf8.count
+            var index = start
+            while index < shown.count, values.count < limit {
+                let name = shown[index]
+                let line = "\n\(TextRules.escaped(name)): \(counts[name]?.all ?? 0), \(counts[name]?.unchecked ?? 0)"
+                // The name is in the text, in section_counts and in sections.
+                let size = line.utf8.count + 2 * Self.jsonSize(TextRules.escaped(name)) + 60
+                if !values.isEmpty, used + size > Self.budgetCharacters { break }
+                used += size
+                text += line
+                values.append(.object(["section": .string(name), "items": .int(counts[name]?.all ?? 0), "unchecked": .int(counts[name]?.unchecked ?? 0)]))
+                index += 1
+            }
+            structured["section_counts"] = .array(values)
+            structured["sections"] = .array(shown[start..<index].map(Value.string))
+            structured["has_more"] = .bool(index < shown.count)
+            if index < shown.count, index > 0 {
+                structured["next_cursor"] = .string(Self.sectionCursor(after: shown[index - 1], place: index, query: queryKey))
+                text += "\nMore sections follow. To read them, call again with this cursor:\n\(structured["next_cursor"]!.stringValue!)"
+            }
             return Answer(structured: structured, text: text)
         }
 
         let start = try startIndex(in: matching)
         var page: [Value] = []
         var lines: [String] = []
-        var used = 400  // the frame: revision, sections' names below, counts, sync
-        for name in snapshot.sections { used += name.utf8.count + 4 }
+        var used = 400  // the frame: revision, counts, sync
+        // The sections of this page's items, in section order: every page repeating all of
+        // them was 162 KB at 3,000 sections (mode "summary" pages through them all).
+        var pageSections: Set<String> = []
         var index = start
         while index < matching.count, page.count < limit {
             let item = matching[index]
-            let (value, line, size) = entry(item)
+            var (value, line, size) = entry(item)
+            if !pageSections.contains(item.section) { size += Self.jsonSize(TextRules.escaped(item.section)) + 1 }
             if !page.isEmpty, used + size > Self.budgetCharacters { break }
             used += size
+            pageSections.insert(item.section)
             page.append(value)
             lines.append(line)
             index += 1
         }
+        structured["sections"] = .array(snapshot.sections.filter { pageSections.contains($0) }.map(Value.string))
         structured["items"] = .array(page)
         structured["has_more"] = .bool(index < matching.count)
         if index < matching.count, index > 0 {
-            structured["next_cursor"] = .string(Self.cursor(after: matching[index - 1].id, place: index, query: queryKey))
+            structured["next_cursor"] = .string(Self.cursor(after: matching[index - 1], query: queryKey))
         }
         var text = matching.isEmpty ? "The list has no matching items." : "Items \(start + 1)–\(index) of \(matching.count)"
         if matching.count != snapshot.items.count { text += " matching (\(snapshot.items.count) on the list)" }
         if !matching.isEmpty { text += ", revision \(snapshot.revision):" }
         if !lines.isEmpty { text += "\n" + lines.joined(separator: "\n") }
-        if index < matching.count { text += "\nMore: call again with cursor \(structured["next_cursor"]!.stringValue!)." }
+        // The cursor ends the text: a period after it would be copied as part of it.
+        if index < matching.count { text += "\nMore items follow. To read them, call again with this cursor:\n\(structured["next_cursor"]!.stringValue!)" }
         return Answer(structured: structured, text: text)
     }
 
@@ -215,11 +244,11 @@ struct ListPage {
                 "id": .string(item.id), "name": .string(item.name), "amount": .string(item.amount),
                 "section": .string(item.section), "checked": .bool(item.checked), "optional": .bool(item.optional),
             ])
-            return (value, line, line.utf8.count + Self.jsonSize(item.name) + Self.jsonSize(item.amount) + Self.jsonSize(item.section) + 150)
+            return (value, line, line.utf8.count + Self.jsonSize(name) + Self.jsonSize(amount) + Self.jsonSize(section) + Self.jsonSize(item.id) + 100)
         case .compact:
             let line = (item.checked ? "[x] " : "[ ] ") + name + " (" + section + ")"
             let value: Value = .object(["name": .string(item.name), "section": .string(item.section), "checked": .bool(item.checked)])
-            return (value, line, line.utf8.count + Self.jsonSize(item.name) + Self.jsonSize(item.section) + 50)
+            return (value, line, line.utf8.count + Self.jsonSize(name) + Self.jsonSize(section) + 50)
         }
     }
 
@@ -232,27 +261,61 @@ struct ListPage {
 
     // MARK: Cursors
 
-    /// `v1.<query>.<place>.<id>`, base64url: opaque to the agent, and enough to go on after
-    /// the item even when items before it came or went.
-    static func cursor(after id: String, place: Int, query: String) -> String {
-        let raw = "v1.\(query).\(place).\(id)"
-        return Data(raw.utf8).base64EncodedString()
+    /// `v2.<query>.<sortOrder's bits>.<id>`, base64url: opaque to the agent. The list order is
+    /// (sortOrder, then id), so the item's key alone says where the next page starts, whether
+    /// the item is still on the list or not. (A place counted in items shifted whenever an
+    /// item before it went: the read skipped items.)
+    static func cursor(after item: Item, query: String) -> String {
+        base64URL("v2.\(query).\(String(item.sortOrder.bitPattern, radix: 16)).\(item.id)")
+    }
+
+    /// `s2.<query>.<place>.<section>`: a summary page's cursor goes on after that section while
+    /// it exists, else from its place.
+    static func sectionCursor(after section: String, place: Int, query: String) -> String {
+        base64URL("s2.\(query).\(place).\(section)")
+    }
+
+    static func base64URL(_ raw: String) -> String {
+        Data(raw.utf8).base64EncodedString()
             .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
     }
 
-    func startIndex(in items: [Item]) throws(Failure) -> Int {
-        guard let cursor, !cursor.isEmpty else { return 0 }
+    /// The cursor's four parts, checked to be of `kind` and of this query.
+    func cursorParts(_ kind: String) throws(Failure) -> [String]? {
+        guard let cursor, !cursor.isEmpty else { return nil }
         var base64 = cursor.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         while base64.count % 4 != 0 { base64 += "=" }
         let parts = Data(base64Encoded: base64).map { String(decoding: $0, as: UTF8.self) }?.split(separator: ".", maxSplits: 3).map(String.init) ?? []
-        guard parts.count == 4, parts[0] == "v1", let place = Int(parts[2]), place >= 0 else {
+        guard parts.count == 4, parts[0] == kind else {
             throw Failure(message: "The cursor \(TextRules.escaped(String(cursor.prefix(80)))) is not one this server gave. Call get_shopping_list without a cursor to start again.")
         }
         guard parts[1] == queryKey else {
             throw Failure(message: "The cursor belongs to a call with other filters or another mode. Repeat the filters and mode of the call that gave it, or start again without a cursor.")
         }
-        if let found = items.firstIndex(where: { $0.id == parts[3] }) { return found + 1 }
-        return min(place, items.count)
+        return parts
+    }
+
+    func sectionStart(in sections: [String]) throws(Failure) -> Int {
+        guard let parts = try cursorParts("s2") else { return 0 }
+        guard let place = Int(parts[2]), place >= 0 else { throw Failure(message: "The cursor is not one this server gave. Call get_shopping_list without a cursor to start again.") }
+        if let found = sections.firstIndex(of: parts[3]) { return found + 1 }
+        return min(place, sections.count)
+    }
+
+    func startIndex(in items: [Item]) throws(Failure) -> Int {
+        guard let parts = try cursorParts("v2") else { return 0 }
+        guard let bits = UInt64(parts[2], radix: 16) else {
+            throw Failure(message: "The cursor is not one this server gave. Call get_shopping_list without a cursor to start again.")
+        }
+        let (order, id) = (Double(bitPattern: bits), parts[3])
+        // `items` is in list order: the first one past the key, by bisection.
+        var (low, high) = (0, items.count)
+        while low < high {
+            let middle = (low + high) / 2
+            let item = items[middle]
+            if item.sortOrder > order || (item.sortOrder == order && id.precedesInTextOrder(item.id)) { high = middle } else { low = middle + 1 }
+        }
+        return low
     }
 
     // MARK: Sections

@@ -45,7 +45,8 @@ public final class BananasMCPServer: Sendable {
             .init(tools: ToolCatalog.all)
         }
         await server.withMethodHandler(CallTool.self) { [self] params in
-            await call(params.name, params.arguments ?? [:])
+            if let refusal = ToolCatalog.refusal(forUnknown: params.name, arguments: params.arguments ?? [:]) { throw MCPError.invalidParams(refusal) }
+            return await call(params.name, params.arguments ?? [:])
         }
         await watchStatus()
         return server
@@ -59,7 +60,7 @@ public final class BananasMCPServer: Sendable {
         var transportLogger = logger
         transportLogger[metadataKey: "part"] = "transport"
         do {
-            let stdio = LineTransport(endingOn: [SIGTERM], logger: transportLogger)
+            let stdio = LineTransport(endingOn: [SIGTERM, SIGINT, SIGHUP], logger: transportLogger)
             try await server.start(transport: ToolCallTransport(wrapping: stdio, server: self))
         } catch {
             logger.error("could not start on stdio: \(error)")
@@ -259,6 +260,7 @@ public final class BananasMCPServer: Sendable {
         case "add_sections": return await SectionTools.add(store, arguments)
         case "update_sections": return await SectionTools.update(store, arguments)
         case "remove_sections": return await SectionTools.remove(store, arguments)
+        case "undo": return await EditingTools.undo(store, arguments)
         default: return EditingTools.failure("There is no tool named \(TextRules.escaped(name)).")
         }
     }
@@ -280,7 +282,13 @@ public final class BananasMCPServer: Sendable {
             Array(remembered.filter { $0.timesBought > 0 && !$0.onList }.prefix(limit))
         }
         var lines: [String] = []
-        let values: [Value] = found.map { item in
+        var used = 0
+        // `limit` names, and no more than the size budget holds (names up to 500 characters).
+        let fitting = found.prefix { item in
+            used += 2 * (ListPage.jsonSize(TextRules.escaped(item.name)) + ListPage.jsonSize(TextRules.escaped(item.section)) + ListPage.jsonSize(TextRules.escaped(item.amount))) + 120
+            return used <= AnswerBudget.characters
+        }
+        let values: [Value] = fitting.map { item in
             var fields: [String: Value] = [
                 "name": .string(TextRules.escaped(item.name)), "section": .string(TextRules.escaped(item.section)),
                 "times_bought": .int(item.timesBought),
@@ -328,7 +336,7 @@ public final class BananasMCPServer: Sendable {
         }
         let deleted = store.list.recentlyDeleted
         if !deleted.isEmpty {
-            sync["recently_deleted"] = .array(deleted.prefix(20).map { entry in
+            sync["recently_deleted"] = .array(deleted.prefix(AnswerBudget.shown).map { entry in
                 .object(["id": .string(entry.item.id), "name": .string(TextRules.escaped(entry.item.name)),
                          "section": .string(TextRules.escaped(entry.item.section))])
             })

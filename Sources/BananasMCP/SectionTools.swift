@@ -23,6 +23,10 @@ enum SectionTools {
         if case SectionError.noSuchSection(_, let suggestions) = error, !suggestions.isEmpty {
             outcome.fields["suggestions"] = .array(suggestions.map(Value.string))
         }
+        if let error = error as? ToolInputError, !error.suggestions.isEmpty {
+            outcome.fields["suggestions"] = .array(error.suggestions.map(Value.string))
+            outcome.fields["suggestions_total"] = .int(error.total)
+        }
         return outcome
     }
 
@@ -39,7 +43,15 @@ enum SectionTools {
         let close = folded.isEmpty ? [] : list.displaySections.filter {
             $0.lowercased().contains(folded) || folded.contains($0.lowercased())
         }
-        throw SectionError.noSuchSection(name, suggestions: close.isEmpty ? list.displaySections : close)
+        // At most `AnswerBudget.shown`: a list may hold thousands of sections.
+        let offered = close.isEmpty ? list.displaySections : close
+        if offered.count > AnswerBudget.shown {
+            throw ToolInputError("no section named \"\(TextRules.escaped(name))\"; \(close.isEmpty ? "the first sections are" : "close names are") "
+                + offered.prefix(AnswerBudget.shown).map { "\"\(TextRules.escaped($0))\"" }.joined(separator: ", ")
+                + " and \(offered.count - AnswerBudget.shown) more (get_shopping_list with mode \"summary\" lists every section)",
+                suggestions: Array(offered.prefix(AnswerBudget.shown)), total: offered.count)
+        }
+        throw SectionError.noSuchSection(name, suggestions: offered)
     }
 
     static func place(_ value: Value?) throws -> Int? {
@@ -83,7 +95,10 @@ enum SectionTools {
             if let position {
                 edits.append(try next.moveSectionEdit(now, to: position - 1))
             }
-            return self.entry(index, section: now, status: "updated", edits: edits)
+            var updated = self.entry(index, section: now, status: "updated", edits: edits)
+            updated.fields["previous"] = .object(["name": .string(current),
+                                                 "position": .int((working.displaySections.firstIndex(of: current) ?? 0) + 1)])
+            return updated
         } failed: { failed($0, $1, $2) }
     }
 
@@ -97,7 +112,10 @@ enum SectionTools {
             if target != nil && deleteItems { throw ToolInputError("give move_items_to or delete_items, not both") }
             if let target, target == current { throw ToolInputError("move_items_to names the section being removed") }
             let edit = try working.removeSectionEdit(current, moveItemsTo: target, deleteItems: deleteItems)
-            return self.entry(index, section: current, status: "removed", edits: [edit])
+            var removed = self.entry(index, section: current, status: "removed", edits: [edit])
+            removed.fields["previous"] = .object(["name": .string(current),
+                                                 "position": .int((working.displaySections.firstIndex(of: current) ?? 0) + 1)])
+            return removed
         } failed: { failed($0, $1, $2) }
     }
 }

@@ -44,6 +44,8 @@ public actor ToolCallTransport: Transport {
 
     /// The stateless protocol revision answered here, beside the SDK's handshake revisions.
     public static let statelessRevision = "2026-07-28"
+    /// Every revision spoken: the stateless one, then the SDK's handshake ones, newest first.
+    static let supportedVersions = [statelessRevision] + Version.supported.sorted(by: >)
     static let versionKey = "io.modelcontextprotocol/protocolVersion"
     static let subscriptionKey = "io.modelcontextprotocol/subscriptionId"
     /// Results of these methods say how long a client may cache them (2026-07-28).
@@ -114,7 +116,17 @@ public actor ToolCallTransport: Transport {
             await sendError(id: .null, code: -32700, message: "Parse error: \(error)")
             return nil
         }
-        guard case .object(let object) = parsed else { return message }  // a batch: the SDK's
+        guard case .object(let object) = parsed else {
+            if case .array(let batch) = parsed, !batch.isEmpty { return message }  // a batch: the SDK's
+            await sendError(id: .null, code: -32600, message: "Invalid Request: a JSON-RPC message is an object with \"jsonrpc\": \"2.0\" and a method (or a result or error).")
+            return nil
+        }
+        if let problem = Self.invalidity(object) {
+            // The SDK would answer with an id of its own making: JSON-RPC wants the request's
+            // id when it can be read, else null.
+            await sendError(id: Self.readableID(object) ?? .null, code: -32600, message: "Invalid Request: \(problem)")
+            return nil
+        }
         let method = object["method"]?.stringValue
         let params = object["params"]?.objectValue
         if method == "initialize" { initialized = true }
@@ -126,6 +138,36 @@ public actor ToolCallTransport: Transport {
         guard let forward = await routeRequest(message, object, id: id, method: method, params: params) else { return nil }
         awaitingSDK.insert(JSONText.compact(id))
         return forward
+    }
+
+    /// Why `object` is no JSON-RPC 2.0 request, notification or response, or nil.
+    static func invalidity(_ object: [String: JSONValue]) -> String? {
+        guard object["jsonrpc"] == .string("2.0") else { return "\"jsonrpc\" must be \"2.0\"." }
+        if let id = object["id"] {
+            switch id {
+            case .string, .number, .null: break
+            default: return "\"id\" must be a string or a number."
+            }
+        }
+        guard let method = object["method"] else {
+            if object["id"] != nil, object["result"] != nil || object["error"] != nil { return nil }  // a response
+            return "the message has no \"method\" (a request names one; a response carries \"result\" or \"error\")."
+        }
+        guard case .string = method else { return "\"method\" must be a string." }
+        if let params = object["params"] {
+            switch params {
+            case .object, .array: break
+            default: return "\"params\" must be an object."
+            }
+        }
+        return nil
+    }
+
+    static func readableID(_ object: [String: JSONValue]) -> JSONValue? {
+        switch object["id"] {
+        case .string?, .number?: object["id"]
+        default: nil
+        }
     }
 
     private func routeRequest(_ message: Data, _ object: [String: JSONValue], id: JSONValue, method: String, params: [String: JSONValue]?) async -> Data? {
@@ -140,8 +182,10 @@ public actor ToolCallTransport: Transport {
             }
             if let call = ToolCallRequest(object) {
                 begin(call, stateless: false)
-                return nil
+            } else {
+                await sendError(id: id, code: -32602, message: ToolCallRequest.problem(object))
             }
+            return nil
         }
         return message
     }
@@ -152,14 +196,18 @@ public actor ToolCallTransport: Transport {
         if let version, version != Self.statelessRevision {
             await sendError(
                 id: id, code: -32022, message: "Unsupported protocol version \(version)",
-                data: .object(["supported": .array([.string(Self.statelessRevision)]), "requested": .string(version)]))
+                data: .object(["supported": .array(Self.supportedVersions.map(JSONValue.string)), "requested": .string(version)]))
             return nil
         }
         switch method {
         case "server/discover":
             await sendResult(id: id, discoverResult())
         case "tools/call":
-            if let call = ToolCallRequest(object) { begin(call, stateless: true) } else { return forward(message, id: id, method: method) }
+            if let call = ToolCallRequest(object) {
+                begin(call, stateless: true)
+            } else {
+                await sendError(id: id, code: -32602, message: ToolCallRequest.problem(object))
+            }
         case "subscriptions/listen":
             await listen(id: id, params: object["params"]?.objectValue ?? [:])
         default:
@@ -193,7 +241,7 @@ public actor ToolCallTransport: Transport {
             capabilities = value
         }
         return .object([
-            "supportedVersions": .array(([Self.statelessRevision] + Version.supported.sorted(by: >)).map(JSONValue.string)),
+            "supportedVersions": .array(Self.supportedVersions.map(JSONValue.string)),
             "capabilities": capabilities,
             "instructions": .string(Guidance.instructions),
             "ttlMs": .number("0"), "cacheScope": .string("private"), "resultType": .string("complete"),
@@ -273,6 +321,10 @@ public actor ToolCallTransport: Transport {
     }
 
     private func answer(_ call: ToolCallRequest, stateless: Bool) async {
+        if let refusal = ToolCatalog.refusal(forUnknown: call.name, arguments: call.arguments) {
+            await sendError(id: call.id, code: -32602, message: refusal)
+            return
+        }
         let result = await server.call(call.name, call.arguments)
         var out: [UInt8] = []
         out.reserveCapacity(4_096)
@@ -335,6 +387,22 @@ struct ToolCallRequest {
               message.range(of: Data("tools/call".utf8)) != nil,
               case .object(let object)? = try? JSONText.parse([UInt8](message)) else { return nil }
         self.init(object)
+    }
+
+    /// Why a `tools/call` is not one, in words a client's author acts on (the SDK answered
+    /// with Foundation's decoding error).
+    static func problem(_ object: [String: JSONValue]) -> String {
+        guard case .object(let params)? = object["params"] else {
+            return "Invalid params: tools/call needs params {\"name\": a tool's name, \"arguments\": an object}."
+        }
+        guard case .string? = params["name"] else {
+            return "Invalid params: tools/call needs \"name\", the tool's name as a string (tools/list gives them)."
+        }
+        switch params["arguments"] {
+        case nil, .null?, .object?: return "Invalid params: the tools/call request is malformed."
+        case .array?: return "Invalid params: \"arguments\" must be an object of named arguments, not an array; e.g. {\"items\": [{\"name\": \"Milk\"}]}. Nothing was changed."
+        default: return "Invalid params: \"arguments\" must be an object of named arguments. Nothing was changed."
+        }
     }
 
     init?(_ object: [String: JSONValue]) {

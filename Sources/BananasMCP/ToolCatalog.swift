@@ -7,9 +7,50 @@ import MCP
 enum ToolCatalog {
     static let maxBatch = 500
 
-    static var all: [Tool] { [getShoppingList, suggestItems, addItems, updateItems, removeItems, clearChecked, addSections, updateSections, removeSections] }
+    static var all: [Tool] { [getShoppingList, suggestItems, addItems, updateItems, removeItems, clearChecked, addSections, updateSections, removeSections, undo] }
 
     static var names: [String] { all.map(\.name) }
+
+    /// The refusal of a tool this server does not have (a JSON-RPC `invalidParams` error, as
+    /// the spec has it), or nil for one of its tools. Get Bananas's tool names (which its
+    /// prompts and habits use) are answered with the call to make instead, built from the
+    /// arguments given; none is an alias, and the whole-list replace has no equivalent.
+    static func refusal(forUnknown name: String, arguments: [String: Value] = [:]) -> String? {
+        guard !names.contains(name) else { return nil }
+        let tools = "The tools are: \(names.joined(separator: ", ")). Nothing was changed."
+        func text(_ keys: String...) -> String? {
+            for key in keys { if let value = arguments[key]?.stringValue, !value.isEmpty { return value } }
+            return nil
+        }
+        func call(_ tool: String, _ entry: [(String, String?)], example: (String, String)) -> String {
+            var fields = entry.compactMap { key, value in value.map { (key, $0) } }
+            if !fields.contains(where: { $0.0 == example.0 }) { fields.insert(example, at: 0) }
+            let shown = fields.map { "\"\($0.0)\": \(JSONText.compact(.string(TextRules.escaped($0.1))))" }.joined(separator: ", ")
+            return "call \(tool) with {\"items\": [{\(shown)}]}"
+        }
+        let escaped = TextRules.escaped(name)
+        let instead: String
+        switch name {
+        case "add_item":
+            instead = call("add_items", [("name", text("name", "item")), ("amount", text("amount", "quantity")), ("section", text("section", "category"))],
+                           example: ("name", "Milk")) + " (a batch: several items in one call)"
+        case "remove_item":
+            instead = call("remove_items", [("item", text("id", "item", "name"))], example: ("item", "Milk")) + " (the item by id or exact name)"
+        case "update_item":
+            instead = call("update_items", [("item", text("id", "item", "name")), ("name", text("new_name")), ("amount", text("amount", "quantity")),
+                                            ("section", text("section", "category"))], example: ("item", "Milk"))
+                + " (the item by id or exact name; give only the fields that change: name, amount, section, checked, optional, position)"
+        case "update_shopping_list":
+            return """
+                There is no tool named \(escaped) here: replacing the whole list loses what others add or change \
+                meanwhile. Read with get_shopping_list, then change only what differs: add_items, update_items, \
+                remove_items (each takes a batch in one call), with expected_revision. \(tools)
+                """
+        default:
+            return "There is no tool named \(escaped). \(tools)"
+        }
+        return "There is no tool named \(escaped) here (a Get Bananas name): \(instead). \(tools)"
+    }
 
     // MARK: Schema pieces
 
@@ -34,8 +75,8 @@ enum ToolCatalog {
     }
 
     static let expectedRevision: Value = .object([
-        "type": .string("string"), "maxLength": .int(64),
-        "description": .string("The revision from get_shopping_list. If the list changed since, nothing is done and you are told to read it again."),
+        "type": .string("string"), "maxLength": .int(16), "pattern": .string("^[0-9a-f]{1,16}$"),
+        "description": .string("revision you read: if the list changed since, nothing is done"),
     ])
 
     /// `{key: [entry, ...], expected_revision?, extra...}`: the shape of every batch tool.
@@ -49,23 +90,15 @@ enum ToolCatalog {
         return object(properties, required: [key])
     }
 
-    static let itemRef = string(500, "The item: its id, a unique start of its id (4+ characters), or its exact name (any case).")
+    static let itemRef = string(500, "id, id start (4+ characters) or exact name")
     static let sectionRef = string(TextRules.maxSection, "The section's name (any case).")
 
-    /// What every mutating tool answers besides its per-entry results.
+    /// What every mutating tool answers besides its per-entry results. The meaning of each
+    /// field is in the instructions, once, not in every tool's schema: `tools/list` is sent
+    /// in every session and stays under 16 KB.
     static let writeState: [String: Value] = [
-        "revision": .object(["type": .string("string"), "description": .string("The list's revision after this call.")]),
-        "written": .object([
-            "type": .string("boolean"),
-            "description": .string("True when the list file holds the change as this answer is sent; false when it is saved in the journal and waits to be written (see paused)."),
-        ]),
-        "paused": .object(["type": .string("string"), "description": .string("Why the file cannot be written now, when it cannot.")]),
-        "saved": .object([
-            "type": .string("boolean"),
-            "description": .string("False when the change is neither in the list file nor in this machine's journal (it cannot be written): it is lost if the server stops before the file can be written. Absent otherwise."),
-        ]),
-        "stale": .object(["type": .string("boolean"), "description": .string("True when expected_revision was stale: nothing was changed.")]),
-        "changed_since": .object(["type": .string("object"), "description": .string("With stale: what changed since expected_revision (added, removed, updated items; sections).")]),
+        "revision": .object(["type": .string("string")]),
+        "written": .object(["type": .string("boolean")]),
     ]
 
     static func resultsSchema(_ entry: [String: Value], required: [String]) -> Value {
@@ -83,40 +116,23 @@ enum ToolCatalog {
         ])
     }
 
-    static let candidatesSchema: Value = .object([
-        "type": .string("array"),
-        "items": .object([
-            "type": .string("object"),
-            "properties": .object([
-                "id": .object(["type": .string("string")]), "name": .object(["type": .string("string")]),
-                "amount": .object(["type": .string("string")]), "section": .object(["type": .string("string")]),
-                "checked": .object(["type": .string("boolean")]),
-            ]),
-            "required": .array(["id", "name", "section"].map(Value.string)),
-        ]),
-    ])
 
     static let itemResults = resultsSchema([
-        "entry": .object(["type": .string("integer"), "description": .string("0-based index of the entry in the call.")]),
+        "entry": .object(["type": .string("integer")]),
         "item": .object(["type": .string("string")]),
         "status": .object(["type": .string("string"), "enum": .array(["added", "already_on_list", "unchecked", "updated", "removed", "error"].map(Value.string))]),
         "id": .object(["type": .string("string")]),
-        "error": .object(["type": .string("string"), "description": .string("Why the entry failed (status error).")]),
-        "note": .object(["type": .string("string"), "description": .string("Why nothing was done for an entry that did not fail (already_on_list).")]),
-        "candidates": candidatesSchema,
-        "close_matches": candidatesSchema,
     ], required: ["entry", "item", "status"])
 
     static let sectionResults = resultsSchema([
-        "entry": .object(["type": .string("integer"), "description": .string("0-based index of the entry in the call.")]),
+        "entry": .object(["type": .string("integer")]),
         "section": .object(["type": .string("string")]),
         "status": .object(["type": .string("string"), "enum": .array(["added", "already_exists", "updated", "removed", "error"].map(Value.string))]),
-        "error": .object(["type": .string("string")]),
-        "suggestions": .object(["type": .string("array"), "items": .object(["type": .string("string")])]),
     ], required: ["entry", "section", "status"])
 
     static func annotations(_ title: String, readOnly: Bool = false, destructive: Bool, idempotent: Bool) -> Tool.Annotations {
-        .init(title: title, readOnlyHint: readOnly, destructiveHint: destructive, idempotentHint: idempotent, openWorldHint: false)
+        // The title is the tool's own `title`: not repeated here (tools/list goes to every session).
+        .init(title: nil, readOnlyHint: readOnly, destructiveHint: destructive, idempotentHint: idempotent, openWorldHint: false)
     }
 
     // MARK: Tools
@@ -125,32 +141,28 @@ enum ToolCatalog {
         name: "get_shopping_list",
         title: "Read the shopping list",
         description: """
-            Returns the shopping list a page at a time: its sections in order, and its items in \
-            order (id, name, amount, section, checked, optional), with total_items, \
-            matching_items and has_more. When has_more is true, call again with cursor set to \
-            next_cursor (and the same filters and mode) for the next page. mode: "full" (the \
-            default), "compact" (name, section and checked only: the most items per page) or \
-            "summary" (item counts per section, no items: start here on a long list). Optional \
-            filters: section (name, any case; an unknown one is refused with close names), \
-            unchecked_only, text (case-insensitive part of a name or amount). limit: items per \
-            page (default \(ListPage.defaultLimit); a page also ends at about 20,000 tokens). `revision` changes \
-            whenever the list changes; pass it as expected_revision to make an edit only if \
-            nobody changed the list since. `sync` says whether the list file is up to date, and \
-            why it is paused when it is.
+            The shopping list a page at a time: items in order (id, name, amount, section, \
+            checked, optional) and their sections, total_items, matching_items, has_more. While \
+            has_more, call again with cursor: next_cursor (same filters and mode). mode: "full" \
+            (default), "compact" (name, section, checked: most items a page) or "summary" (every \
+            section with counts: start here on a long list). Filters: section (any case), \
+            unchecked_only, text (part of a name or amount). limit: items a page (default \
+            \(ListPage.defaultLimit)). Pass `revision` as expected_revision to edit only if \
+            nobody changed the list since. `sync` says whether the file is up to date.
             """,
         inputSchema: object([
             "section": string(TextRules.maxSection, "Only items in this section."),
             "unchecked_only": flag("Only items still to buy."),
-            "text": string(TextRules.maxName, "Only items whose name or amount contains this (any case)."),
+            "text": string(TextRules.maxName, "part of a name or amount"),
             "mode": .object([
                 "type": .string("string"), "enum": .array(ListPage.Mode.allCases.map { .string($0.rawValue) }),
-                "description": .string("full (default): every field; compact: name, section, checked; summary: counts per section only."),
+                "description": .string("full, compact or summary"),
             ]),
             "limit": .object([
                 "type": .string("integer"), "minimum": .int(1), "maximum": .int(ListPage.maxLimit),
-                "description": .string("Most items in this page (default \(ListPage.defaultLimit))."),
+                "description": .string("items a page"),
             ]),
-            "cursor": string(200, "next_cursor from the previous page, to continue after it."),
+            "cursor": string(200, "next_cursor of the page before"),
         ]),
         annotations: annotations("Read the shopping list", readOnly: true, destructive: false, idempotent: true),
         outputSchema: .object([
@@ -160,10 +172,10 @@ enum ToolCatalog {
                 "sections": .object(["type": .string("array"), "items": .object(["type": .string("string")])]),
                 "items": .object(["type": .string("array"), "items": pageItemSchema]),
                 "mode": .object(["type": .string("string")]),
-                "total_items": .object(["type": .string("integer"), "description": .string("Items on the whole list.")]),
-                "unchecked_items": .object(["type": .string("integer"), "description": .string("Items on the whole list still to buy.")]),
-                "matching_items": .object(["type": .string("integer"), "description": .string("Items that match the filters, on every page.")]),
-                "has_more": .object(["type": .string("boolean"), "description": .string("More matching items follow: call again with cursor: next_cursor.")]),
+                "total_items": .object(["type": .string("integer")]),
+                "unchecked_items": .object(["type": .string("integer")]),
+                "matching_items": .object(["type": .string("integer")]),
+                "has_more": .object(["type": .string("boolean")]),
                 "next_cursor": .object(["type": .string("string")]),
                 "section_counts": .object([
                     "type": .string("array"),
@@ -184,16 +196,9 @@ enum ToolCatalog {
                         "paused": .object(["type": .string("string")]),
                         "detail": .object(["type": .string("string")]),
                         "pending": .object(["type": .string("integer")]),
-                        "clock_skew_seconds": .object(["type": .string("integer"), "description": .string("How far a stamp in the list is ahead of this machine's clock (a device whose clock runs fast).")]),
+                        "clock_skew_seconds": .object(["type": .string("integer")]),
                         "clock_skew_replica": .object(["type": .string("string")]),
-                        "recently_deleted": .object([
-                            "type": .string("array"),
-                            "description": .string("Items deleted recently (newest first, at most 20), on any device. add_items with the same name puts it on the list again; `bananas restore` brings back the row itself."),
-                            "items": .object(["type": .string("object"), "properties": .object([
-                                "id": .object(["type": .string("string")]), "name": .object(["type": .string("string")]),
-                                "section": .object(["type": .string("string")]),
-                            ])]),
-                        ]),
+                        "recently_deleted": .object(["type": .string("array"), "items": .object(["type": .string("object")])]),
                     ]),
                     "required": .array([.string("state")]),
                 ]),
@@ -218,14 +223,12 @@ enum ToolCatalog {
     static let addItems = Tool(
         name: "add_items", title: "Add items",
         description: """
-            Adds items to the shopping list in one call ("add bananas, milk and bread" is one call). \
-            Each entry: name, and optionally amount (e.g. "2 L"), section (an existing section is \
-            matched in any case, a new one is created), optional (true for nice-to-have). With no \
-            section, an item bought before goes to the section it was in last time, with its \
-            usual amount when none is given (the result's note says so); any other goes to \
-            "Other". A name already on the list unchecked is not added twice: its result \
-            says already_on_list with the existing id (set allow_duplicates to insist); a checked \
-            one is unchecked instead. Returns each entry's result with the item id.
+            Adds items in one call ("add bananas, milk and bread" is one call). Each entry: name, \
+            and optionally amount ("2 L"), section (matched in any case, created if new), optional \
+            (nice-to-have). Without section, an item bought before goes where it was last time, \
+            with its usual amount (the note says so); others go to "Other". A name already on \
+            the list unchecked is not added twice: already_on_list with its id (allow_duplicates \
+            insists); a checked one is unchecked instead.
             """,
         inputSchema: batch("items", [
             "name": string(TextRules.maxName, "What to buy."),
@@ -233,7 +236,7 @@ enum ToolCatalog {
             "section": string(TextRules.maxSection, "Where it is in the shop, e.g. Dairy."),
             "optional": flag("Nice to have, not needed."),
         ], required: ["name"], extra: [
-            "allow_duplicates": flag("Add even when the name is already on the list unchecked."),
+            "allow_duplicates": flag("add even if on the list"),
         ]),
         annotations: annotations("Add items", destructive: false, idempotent: false),
         outputSchema: itemResults)
@@ -241,12 +244,10 @@ enum ToolCatalog {
     static let suggestItems = Tool(
         name: "suggest_items", title: "Suggest usual items",
         description: """
-            Read-only. The items the user usually buys that are not on the list now, most useful \
-            first (bought often and recently), each with the section and amount it had last \
-            time, how many times it was bought and when last. With text: remembered names that \
-            match it, typos allowed ("mlik" finds Milk), including ones never bought. To put \
-            the usual items back ("add what I usually buy"): call this, then add_items with \
-            their names (no section needed: each goes where it was last).
+            The items the user usually buys that are not on the list, most useful first, with \
+            their last section and amount, times bought and when last. With text: remembered \
+            names matching it, typos allowed ("mlik" finds Milk). "Add what I usually buy": call \
+            this, then add_items with the names alone (each goes where it was last).
             """,
         inputSchema: object([
             "text": string(TextRules.maxName, "Only names matching this (typos allowed)."),
@@ -279,13 +280,11 @@ enum ToolCatalog {
         name: "update_items", title: "Change items",
         description: """
             Changes items: each entry names an item ("item": id, id prefix or exact name) and the \
-            fields to change: name, amount, section (moves it; an existing section is matched in \
-            any case, a new one is created), checked, optional, position (1-based place within its \
-            section, after any move). Only the given fields change. Checking off is \
-            {"item": "Milk", "checked": true}. When a name matches several items the entry fails \
-            and lists the candidates with their ids: retry with an id. A rename to a name another \
-            item has answers already_on_list with that item's id and changes nothing in that \
-            entry (set allow_duplicates to insist). A rename overwrites the old name.
+            fields to change: name, amount, section (moves it; created if new), checked, optional, \
+            position (1-based place in its section). Checking off is {"item": "Milk", "checked": \
+            true}. A name matching several items fails with candidates and ids: retry with an id. \
+            A rename to another item's name answers already_on_list (allow_duplicates insists). \
+            `previous` holds the values replaced; undo sets them back.
             """,
         inputSchema: batch("items", [
             "item": itemRef,
@@ -304,16 +303,36 @@ enum ToolCatalog {
     static let removeItems = Tool(
         name: "remove_items", title: "Remove items",
         description: """
-            Removes items from the list (destructive; the user can undo it in the editor). Each \
-            entry: {"item": id, id prefix or exact name}. Returns each entry's result.
+            Removes items (destructive). Each entry: {"item": id, id prefix or exact name}. Each \
+            result's `previous` holds the removed item's fields. To restore: undo (your last \
+            edits), or add_items with those name, amount and section.
             """,
         inputSchema: batch("items", ["item": itemRef], required: ["item"]),
         annotations: annotations("Remove items", destructive: true, idempotent: true),
         outputSchema: itemResults)
 
+    static let undo = Tool(
+        name: "undo", title: "Undo your last edits",
+        description: """
+            Undoes the last edits made through this connection (yours, newest first; steps: how \
+            many calls, default 1), removed items included. A value someone else changed since \
+            is never overwritten: that edit is left as it is, and `refused` says why.
+            """,
+        inputSchema: object(["steps": .object(["type": .string("integer"), "minimum": .int(1), "maximum": .int(20)])]),
+        annotations: annotations("Undo your last edits", destructive: true, idempotent: false),
+        outputSchema: .object([
+            "type": .string("object"),
+            "properties": .object([
+                "undone": .object(["type": .string("array"), "items": .object(["type": .string("string")])]),
+                "refused": .object(["type": .string("string")]),
+                "changed": .object(["type": .string("object")]),
+            ].merging(writeState) { first, _ in first }),
+            "required": .array(["undone", "revision", "written"].map(Value.string)),
+        ]))
+
     static let clearChecked = Tool(
         name: "clear_checked", title: "Clear checked items",
-        description: "Removes every checked item (destructive). Returns what it removed, one result per item.",
+        description: "Removes every checked item (destructive). One result per item, with its fields in `previous`; undo restores them.",
         inputSchema: object(["expected_revision": expectedRevision]),
         annotations: annotations("Clear checked items", destructive: true, idempotent: true),
         outputSchema: itemResults)

@@ -31,7 +31,8 @@ struct MCPServerCommand: ParsableCommand {
     var lockTimeout: Int64 = 7_000
 
     func run() throws {
-        let file = Locations.listFile(explicit: file)
+        let given = LaunchSettings.cleaned(explicit: file, environment: Environment.current())
+        let file = Locations.listFile(explicit: given.explicit, environment: given.environment)
         let (level, problem) = MCPLogging.level(ProcessInfo.processInfo.environment[MCPLogging.environmentKey])
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
@@ -40,6 +41,8 @@ struct MCPServerCommand: ParsableCommand {
         }
         let logger = Logger(label: "bananas.mcp")
         if let problem { logger.warning("\(problem)") }
+        for line in given.dropped { logger.notice("\(line)") }
+        if given.environment["BANANAS_FILE"] == nil { unsetenv("BANANAS_FILE") }
         MainActor.assumeIsolated {
             let store = ListStore(file: file, mode: .live)
             let server = BananasMCPServer(store: store, logger: logger)

@@ -15,6 +15,29 @@ final class Acknowledged: Sendable {
 
 @Suite("MCP server: concurrent writers (real processes)")
 struct MCPConcurrencyTests {
+    @Test("two bananas mcp processes add the same 20 names at once, five times: each name is in the file once, answered added by one of them")
+    func sameNamesFromTwoServers() async throws {
+        let cli = CLI()
+        defer { cli.cleanUp() }
+        let servers = [try MCPProcess(cli), try MCPProcess(cli)]
+        for round in 0..<5 {
+            let names = (0..<20).map { "Round \(round) item \($0)" }
+            let answers = Mutex<[[String]]>([])
+            DispatchQueue.concurrentPerform(iterations: 2) { n in
+                let statuses = (try? servers[n].call("add_items", ["items": names.map { ["name": $0] }]).statuses) ?? []
+                answers.withLock { $0.append(statuses) }
+            }
+            let all = answers.withLock { $0 }
+            #expect(all.count == 2 && all.allSatisfy { $0.count == 20 }, "\(all)")
+            for index in 0..<20 {
+                #expect(all.filter { $0.count == 20 && $0[index] == "added" }.count == 1, "round \(round), \(names[index]): \(all.map { $0.count == 20 ? $0[index] : "?" })")
+            }
+            let inFile = try await cli.items().compactMap { $0["name"] as? String }.filter { $0.hasPrefix("Round \(round) ") }
+            #expect(inFile.count == 20, "round \(round): \(inFile.count) rows for 20 names")
+        }
+        for server in servers { #expect(server.finish() == 0) }
+    }
+
     @Test("two MCP servers, CLI add/check loops and a long-running session write at once: every acknowledged add and check is in the file")
     func concurrentWriters() async throws {
         let cli = CLI()

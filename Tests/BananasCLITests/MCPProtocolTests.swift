@@ -60,18 +60,68 @@ struct MCPProtocolTests {
         #expect(try await cli.items().map { $0["name"] as? String } == ["Unterminated"])
     }
 
-    @Test("SIGTERM is the end of input: the call running is answered, the list written, exit 0")
-    func sigterm() async throws {
+    @Test("SIGTERM, SIGINT and SIGHUP are the end of input: the call running is answered, the list written, exit 0",
+          arguments: [SIGTERM, SIGINT, SIGHUP])
+    func endingSignals(_ number: Int32) async throws {
         let cli = CLI()
         defer { cli.cleanUp() }
         let server = try MCPProcess(cli)
         _ = try server.call("add_items", ["items": [["name": "Before the signal"]]])
-        kill(server.process.processIdentifier, SIGTERM)
+        kill(server.process.processIdentifier, number)
         let deadline = Date().addingTimeInterval(10)
         while server.process.isRunning && Date() < deadline { usleep(5_000) }
         #expect(!server.process.isRunning)
-        #expect(server.process.terminationReason == .exit && server.process.terminationStatus == 0, "\(server.stderr)")
+        #expect(server.process.terminationReason == .exit && server.process.terminationStatus == 0, "signal \(number): \(server.stderr)")
+        #expect(server.stderr.contains("signal \(number): finishing"), "the clean path, not a default death: \(server.stderr)")
         #expect(try await cli.items().map { $0["name"] as? String } == ["Before the signal"])
+    }
+
+    @Test("invalid messages: -32600 with the id when it can be read, else null; bad tools/call params and unknown tools are -32602 with words to act on")
+    func invalidMessages() async throws {
+        let cli = CLI()
+        defer { cli.cleanUp() }
+        await cli("add", "Milk")
+        let before = cli.fileBytes
+        let lines = [
+            Self.initialize, #"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+            #"42"#,
+            #"{"jsonrpc":"2.0","params":{}}"#,
+            #"{"jsonrpc":"2.0","id":"no-method"}"#,
+            #"{"jsonrpc":"2.0","id":{"x":1},"method":"tools/list"}"#,
+            #"{"id":"no-version","method":"tools/list"}"#,
+            #"{"jsonrpc":"2.0","id":"array-args","method":"tools/call","params":{"name":"remove_items","arguments":[]}}"#,
+            #"{"jsonrpc":"2.0","id":"no-name","method":"tools/call","params":{"arguments":{}}}"#,
+            #"{"jsonrpc":"2.0","id":"unknown-tool","method":"tools/call","params":{"name":"remove_everything","arguments":{}}}"#,
+            #"{"jsonrpc":"2.0","id":"bad-revision","method":"tools/call","params":{"name":"remove_items","arguments":{"items":[{"item":"Milk"}],"expected_revision":"latest"}}}"#,
+            #"{"jsonrpc":"2.0","id":"after","method":"tools/list"}"#,
+        ]
+        let (messages, status) = try await Self.exchange(cli, lines.joined(separator: "\n") + "\n")
+        #expect(status == 0)
+        func error(_ id: AnyHashable) -> [String: Any]? { Self.answer(messages, id: id)?["error"] as? [String: Any] }
+        // The two invalid messages without a readable id, in the order sent.
+        let anonymous = messages.filter { $0["id"] is NSNull }
+        #expect(anonymous.count == 3, "42, the message with no method and the object id: \(messages)")
+        for answer in anonymous {
+            #expect((answer["error"] as? [String: Any])?["code"] as? Int == -32600, "\(answer)")
+        }
+        #expect(messages.allSatisfy { ($0["id"] as? String)?.count != 36 }, "no id of the server's making: \(messages)")
+        #expect(error("no-method")?["code"] as? Int == -32600, "not a parse error: \(messages)")
+        #expect((error("no-method")?["message"] as? String)?.contains("method") == true)
+        #expect(error("no-version")?["code"] as? Int == -32600, "\(messages)")
+        let arrayArguments = try #require(error("array-args"), "\(messages)")
+        #expect(arrayArguments["code"] as? Int == -32602)
+        let said = arrayArguments["message"] as? String ?? ""
+        #expect(said.contains("\"arguments\" must be an object") && !said.contains("couldn") && !said.contains("DecodingError"), "\(said)")
+        #expect(error("no-name")?["code"] as? Int == -32602 && (error("no-name")?["message"] as? String)?.contains("name") == true)
+        let unknown = try #require(error("unknown-tool"), "an error, not an isError result: \(messages)")
+        #expect(unknown["code"] as? Int == -32602 && (unknown["message"] as? String)?.contains("The tools are: get_shopping_list") == true)
+        // A revision that is no revision is refused as such, not echoed as one the list had.
+        let badRevision = try #require(Self.answer(messages, id: "bad-revision")?["result"] as? [String: Any], "\(messages)")
+        let refusal = ((badRevision["content"] as? [[String: Any]])?.first?["text"] as? String) ?? ""
+        #expect(badRevision["isError"] as? Bool == true && refusal.contains("is not a revision") && !refusal.contains("changed since"), "\(refusal)")
+        #expect((badRevision["structuredContent"] as? [String: Any])?["stale"] == nil)
+        #expect(Self.answer(messages, id: "after")?["result"] != nil, "the server goes on")
+        #expect(cli.fileBytes == before, "nothing changed")
     }
 
     @Test("2026-07-28 without a handshake: server/discover, resultType, the version in _meta, an unknown version refused")
@@ -101,7 +151,10 @@ struct MCPProtocolTests {
         #expect(try await cli.items().map { $0["name"] as? String } == ["Stateless"], "a stateless tools/call needs no initialize")
         let unsupported = try #require(Self.answer(messages, id: "v")?["error"] as? [String: Any], "\(messages)")
         #expect(unsupported["code"] as? Int == -32022)
-        #expect((unsupported["data"] as? [String: Any])?["supported"] as? [String] == ["2026-07-28"])
+        // Every version the server speaks, as server/discover lists them.
+        let supported = (unsupported["data"] as? [String: Any])?["supported"] as? [String]
+        #expect(supported == discover["supportedVersions"] as? [String], "\(unsupported)")
+        #expect(supported?.contains("2025-11-25") == true && supported?.first == "2026-07-28")
     }
 
     @Test("subscriptions/listen: acknowledged, then every change by another writer, with the stream's id")

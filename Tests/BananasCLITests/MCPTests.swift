@@ -152,8 +152,8 @@ struct MCPTests {
         }
         #expect(names.contains("Bread"), "an edit from the CLI reaches the running server")
 
-        let unknown = try server.call("remove_everything")
-        #expect(unknown["isError"] as? Bool == true)
+        // An unknown tool is a JSON-RPC error, as the spec has it.
+        #expect(throws: MCPProcess.CLIError.self) { try server.call("remove_everything") }
     }
 
     func structured(_ result: [String: Any]) -> [String: Any] { result["structuredContent"] as! [String: Any] }
@@ -245,7 +245,7 @@ struct MCPTests {
         #expect(server.received.contains { $0["method"] as? String == "notifications/resources/updated" })
 
         let log = server.stderr
-        #expect(log.contains("info bananas.mcp: tools=9 [BananasMCP] serving \(cli.listPath) over stdio"), "\(log)")
+        #expect(log.contains("info bananas.mcp: tools=10 [BananasMCP] serving \(cli.listPath) over stdio"), "\(log)")
         #expect(log.contains("[BananasMCP] tool add_items: 1 added, 1 already_on_list, 1 error"), "\(log)")
         #expect(log.contains("notice bananas.mcp: ms="), "refusals are notices: \(log)")
         #expect(log.contains("[BananasMCP] tool add_items called"), "debug lines at debug: \(log)")

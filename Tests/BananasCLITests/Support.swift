@@ -9,12 +9,12 @@ import BananasTestSupport
 /// Subprocess (on the cooperative pool) finishes deadlocks when every pool thread does so.
 /// Subprocess resets the signal mask and dispositions in the child, so the test runner's
 /// (blocked or ignored signals) do not leak into it.
-func runProgram(_ command: [String], environment: [String: String]? = nil, input: String? = nil) async throws -> CLI.Result {
+func runProgram(_ command: [String], environment: [String: String]? = nil, input: String? = nil, workingDirectory: String? = nil) async throws -> CLI.Result {
     let variables: Subprocess.Environment = environment.map { .custom($0.map { Array("\($0.key)=\($0.value)\0".utf8) }) } ?? .inherit
     let limit = 256 << 20
     let outcome = try await Subprocess.run(
         .path(FilePath(command[0])), arguments: Arguments(Array(command.dropFirst())), environment: variables,
-        input: .string(input ?? ""), output: .bytes(limit: limit), error: .bytes(limit: limit))
+        workingDirectory: workingDirectory.map { FilePath($0) }, input: .string(input ?? ""), output: .bytes(limit: limit), error: .bytes(limit: limit))
     let status: Int32 = switch outcome.terminationStatus {
     case .exited(let code): code
     case .signaled(let signal): signal

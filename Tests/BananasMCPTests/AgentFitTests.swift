@@ -44,7 +44,10 @@ struct AgentFitTests {
         #expect(first.structured["has_more"] == .bool(true))
         #expect(first.structured["items"]?.arrayValue?.count == ListPage.defaultLimit)
         #expect(Self.size(first) <= 100_000, "the default answer stays under 25,000 tokens at 4 characters a token")
-        #expect(first.text.contains("More: call again with cursor"))
+        // The cursor ends the text, on a line of its own: no sentence period to copy with it.
+        let cursorLine = first.text.split(separator: "\n").last.map(String.init)
+        #expect(cursorLine == first.structured["next_cursor"]?.stringValue, "\(first.text.suffix(200))")
+        #expect(first.text.contains("call again with this cursor"))
 
         var seen: [String] = []
         var cursor = first.structured["next_cursor"]?.stringValue
@@ -235,6 +238,12 @@ struct AgentFitTests {
         let recipe = try await client.getPrompt(name: "add_recipe", arguments: ["recipe": "pancakes", "servings": "4"])
         guard case .text(let text)? = recipe.messages.first?.content else { Issue.record("no text"); return }
         #expect(text.contains("pancakes") && text.contains("already on the list") && text.contains("add_items"))
+        // tidy_list reads the list in compact pages of 1,000 (about 10 calls at 10,000 items),
+        // never the whole list in full mode (67 calls, 2.1 MB).
+        let tidy = try await client.getPrompt(name: "tidy_list", arguments: [:])
+        guard case .text(let tidyText)? = tidy.messages.first?.content else { Issue.record("no text"); return }
+        #expect(tidyText.contains("mode \"compact\" and limit 1000") && tidyText.contains("one section at a time"), "\(tidyText)")
+        #expect(!tidyText.contains("\"full\""), "no read in full mode: \(tidyText)")
         await #expect(throws: (any Error).self) { _ = try await client.getPrompt(name: "add_recipe", arguments: [:]) }
         await #expect(throws: (any Error).self) { _ = try await client.getPrompt(name: "shop_for_me", arguments: [:]) }
     }
@@ -258,7 +267,13 @@ struct AgentFitTests {
         answers.append(try await h.call("remove_items", ["items": [["item": "A1B2"]], "expected_revision": .string(read)]))
         answers.append(try await h.call("add_sections", ["sections": [["name": "dairy\u{202E}"]]]))
         answers.append(try await h.call("get_shopping_list", ["section": "Dairy\u{1B}x"]))
-        answers.append(try await h.call("no_such\u{1B}[2Jtool"))
+        do {
+            _ = try await h.call("no_such\u{1B}[2Jtool")
+            Issue.record("an unknown tool is an error")
+        } catch let error as MCPError {
+            let said = error.errorDescription ?? ""
+            #expect(!said.unicodeScalars.contains { TextRules.isUnsafe($0) } && said.contains("no_such\\e[2Jtool"), "\(said)")
+        }
         answers.append(try await h.call("update_items", ["items": [["item": "Milk", "col\u{7}our": "red"]]]))
         for answer in answers {
             // Lines are the answer's own; nothing else unsafe may come through.

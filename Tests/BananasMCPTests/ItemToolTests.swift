@@ -16,7 +16,7 @@ struct ItemToolTests {
         defer { Task { await h.close() } }
         let tools = try await h.client.listTools().tools
         #expect(tools.map(\.name) == ["get_shopping_list", "suggest_items", "add_items", "update_items", "remove_items", "clear_checked",
-                                      "add_sections", "update_sections", "remove_sections"])
+                                      "add_sections", "update_sections", "remove_sections", "undo"])
         #expect(tools.map(\.name) == BananasMCPServer.toolNames)
         for tool in tools {
             #expect(tool.title?.isEmpty == false && tool.description?.isEmpty == false, "\(tool.name)")
@@ -25,8 +25,9 @@ struct ItemToolTests {
             #expect(tool.annotations.openWorldHint == false, "\(tool.name)")
             #expect(tool.annotations.readOnlyHint == ["get_shopping_list", "suggest_items"].contains(tool.name), "\(tool.name)")
             // A rename overwrites a value: the update tools are destructive too.
-            #expect(tool.annotations.destructiveHint == ["update_items", "remove_items", "clear_checked", "update_sections", "remove_sections"].contains(tool.name), "\(tool.name)")
-            #expect(tool.annotations.idempotentHint == (tool.name != "add_items"), "\(tool.name)")
+            // Undo overwrites values too (its own), and a second undo undoes one more edit.
+            #expect(tool.annotations.destructiveHint == ["update_items", "remove_items", "clear_checked", "update_sections", "remove_sections", "undo"].contains(tool.name), "\(tool.name)")
+            #expect(tool.annotations.idempotentHint == !["add_items", "undo"].contains(tool.name), "\(tool.name)")
         }
     }
 
@@ -230,8 +231,42 @@ struct ItemToolTests {
             #expect(result.isError == true, "\(tool) \(expected)")
             #expect(result.text.contains(expected) && result.text.contains("Nothing was changed"), "\(tool): \(result.text)")
         }
-        let unknown = try await h.call("remove_everything")
-        #expect(unknown.isError == true && unknown.text.contains("There is no tool named remove_everything"))
+        // An unknown tool is a JSON-RPC error (invalid params), as the spec has it, not a result.
+        do {
+            let answered = try await h.call("remove_everything")
+            Issue.record("answered as a result: \(answered.text)")
+        } catch let error as MCPError {
+            #expect(error.code == -32602, "\(error)")
+            #expect("\(error.errorDescription ?? "")".contains("There is no tool named remove_everything"), "\(error)")
+        }
+        #expect(try await h.revision() == revision)
+        #expect(try await h.names() == ["Milk"])
+    }
+
+    @Test("Get Bananas's tool names are refused (no aliases) with the bananas call to make, built from the arguments given; nothing changes")
+    func getBananasToolNames() async throws {
+        let h = try await Harness()
+        defer { Task { await h.close() } }
+        try await h.call("add_items", ["items": [["name": "Milk"]]])
+        let revision = try await h.revision()
+        let cases: [(String, [String: Value], String)] = [
+            ("add_item", ["name": "Eggs", "amount": "12", "section": "Dairy"],
+             #"call add_items with {"items": [{"name": "Eggs", "amount": "12", "section": "Dairy"}]}"#),
+            ("remove_item", ["name": "Milk"], #"call remove_items with {"items": [{"item": "Milk"}]}"#),
+            ("update_item", ["id": "Milk", "amount": "2 L"], #"call update_items with {"items": [{"item": "Milk", "amount": "2 L"}]}"#),
+            ("update_item", [:], #"call update_items with {"items": [{"item": "Milk"}]}"#),
+            ("update_shopping_list", ["items": .array([])], "Read with get_shopping_list, then change only what differs: add_items, update_items, remove_items"),
+        ]
+        for (tool, arguments, advice) in cases {
+            do {
+                let answered = try await h.call(tool, arguments)
+                Issue.record("\(tool) answered as a result: \(answered.text)")
+            } catch let error as MCPError {
+                let said = error.errorDescription ?? ""
+                #expect(error.code == -32602 && said.contains(advice), "\(tool): \(said)")
+                #expect(said.contains("Nothing was changed"), "\(tool): \(said)")
+            }
+        }
         #expect(try await h.revision() == revision)
         #expect(try await h.names() == ["Milk"])
     }

@@ -1,4 +1,4 @@
-import BananasMCP
+@testable import BananasMCP
 import Foundation
 import Testing
 
@@ -29,5 +29,28 @@ struct ManifestTests {
         let picker = (manifest["user_config"] as? [String: Any])?["list_file"] as? [String: Any]
         #expect(picker?["type"] as? String == "file" && picker?["required"] as? Bool == false)
         #expect((config["env"] as? [String: String])?["BANANAS_FILE"] == "${user_config.list_file}")
+    }
+
+    @Test("the manifest's prompts are the server's own: description, arguments and text, `${arguments.…}` where the server puts each argument")
+    func manifestPromptsAreTheServers() throws {
+        let data = try #require(FileManager.default.contents(atPath: Self.path))
+        let manifest = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let prompts = try #require(manifest["prompts"] as? [[String: Any]])
+        #expect(prompts.count == Guidance.all.count)
+        for (listed, spec) in zip(prompts, Guidance.all) {
+            let names = (spec.prompt.arguments ?? []).map(\.name)
+            #expect(listed["description"] as? String == spec.prompt.description, "\(spec.prompt.name)")
+            #expect((listed["arguments"] as? [String] ?? []) == names, "\(spec.prompt.name)")
+            // What a host shows with the arguments filled in is what prompts/get answers.
+            let placeholders = Dictionary(uniqueKeysWithValues: names.map { ($0, "${arguments.\($0)}") })
+            #expect(listed["text"] as? String == spec.text(placeholders), "\(spec.prompt.name)")
+            let filled = Dictionary(uniqueKeysWithValues: names.map { ($0, "value of \($0)") })
+            var hostText = listed["text"] as? String ?? ""
+            for (name, value) in filled { hostText = hostText.replacingOccurrences(of: "${arguments.\(name)}", with: value) }
+            #expect(hostText == (try Guidance.get(spec.prompt.name, filled)).messages.first.map { message -> String in
+                if case .text(let text) = message.content { return text }
+                return ""
+            }, "\(spec.prompt.name)")
+        }
     }
 }

@@ -108,7 +108,7 @@ struct ResourceAndStateTests {
             default: []
             }
         }
-        for (tool, arguments) in [("get_shopping_list", [String: Value]()), ("check_items", ["items": .array([.string("I0")])]),
+        for (tool, arguments) in [("get_shopping_list", [String: Value]()), ("update_items", ["items": .array([.object(["item": .string("I0"), "checked": .bool(true)])])]),
                                   ("suggest_items", ["text": .string("M")])] {
             let result = try await h.call(tool, arguments)
             let texts = strings(result.structuredContent ?? .null) + [result.text]

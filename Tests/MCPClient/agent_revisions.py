@@ -19,6 +19,7 @@ import time
 import warnings
 
 from mcp import Client, StdioServerParameters
+from mcp.shared.exceptions import MCPError
 
 try:
     from mcp.shared.exceptions import MCPDeprecationWarning
@@ -124,6 +125,40 @@ async def main():
             refusal = await client.call_tool("add_items", {"items": [{"name": bad}]})
             assert refusal.is_error, bad
             assert bad not in text(refusal), text(refusal)
+
+        # Protocol details: an unknown tool is a JSON-RPC error (-32602) listing the tools; a
+        # revision that is no revision is refused as such; a page's text ends with its cursor.
+        try:
+            await client.call_tool("remove_everything", {})
+            raise AssertionError("an unknown tool was answered as a result")
+        except MCPError as error:
+            assert error.code == -32602 and "get_shopping_list" in error.message, (error.code, error.message)
+        # Get Bananas's names are refused with the call to make instead (no aliases).
+        try:
+            await client.call_tool("add_item", {"name": "Eggs", "amount": "12"})
+            raise AssertionError("add_item was answered")
+        except MCPError as error:
+            assert error.code == -32602, error.code
+            assert 'call add_items with {"items": [{"name": "Eggs", "amount": "12"}]}' in error.message, error.message
+        for name in ("remove_item", "update_item", "update_shopping_list"):
+            try:
+                await client.call_tool(name, {"name": "Item 3"})
+                raise AssertionError(f"{name} was answered")
+            except MCPError as error:
+                assert error.code == -32602 and ("_items" in error.message), (name, error.message)
+        malformed = await client.call_tool("remove_items", {"items": [{"item": "Item 3"}], "expected_revision": "latest"})
+        assert malformed.is_error and "is not a revision" in text(malformed), text(malformed)
+        assert not (malformed.structured_content or {}).get("stale"), malformed.structured_content
+        first = await client.call_tool("get_shopping_list", {"limit": 5})
+        assert text(first).endswith("\n" + first.structured_content["next_cursor"]), text(first)[-200:]
+
+        # A cursor goes on after the place its item had, even when another writer removes
+        # that item and one before it between pages: nothing is skipped.
+        page_a = (await client.call_tool("get_shopping_list", {"limit": 50})).structured_content
+        following = (await client.call_tool("get_shopping_list", {"limit": 1, "cursor": page_a["next_cursor"]})).structured_content
+        cli("remove", page_a["items"][-1]["id"], page_a["items"][0]["id"])
+        page_b = (await client.call_tool("get_shopping_list", {"limit": 5, "cursor": page_a["next_cursor"]})).structured_content
+        assert page_b["items"][0]["id"] == following["items"][0]["id"], (page_b["items"][0], following["items"][0])
 
         # Prompts a user can invoke.
         prompts = [p.name for p in (await client.list_prompts()).prompts]

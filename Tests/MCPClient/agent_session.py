@@ -22,7 +22,7 @@ except ImportError:  # older clients do not warn
     MCPDeprecationWarning = DeprecationWarning
 
 TOOLS = {"get_shopping_list", "suggest_items", "add_items", "update_items", "remove_items", "clear_checked",
-         "add_sections", "update_sections", "remove_sections"}
+         "add_sections", "update_sections", "remove_sections", "undo"}
 
 
 def statuses(result):
@@ -54,6 +54,16 @@ async def main():
             assert tools["add_items"].annotations.destructive_hint is False
             assert all(t.annotations.open_world_hint is False for t in tools.values())
             assert all(t.output_schema for t in tools.values())
+
+            # Undo: a removed item comes back, its fields in `previous` of the remove's answer.
+            await session.call_tool("add_items", {"items": [{"name": "Undo me", "amount": "3"}]})
+            gone = await session.call_tool("remove_items", {"items": [{"item": "Undo me"}]})
+            assert gone.structured_content["results"][0]["previous"]["amount"] == "3", gone
+            back = await session.call_tool("undo", {})
+            assert back.structured_content["undone"] == ["remove"], back
+            again = await session.call_tool("undo", {})
+            assert again.structured_content["undone"] == ["add"], again
+            assert (await session.call_tool("get_shopping_list", {})).structured_content["total_items"] == 0
 
             # Items: a batch, each entry answered on its own.
             added = await session.call_tool("add_items", {"items": [
