@@ -272,7 +272,7 @@ extension ShoppingList {
         var expired: [String] = []
         for (id, tombstone) in tombstones {
             if tombstone.firstSeen == 0 { tombstones[id]!.firstSeen = now }
-            if let seen = deleteFirstSeen(id, tombstone.stamp), seen < now - Self.tombstoneLifetimeMillis { expired.append(id) }
+            if let seen = deleteFirstSeen(id, tombstone.hidden), seen < now - Self.tombstoneLifetimeMillis { expired.append(id) }
         }
         rememberForgottenRows(expired.filter { !isVisible($0) }, now: now)
         for id in expired {

@@ -14,6 +14,11 @@ public struct Tombstone: Hashable, Sendable {
     /// Deletes expire by this, never by their own (possibly skewed) stamp.
     public var firstSeen: Int64
 
+    /// The version it hides (its newest seen stamp): a delete of a later version (after a
+    /// restore or an edit) is another delete, seen anew, whatever its own stamp (a clock
+    /// behind may stamp it before the first).
+    public var hidden: Stamp { seen.newest }
+
     public init(stamp: Stamp, seen: ItemStamps, firstSeen: Int64 = 0) {
         self.stamp = stamp
         self.seen = seen.withoutHistory

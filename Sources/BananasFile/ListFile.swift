@@ -304,7 +304,7 @@ public final class ListFile: Sendable {
         // (stamps, deletes, records) reaches every device through the file.
         let savedBySomeoneElse = tookIn && history.head.map { if case .save = $0.kind { true } else { false } } == true
         guard list != absorbed || !list.hasSameVisibleContent(as: snapshot.list) || savedBySomeoneElse else { return unchanged() }
-        list.collectGarbage(now: now, deleteFirstSeen: { history.deleteFirstSeen($0, stamp: $1) })
+        list.collectGarbage(now: now, deleteFirstSeen: { history.deleteFirstSeen($0, hiding: $1) })
         // This write's own mark: a writer that keeps `sync` as found (the Node server) hands
         // it back, which says its save came from this state (docs/sync.md, rule 4).
         list.writeStamp = Stamp(millis: max(now, list.writeStamp.millis + 1), counter: 0, replica: ReplicaID.random())

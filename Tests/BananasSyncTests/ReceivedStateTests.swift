@@ -17,8 +17,14 @@ struct ReceivedStateTests {
         init() { engine = SyncEngine(file: box.file()) }
 
         /// A sync engine delivers another device's file here; the instance reads it.
-        func receive(_ bytes: [UInt8]) throws -> ShoppingList {
+        /// `modifiedMillis`: the file's time, as a sync engine that keeps it sets it.
+        func receive(_ bytes: [UInt8], modifiedMillis: Int64? = nil) throws -> ShoppingList {
             box.write(String(decoding: bytes, as: UTF8.self))
+            if let millis = modifiedMillis {
+                let time = timespec(tv_sec: Int(millis / 1_000), tv_nsec: Int(millis % 1_000) * 1_000_000)
+                var times = [time, time]
+                _ = utimensat(AT_FDCWD, box.listPath, &times, 0)
+            }
             guard case .state(let state) = engine.read() else { throw CocoaError(.fileReadUnknown) }
             return state.list
         }
@@ -53,3 +59,32 @@ struct ReceivedStateTests {
     }
 }
 
+
+@Suite("Foreign edit stamps name the judgment")
+struct ForeignStampJudgmentTests {
+    @Test("the same synced phone save taken in on two devices with different histories is stamped apart; by two instances of one device, alike")
+    func stampsApartAcrossDevices() throws {
+        let laptop = ReceivedStateTests.Device(), desktop = ReceivedStateTests.Device()
+        var clock = StampClock(replica: "laptop")
+        var list = ShoppingList()
+        let milk = Item(id: ItemID.random(), name: "Milk", section: "", sortOrder: 1)
+        try list.apply(.insert(milk), stamp: clock.next(now: SystemTime().nowMillis()))
+        _ = try laptop.engine.flush(local: list, lockTimeoutMillis: 1_000)
+        var onDesk = try desktop.receive(try #require(laptop.box.bytes))
+        // The desktop's history moves on (an edit there the laptop has not received yet).
+        var deskClock = StampClock(replica: "desktop")
+        try onDesk.apply(.insert(Item(id: ItemID.random(), name: "Eggs", section: "", sortOrder: 2)), stamp: deskClock.next(now: SystemTime().nowMillis()))
+        _ = try desktop.engine.flush(local: onDesk, lockTimeoutMillis: 1_000)
+        // Syncthing keeps a file's time: the phone's save lands on both with the same bytes and time.
+        let save = #"{"sections": [], "items": [{"id": "\#(milk.id)", "name": "Milk", "amount": "2", "section": "", "checked": false, "optional": false}]}"#
+        let written = SystemTime().nowMillis() + 1_000
+        let onLaptop = try laptop.receive(Array(save.utf8), modifiedMillis: written)
+        let second = SyncEngine(file: desktop.box.file())  // another instance on the desktop
+        let onDesktop = try desktop.receive(Array(save.utf8), modifiedMillis: written)
+        guard case .state(let seen) = second.read() else { throw CocoaError(.fileReadUnknown) }
+        let stamp = { (list: ShoppingList) in list.rows[milk.id]?.stamps[.amount] }
+        #expect(onLaptop.item(milk.id)?.amount == "2" && onDesktop.item(milk.id)?.amount == "2")
+        #expect(stamp(onLaptop) != stamp(onDesktop), "judged against different histories")
+        #expect(stamp(seen.list) == stamp(onDesktop), "one device's instances agree")
+    }
+}

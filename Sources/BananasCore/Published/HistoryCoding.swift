@@ -89,7 +89,7 @@ extension PublishedHistory {
             string(id)
             let sighting = deletesSeen[id]!
             raw(": [\(sighting.firstSeen), ")
-            if let stamp = sighting.stamp { string(stamp.encoded) } else { raw("null") }
+            if let hidden = sighting.hidden { string(hidden.encoded) } else { raw("null") }
             raw("]")
         }
         raw("}}\n")
@@ -169,11 +169,11 @@ extension PublishedHistory {
             sections[key] = list
         }
         for (id, value) in top["deletes"]?.objectValue ?? [:] {
-            // `[firstSeen, stamp]`; a bare number before sightings kept the stamp.
+            // `[firstSeen, hidden]`; a bare number before sightings kept the version.
             if let seen = int64(value) {
-                deletesSeen[id] = DeleteSighting(stamp: nil, firstSeen: seen)
+                deletesSeen[id] = DeleteSighting(hidden: nil, firstSeen: seen)
             } else if let pair = value.arrayValue, pair.count == 2, let seen = int64(pair[0]) {
-                deletesSeen[id] = DeleteSighting(stamp: pair[1].stringValue.flatMap(Stamp.init(encoded:)), firstSeen: seen)
+                deletesSeen[id] = DeleteSighting(hidden: pair[1].stringValue.flatMap(Stamp.init(encoded:)), firstSeen: seen)
             }
         }
         appLine = int(top["appLine"])

@@ -43,15 +43,15 @@ public struct PublishedHistory: Hashable, Sendable {
     var sections: [String: [Version<SectionEntry>]] = [:]
     /// The app's last save here (the newest unmarked `save`), if still kept.
     public internal(set) var appLine: Int?
-    /// When this device first saw each delete (by row id, with the delete's stamp): a delete
-    /// expires counting from here, never from a stamp or what a file claims. A row deleted
-    /// anew (a newer stamp) is a delete first seen then.
+    /// When this device first saw each delete (by row id, with the version it hides): a delete
+    /// expires counting from here, never from a stamp or what a file claims. A later version
+    /// deleted is a delete first seen then.
     public internal(set) var deletesSeen: [String: DeleteSighting] = [:]
 
     public struct DeleteSighting: Hashable, Sendable {
-        /// The delete's stamp; nil in a history saved before sightings kept it (the first
+        /// `Tombstone.hidden`; nil in a history saved before sightings kept it (the first
         /// delete seen since then fills it in).
-        public var stamp: Stamp?
+        public var hidden: Stamp?
         public var firstSeen: Int64
     }
     /// Rows first shown at or before this state may be older than the history (it began, or
@@ -106,10 +106,10 @@ public struct PublishedHistory: Hashable, Sendable {
             sections[key]!.append(Version(from: number, value: nil))
         }
         deletesSeen = deletesSeen.filter { list.tombstones[$0.key] != nil }
-        for (id, tombstone) in list.tombstones where deleteFirstSeen(id, stamp: tombstone.stamp) == nil {
-            deletesSeen[id] = DeleteSighting(stamp: tombstone.stamp, firstSeen: now)
+        for (id, tombstone) in list.tombstones where deleteFirstSeen(id, hiding: tombstone.hidden) == nil {
+            deletesSeen[id] = DeleteSighting(hidden: tombstone.hidden, firstSeen: now)
         }
-        for (id, sighting) in deletesSeen where sighting.stamp == nil { deletesSeen[id]!.stamp = list.tombstones[id]?.stamp }
+        for (id, sighting) in deletesSeen where sighting.hidden == nil { deletesSeen[id]!.hidden = list.tombstones[id]?.hidden }
         if states.isEmpty, !born, !list.rows.isEmpty { evidenceFloor = number }
         states.append(State(number: number, hash: hash, kind: kind, firstSeen: now))
         if kind == .save(marked: false) { appLine = number }
@@ -226,9 +226,10 @@ public struct PublishedHistory: Hashable, Sendable {
         }
     }
 
-    /// When this device first saw the delete of row `id` stamped `stamp`; nil when it has not yet.
-    public func deleteFirstSeen(_ id: String, stamp: Stamp) -> Int64? {
-        guard let sighting = deletesSeen[id], sighting.stamp == nil || sighting.stamp == stamp else { return nil }
+    /// When this device first saw the delete of row `id` hiding the version `hiding`
+    /// (`Tombstone.hidden`); nil when it has not yet.
+    public func deleteFirstSeen(_ id: String, hiding: Stamp) -> Int64? {
+        guard let sighting = deletesSeen[id], sighting.hidden == nil || sighting.hidden == hiding else { return nil }
         return sighting.firstSeen
     }
 }
