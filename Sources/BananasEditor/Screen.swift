@@ -301,18 +301,21 @@ public enum Screen {
         let right = grid.width - 1
         let amount = item.amount.displaySafe
         let marker = item.optional ? (grid.width >= 40 ? "optional" : "opt") : ""
-        // The name gets what is left after the amount and the marker, but never less than
-        // about a third of the row: on a narrow screen the amount is cut first.
-        let extras = (amount.isEmpty ? 0 : TextWidth.of(amount) + 2) + (marker.isEmpty ? 0 : TextWidth.of(marker) + 2)
+        // The name comes first: the amount gets what the name and the marker leave, and when
+        // that is less, up to a third of the row (a longer amount is cut); the name gets the
+        // rest, never less than four columns.
+        let room = right - x
         let name = item.name.displaySafe
-        let minimumName = min(TextWidth.of(name), max(4, (right - x) / 3))
-        let nameRoom = max(minimumName, right - x - extras)
+        let markerWidth = marker.isEmpty ? 0 : TextWidth.of(marker) + 2
+        let amountRoom = amount.isEmpty ? 0 : min(TextWidth.of(amount), max(6, room / 3, room - markerWidth - TextWidth.of(name) - 2))
+        let extras = (amount.isEmpty ? 0 : amountRoom + 2) + markerWidth
+        let nameRoom = max(min(TextWidth.of(name), 4), room - extras)
         let shownName = TextWidth.truncate(name, to: nameRoom)
         let nameStart = x
         x = grid.put(shownName, x: x, y: y, role: nameRole, limit: right)
         if !query.isEmpty { highlightMatches(&grid, in: shownName, at: nameStart, y: y, query: query) }
         if !amount.isEmpty, x + 3 <= right {
-            x = grid.put("  " + TextWidth.truncate(amount, to: right - x - 2), x: x, y: y, role: .amount, limit: right)
+            x = grid.put("  " + TextWidth.truncate(amount, to: min(amountRoom, right - x - 2)), x: x, y: y, role: .amount, limit: right)
         }
         if !marker.isEmpty, x + 2 + TextWidth.of(marker) <= right {
             grid.put("  " + marker, x: x, y: y, role: .optionalMarker, limit: right)

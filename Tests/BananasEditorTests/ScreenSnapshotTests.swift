@@ -92,6 +92,16 @@ struct ScreenSnapshotTests {
         #expect(roles[2].contains("MM"))
     }
 
+    @Test("at 80 columns a long amount is cut to a third of the row and the name shows whole")
+    func longAmount() {
+        var list = sampleList()
+        try! list.apply(.insert(Item(id: "L1", name: "Extra virgin olive oil from the little shop", amount: "two large bottles, the green ones with the cork",
+                                     section: "Produce", sortOrder: 1)), stamp: .zero)
+        let row = render(list, width: 80, height: 8).text.split(separator: "\n").first { $0.contains("[ ] Extra") }
+        #expect(row?.contains("[ ] Extra virgin olive oil from the little shop  two large bottles") == true, "\(row ?? "")")
+        #expect(row?.hasSuffix("…") == true, "the amount is cut: \(row ?? "")")
+    }
+
     @Test("long names are cut with an ellipsis at narrow widths; the amount is kept when there is room")
     func narrow() {
         var list = sampleList()
