@@ -303,7 +303,7 @@ public final class ListFile: Sendable {
         // absorbed list has it from the base) is, and so is a save taken in: its judgment
         // (stamps, deletes, records) reaches every device through the file.
         let savedBySomeoneElse = tookIn && history.head.map { if case .save = $0.kind { true } else { false } } == true
-        guard list != absorbed || !list.hasSameVisibleContent(as: snapshot.list) || savedBySomeoneElse else { return unchanged() }
+        guard list != absorbed || Self.lacks(snapshot.list, list) || savedBySomeoneElse else { return unchanged() }
         list.collectGarbage(now: now, deleteFirstSeen: { history.deleteFirstSeen($0, hiding: $1) })
         // This write's own mark: a writer that keeps `sync` as found (the Node server) hands
         // it back, which says its save came from this state (docs/sync.md, rule 4).
@@ -364,6 +364,16 @@ public final class ListFile: Sendable {
         after.layout = after.decoded.problems.isEmpty ? layout : nil
         lastSnapshot.withLock { $0 = after }
         return UpdateResult(value: value, wrote: true, fileState: absorbed, list: list, snapshot: after, baseSaveFailure: baseSaveFailure)
+    }
+
+    /// The file lacks something `list` holds: what it shows, or, in a file with stamps, a
+    /// stamp (an undo back to a value the file shows is an edit every device must see).
+    static func lacks(_ file: ShoppingList, _ list: ShoppingList) -> Bool {
+        guard list.hasSameVisibleContent(as: file) else { return true }
+        guard !file.isStampless else { return false }
+        var held = list
+        held.writeStamp = file.writeStamp
+        return held != file
     }
 
     /// Saves the base of a write that could not save it (see `UnsavedBase`), under the lock;

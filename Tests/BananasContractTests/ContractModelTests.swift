@@ -929,6 +929,7 @@ final class ContractTally: @unchecked Sendable {
     /// Shrunk counterexamples earlier runs found (docs/reliability.md), replayed on every run.
     @Test(arguments: [
         "offsets 0/0/0: phone(0,0,0,5,0) insert(0,0,0,0,0) phone(1,0,0,1,0) syncAll(0,0,0,0,0) phone(1,0,0,0,0)",
+        "offsets 0/0/0: insert(0,0,0,1,1) syncAll(0,0,0,0,0) update(2,0,3,7,0) undo(2,0,0,0,0) syncAll(0,0,0,0,0) moveSection(1,0,0,1,0) removeSection(1,0,0,7,0)",
         "offsets 0/0/-3y: phone(2,0,0,7,0) months(0,0,0,0,0) restore(2,0,0,0,0) months(0,0,4,0,0) removeSection(2,0,0,7,1)",
         "offsets 0/0/0: insert(1,0,0,0,0) sync(0,1,0,0,0) undo(1,0,0,0,0) syncAll(0,0,0,0,0)",
         "offsets 0/0/0: sync(0,2,0,0,0) phone(2,0,0,0,1) syncAll(0,0,0,0,0) removeSection(0,0,0,3,0)",
