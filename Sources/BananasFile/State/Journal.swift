@@ -17,21 +17,25 @@ import BananasCore
 /// a dead instance and is adopted (`Journal.orphans`) by the next instance on the same file.
 public final class Journal {
     public let path: String
+    /// The state folder (or spare) it is in.
+    public let folder: StateFolder
     private let fd: Int32
     /// Lines appended since the journal was last cleared.
     public private(set) var count = 0
 
     /// Creates this instance's journal in the state folder's journals (created if needed), locked.
     public init(in state: StateFolder) throws(ListFileError) {
-        let folder = state.journalsPath
-        if let failure = state.make(folder, action: "create the journal folder") { throw failure }
+        folder = state
+        let journals = state.journalsPath
+        if let failure = state.make(journals, action: "create the journal folder") { throw failure }
         let name = "\(Sys.processID())-\(String(UInt32.random(in: 0...UInt32.max), radix: 16)).journal"
-        path = folder + "/" + name
+        path = journals + "/" + name
         // Locked under another name first: a journal visible unlocked, even for a moment,
         // would look like a dead instance's.
         let fresh = path + ".new"
         fd = open(fresh, O_RDWR | O_CREAT | O_EXCL | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw Sys.failure(errno, path: path, action: "create the journal") }
+        Sys.giveToFolderOwner(fd, fresh)
         guard flock(fd, LOCK_EX | LOCK_NB) == 0, rename(fresh, path) == 0 else {
             let code = errno
             Glibc.close(fd)
