@@ -114,6 +114,11 @@ struct SpareStateTests {
         let journals = laptop.cli.home + "/run/bananas/files"
         #expect(FileManager.default.enumerator(atPath: journals)?.contains { ($0 as? String)?.hasSuffix(".journal") == true } == true,
                 "the edit is in a journal in the spare")
+        // `status` counts it (a read command: it removes nothing).
+        let status = try #require(try await laptop.json("status", "--json") as? [String: Any])
+        #expect((status["pendingDetail"] as? [String: Any])?["stoppedInstances"] as? Int == 1, "\(status)")
+        #expect(FileManager.default.enumerator(atPath: journals)?.contains { ($0 as? String)?.hasSuffix(".journal") == true } == true,
+                "status left the journal")
         let b = try laptop.session()
         defer { b.stop() }
         try b.waitForState("synced", timeout: 20)
