@@ -77,6 +77,11 @@ public final class Journal {
         if count == 0 { unlink(path) }
     }
 
+    /// The most a journal is read to: twice the list's own limit. A journal is emptied at every
+    /// write, so only a hostile file (or a sparse one of terabytes) is larger; it is left where
+    /// it is, unread (`orphans`, `waiting`), never read without end.
+    static let maxBytes = 2 * ListCodec.maxFileSize
+
     static func line(for delta: ShoppingList) -> [UInt8] {
         let json = Array(JSONText.compact(ListCodec.encodeValue(delta)).utf8)
         return Array(Hash.fnv1a(json).hex.utf8) + [0x20] + json + [0x0A]
@@ -133,7 +138,7 @@ public final class Journal {
             guard fd >= 0 else { continue }
             defer { Glibc.close(fd) }
             var kind = stat()
-            guard fstat(fd, &kind) == 0, Sys.isRegular(kind) else { continue }  // never a pipe or a device
+            guard fstat(fd, &kind) == 0, Sys.isRegular(kind), kind.st_size <= maxBytes else { continue }  // never a pipe, a device or a giant
             let alive = flock(fd, LOCK_SH | LOCK_NB) != 0
             if !alive { flock(fd, LOCK_UN) }
             guard let bytes = Sys.readAll(fd) else { continue }
@@ -156,7 +161,7 @@ public final class Journal {
             let fd = open(path, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
             guard fd >= 0 else { continue }
             var kind = stat()
-            guard fstat(fd, &kind) == 0, Sys.isRegular(kind) else {  // never a pipe or a device
+            guard fstat(fd, &kind) == 0, Sys.isRegular(kind), kind.st_size <= maxBytes else {  // never a pipe, a device or a giant
                 Glibc.close(fd)
                 continue
             }
