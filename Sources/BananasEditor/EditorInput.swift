@@ -695,7 +695,7 @@ extension EditorState {
         case .restore, .dismiss, .dismissAll, nil: mode = .normal
         }
         // No further than the last page.
-        let lines = mode == .messages ? Screen.messageLines(history, width: screenWidth).count : Screen.helpLines(readOnly: readOnly).count
+        let lines = mode == .messages ? Screen.messageLines(history, width: screenWidth).count : Screen.helpRows(readOnly: readOnly, width: screenWidth).count
         helpScroll = min(max(0, helpScroll), max(0, lines - overlayLines))
         return .none
     }
