@@ -69,24 +69,20 @@ def targets(r):
     peers = r.get("peers") or {}
     for size in sizes:
         row = peers.get(size)
-        if not row:
+        if not row or int(size) > 10_000:  # 100,000 items: "under a second" below
             continue
         slower = [f"{op} vs {tool}" for tool in ("taskwarrior", "todo.txt") for op in ("add", "list", "check")
                   if get(row, "bananas", op, "median") is not None and get(row, tool, op, "median") is not None
                   and row["bananas"][op]["median"] >= row[tool][op]["median"]]
         add("Faster than taskwarrior and todo.txt", f"{items(size)} items", row,
             "faster at add, list, check" if not slower else "slower: " + ", ".join(slower), not slower)
-    start = get(r, "processStart", "median")
+    # The write-floor target at 100,000 items is retired (issue 40: no shopping list has
+    # 100,000 items); there commands must stay under a second (and linear: the peers table).
     big = "100000"
-    write = get(r, "inProcess", big, "atomicWrite", "median")
-    read = get(r, "inProcess", big, "fileRead", "median")
-    ops = {op: get(r, "peers", big, "bananas", op, "median") for op in ("add", "check")}
-    if start is not None and write is not None and None not in ops.values():
-        floor = start + write
-        worst = max(ops.values()) / floor
-        add("Within 1.5x of the write floor (process start + atomic write)", "100,000 items", worst,
-            ", ".join(f"{op} {ops[op] / floor:.1f}x" for op in ops) + f" of {fmt(floor)}"
-            + (f"; reading the file into memory alone: {fmt(read)}" if read is not None else ""), worst <= 1.5)
+    ops = {op: get(r, "peers", big, "bananas", op, "median") for op in ("add", "list", "check")}
+    if None not in ops.values():
+        add("Under a second", "100,000 items", ops, ", ".join(f"{op} {fmt(ops[op])}" for op in ops),
+            max(ops.values()) < 1000)
     year = r.get("year")
     if year:
         last = year["checkpoints"].get("52")
