@@ -401,7 +401,7 @@ extension EditorState {
         let typed = prompt.line.text.lowercased()
         let candidates = sections.filter { $0.lowercased().hasPrefix(typed) || typed.isEmpty }
         guard !candidates.isEmpty else { return }
-        if let current = candidates.firstIndex(where: { $0.lowercased() == typed }) {
+        if let current = candidates.firstIndex(where: { $0.lowercasedEquals(typed) }) {
             prompt.line.set(candidates[(current + 1) % candidates.count])
         } else {
             prompt.line.set(candidates[0])
