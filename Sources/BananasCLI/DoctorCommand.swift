@@ -366,9 +366,16 @@ struct Doctor {
                                           fix: "make the window at least \(Screen.minimumWidth)×\(Screen.minimumHeight)"))
             }
         }
-        let level = ThemePreview.level(environment: environment)
+        // What the editor will use: the colours TERM's terminfo entry gives, then COLORTERM and NO_COLOR.
+        let term = Output.safe(environment["TERM"] ?? "")
+        guard let colors = TerminalColors.terminfoCount() else {
+            checks.append(DoctorCheck(id: "colour depth", level: .warning, summary: "no terminfo entry for TERM=\(term): the editor cannot start",
+                                      fix: "set TERM to your terminal's (xterm-256color for most), or install its terminfo (ncurses-term)"))
+            return checks
+        }
+        let level = ColorLevel.detect(environment: environment, terminalColors: colors)
         var depth = DoctorCheck(id: "colour depth", level: .ok, summary: level.description,
-                                details: ["from TERM=\(Output.safe(environment["TERM"] ?? "")), COLORTERM=\(Output.safe(environment["COLORTERM"] ?? "")), NO_COLOR=\(Output.safe(environment["NO_COLOR"] ?? ""))"])
+                                details: ["TERM=\(term) has \(colors) colours; COLORTERM=\(Output.safe(environment["COLORTERM"] ?? "")), NO_COLOR=\(Output.safe(environment["NO_COLOR"] ?? ""))"])
         if level == .none, (environment["NO_COLOR"] ?? "").isEmpty {
             depth = DoctorCheck(id: "colour depth", level: .warning, summary: "no colour", details: depth.details,
                                 fix: "set TERM to your terminal's (xterm-256color for most)")
@@ -390,18 +397,20 @@ struct Doctor {
 
     func locale() -> DoctorCheck {
         let name = ["LC_ALL", "LC_CTYPE", "LANG"].lazy.compactMap { environment[$0].flatMap { $0.isEmpty ? nil : $0 } }.first ?? "C"
-        let codeset: String
-        if setlocale(LC_CTYPE, "") != nil, let raw = nl_langinfo(nl_item(CODESET)) {
-            codeset = String(cString: raw)
-        } else {
-            codeset = "unknown"
-        }
+        let codeset = setlocale(LC_CTYPE, "") != nil ? String(cString: nl_langinfo(nl_item(CODESET))) : "unknown"
+        // The editor's fallback (bananas_curses_start): a UTF-8 character type of the system's.
+        let candidates: [String] = ["C.UTF-8", "en_US.UTF-8"]
+        let fallback = candidates.first { setlocale(LC_CTYPE, $0) != nil }
         setlocale(LC_CTYPE, "C")
-        let utf8 = codeset.uppercased().filter { $0 != "-" } == "UTF8"
-        if utf8 { return DoctorCheck(id: "locale", level: .ok, summary: "\(Output.safe(name)) (UTF-8)") }
-        return DoctorCheck(id: "locale", level: .warning, summary: "\(Output.safe(name)) (\(Output.safe(codeset)), not UTF-8)",
-                           details: ["the editor shows accented letters, other scripts and emoji wrongly"],
-                           fix: "export LANG=C.UTF-8 (or your language's UTF-8 locale) in your shell's profile")
+        if codeset.uppercased().filter({ $0 != "-" }) == "UTF8" { return DoctorCheck(id: "locale", level: .ok, summary: "\(Output.safe(name)) (UTF-8)") }
+        let summary = "\(Output.safe(name)) (\(Output.safe(codeset)), not UTF-8)"
+        if let fallback {
+            return DoctorCheck(id: "locale", level: .note, summary: summary,
+                               details: ["bananas reads and shows text as \(fallback) itself; other programs here may not (export LANG=C.UTF-8)"])
+        }
+        return DoctorCheck(id: "locale", level: .warning, summary: summary,
+                           details: ["no UTF-8 locale on this system: the editor shows accented letters, other scripts and emoji wrongly"],
+                           fix: "install one (Debian: locales, then dpkg-reconfigure locales) and export LANG to it")
     }
 
     // MARK: MCP
