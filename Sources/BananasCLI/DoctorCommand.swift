@@ -351,9 +351,10 @@ struct Doctor {
 
     func terminal(probe: Bool) -> [DoctorCheck] {
         guard isatty(STDOUT_FILENO) == 1 else {
-            let level = ThemePreview.level(environment: environment)
-            return [DoctorCheck(id: "terminal", level: .note, summary: "not a terminal (output is piped): not checked",
-                                details: ["TERM=\(Output.safe(environment["TERM"] ?? "")) would give colour depth: \(level)"])]
+            let term = Output.safe(environment["TERM"] ?? "")
+            let detail = TerminalColors.terminfoCount().map { "TERM=\(term) would give colour depth: \(ColorLevel.detect(environment: environment, terminalColors: $0))" }
+                ?? "TERM=\(term) has no terminfo entry"
+            return [DoctorCheck(id: "terminal", level: .note, summary: "not a terminal (output is piped): not checked", details: [detail])]
         }
         var checks: [DoctorCheck] = []
         var size = winsize()
