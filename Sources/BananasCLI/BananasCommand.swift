@@ -38,6 +38,7 @@ public struct BananasCommand: ParsableCommand {
             EditorCommand.self, ViewCommand.self, ListCommand.self, AddCommand.self, CheckCommand.self, UncheckCommand.self, EditCommand.self,
             RemoveCommand.self, ClearCheckedCommand.self, SectionsCommand.self, StatusCommand.self,
             ConflictsCommand.self, DeletedCommand.self, RestoreCommand.self, UsualCommand.self, ForgetCommand.self, KeysCommand.self, ThemesCommand.self, MCPCommand.self,
+            DoctorCommand.self,
         ],
         defaultSubcommand: EditorCommand.self
     )

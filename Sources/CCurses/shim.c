@@ -6,6 +6,7 @@
 #include <sys/ioctl.h>
 #include <termios.h>
 #include <unistd.h>
+#include <term.h>
 
 static volatile sig_atomic_t started = 0;
 
@@ -137,6 +138,15 @@ void bananas_clear(void) { clearok(stdscr, TRUE); }
 
 int bananas_has_colors(void) { return has_colors(); }
 int bananas_color_count(void) { return COLORS; }
+int bananas_terminfo_colors(int fd) {
+    int error = 0;
+    // Only when curses is not running: setupterm would replace its terminal.
+    if (started || setupterm(NULL, fd, &error) != OK) return -1;
+    int colors = tigetnum("colors");
+    del_curterm(cur_term);
+    cur_term = NULL;
+    return colors < 0 ? 0 : colors;
+}
 int bananas_pair_count(void) { return COLOR_PAIRS; }
 int bananas_init_pair(int pair, int fg, int bg) {
 #if NCURSES_EXT_COLORS

@@ -38,6 +38,9 @@ void bananas_clear(void);
 
 int bananas_has_colors(void);
 int bananas_color_count(void);
+/// The colours TERM's terminfo entry gives (what curses' COLORS will be), read without starting
+/// curses; -1 when there is no entry for TERM (or curses is running).
+int bananas_terminfo_colors(int fd);
 int bananas_pair_count(void);
 /// Defines colour pair `pair` (1-based). -1 means the terminal's default colour.
 int bananas_init_pair(int pair, int fg, int bg);
