@@ -40,7 +40,7 @@ struct CLIOutputWalkTests {
             ["sections"], ["sections", "list", "--json"], ["conflicts"], ["conflicts", "--json"], ["conflicts", "--all"],
             ["check", Self.id(0)], ["uncheck", Self.id(0)], ["check", Self.id(1), Self.id(2)], ["edit", Self.id(3), "--amount", "3"],
             ["remove", Self.id(4)], ["remove", Self.id(5)], ["deleted"], ["deleted", "--json"], ["restore", Self.id(5)],
-            ["clear-checked"], ["usual"], ["usual", "--json"], ["add", "milk"], ["forget", "soap"],
+            ["clear-checked"], ["usual"], ["usual", "--json"], ["add", "milk"], ["forget", "soap"], ["doctor"], ["doctor", "--json"],
             // Errors that name what was asked for or found.
             ["check", "\u{1B}]0;pwned\u{07}"], ["check", "L"], ["edit", Self.id(count - 1), "--name", "X\u{9B}"],
             ["sections", "rename", "Nope\u{202E}", "X"], ["restore", "Nope\u{2066}"],
