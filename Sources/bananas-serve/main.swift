@@ -19,7 +19,8 @@ import Darwin
 /// `bananas`), so `bananas` itself links no HTTP server and starts fast.
 struct ServeTool: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "bananas-serve",
+        // Run as `bananas serve|pair|devices`: its help names the commands so.
+        commandName: "bananas",
         abstract: "The list on your phone: a web page served from this computer.",
         version: "0.1.0",
         subcommands: [Serve.self, Pair.self, Devices.self],
