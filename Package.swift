@@ -171,7 +171,7 @@ let package = Package(
         // (Tests/Browser, Python + Selenium + Debian's chromium) against the real binaries.
         .testTarget(
             name: "BananasServeTests",
-            dependencies: ["bananas", "bananas-serve", "BananasServe", "BananasSync", "BananasFile", "BananasTestSupport",
+            dependencies: ["bananas", "bananas-serve", "bananas-test", "BananasServe", "BananasSync", "BananasFile", "BananasTestSupport",
                            .product(name: "HummingbirdTesting", package: "hummingbird"),
                            .product(name: "Subprocess", package: "swift-subprocess")]
         ),
