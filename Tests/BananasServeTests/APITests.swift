@@ -377,4 +377,23 @@ import Testing
         harness.events.stop(id)
         #expect(harness.events.count == 0)
     }
+
+    @Test func aListThatCannotBeWrittenRefusesEditsAndSaysWhy() async throws {
+        let harness = Harness()
+        defer { harness.close() }
+        let token = try harness.pair()
+        // A file from a newer bananas: readable, never written.
+        harness.sandbox.write(#"{"schemaVersion": 99, "sections": ["Dairy"], "items": [{"id": "A1B2C3D4-0000-4000-8000-000000000001", "name": "Milk", "amount": "", "section": "Dairy", "checked": false, "optional": false}]}"#)
+        #expect(await eventually(timeout: 30) { harness.store.status.pausedBy != nil })
+        try await harness.app.test(.router) { @MainActor client in
+            let (status, answer) = apply(try await client.execute(uri: "/api/edits", method: .post, headers: .device(token),
+                                                                  body: edit(["op": "add", "name": "Tea"])), { ($0.status, json($0)) })
+            #expect(status == .conflict)
+            #expect(answer["error"] == .string("paused"))
+            let listed = apply(try await client.execute(uri: "/api/list", method: .get, headers: .device(token)), { json($0) })
+            #expect(listed["state"]?.objectValue?["state"] == .string("paused"))
+            #expect((listed["state"]?.objectValue?["paused"]?.stringValue ?? "").isEmpty == false)
+        }
+        #expect(!harness.store.list.items.contains { $0.name == "Tea" })
+    }
 }

@@ -160,6 +160,15 @@ def browser(width, height):
     return driver
 
 
+def on_page(what, action):
+    """Does `action` on elements found afresh each try: the page draws the list again at every
+    change, so an element found a moment ago may be gone (Selenium's stale element)."""
+    def attempt():
+        action()
+        return True
+    return wait_for(what, attempt)
+
+
 def status_text(driver):
     return driver.find_element(By.ID, "status").text
 
@@ -229,12 +238,17 @@ def main():
             return Array.from(document.querySelectorAll('#app button, #app input, #app select, #app summary'))
               .filter(e => e.offsetParent !== null)
               .map(e => e.getBoundingClientRect()).filter(r => r.height < 44).length""")
-        report("at 360 px nothing overflows and every control is at least 44 px high", overflow <= 0 and small == 0,
-               overflow=overflow, small=small)
+        # The narrowest phones: 320 px.
+        driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {"width": 320, "height": 640, "deviceScaleFactor": 2, "mobile": True})
+        narrow = wait_for("the 320 px layout", lambda: driver.execute_script(
+            "return window.innerWidth === 320 ? [document.documentElement.scrollWidth - window.innerWidth] : null"))[0]
+        driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {"width": 360, "height": 740, "deviceScaleFactor": 3, "mobile": True})
+        report("at 360 px nothing overflows and every control is at least 44 px high", overflow <= 0 and small == 0 and narrow <= 0,
+               overflow=overflow, small=small, overflow_at_320=narrow)
 
         # Check and add from the phone: in the file, and in the running instance.
-        row(driver, "Milk").find_element(By.CSS_SELECTOR, "button.check").click()
-        add_on_page(driver, "Eggs")
+        on_page("check Milk", lambda: row(driver, "Milk").find_element(By.CSS_SELECTOR, "button.check").click())
+        on_page("add Eggs", lambda: add_on_page(driver, "Eggs"))
         wait_for("Milk checked in the file", lambda: world.item("Milk")["checked"])
         wait_for("Eggs in the file", lambda: world.item("Eggs"))
         wait_for("both in the running instance", lambda: any(i["name"] == "Eggs" for i in world.session_items())
@@ -254,8 +268,8 @@ def main():
         # The store has no signal.
         set_offline(driver, True)
         wait_for("offline", lambda: status_text(driver).startswith("offline"))
-        row(driver, "Bread").find_element(By.CSS_SELECTOR, "button.check").click()
-        add_on_page(driver, "Bananas")
+        on_page("check Bread", lambda: row(driver, "Bread").find_element(By.CSS_SELECTOR, "button.check").click())
+        on_page("add Bananas", lambda: add_on_page(driver, "Bananas"))
         wait_for("two edits waiting", lambda: status_text(driver) == "offline \u2014 2 edits waiting")
         wait_for("Bananas shown", lambda: row(driver, "Bananas"))
         report("offline, the page keeps taking edits and says so", world.item("Bananas") is None and not world.item("Bread")["checked"],
@@ -271,7 +285,7 @@ def main():
         from_worker = driver.execute_script("return !!navigator.serviceWorker.controller")
         report("reloaded with no connection, the page opens with the list and the waiting edits", from_worker,
                service_worker=from_worker)
-        add_on_page(driver, "Apples")
+        on_page("add Apples", lambda: add_on_page(driver, "Apples"))
         wait_for("three edits waiting", lambda: status_text(driver) == "offline \u2014 3 edits waiting")
 
         # Back in signal: sent in order, once.
@@ -287,11 +301,12 @@ def main():
         report("and in the running instance; the laptop's edit made meanwhile is on the page", True)
 
         # Delete with undo, clear checked, recently deleted.
-        row(driver, "Eggs").find_element(By.CSS_SELECTOR, "button.delete").click()
+        on_page("delete Eggs", lambda: row(driver, "Eggs").find_element(By.CSS_SELECTOR, "button.delete").click())
         wait_for("Eggs deleted in the file", lambda: world.item("Eggs") is None)
-        driver.find_element(By.CSS_SELECTOR, "#toast button").click()
+        on_page("undo", lambda: driver.find_element(By.CSS_SELECTOR, "#toast button").click())
         wait_for("Eggs back", lambda: world.item("Eggs"))
-        driver.find_element(By.ID, "clear").click()
+        wait_for("Eggs back on the page", lambda: row(driver, "Eggs"))
+        on_page("clear checked", lambda: driver.find_element(By.ID, "clear").click())
         wait_for("checked items cleared", lambda: world.item("Milk") is None and world.item("Bread") is None)
         deleted = world.cli("deleted")
         report("delete with undo and clear checked work, and the cleared items are in recently deleted",
@@ -303,10 +318,9 @@ def main():
         # network is slow enough that the CLI lands first: done by going offline).
         set_offline(driver, True)
         wait_for("offline", lambda: status_text(driver).startswith("offline"))
-        amount = row(driver, "Eggs").find_element(By.CSS_SELECTOR, "button.amount")
-        amount.click()
-        field = row(driver, "Eggs").find_element(By.CSS_SELECTOR, "input.amount-input")
-        field.send_keys("6\n")
+        on_page("edit the amount", lambda: row(driver, "Eggs").find_element(By.CSS_SELECTOR, "button.amount").click())
+        on_page("type the amount", lambda: row(driver, "Eggs").find_element(By.CSS_SELECTOR, "input.amount-input").send_keys("6\n"))
+        wait_for("the amount shown", lambda: row(driver, "Eggs").find_element(By.CSS_SELECTOR, "button.amount").text == "6")
         world.cli("edit", "Eggs", "--amount", "12")
         set_offline(driver, False)
         wait_for("the conflict state", lambda: status_text(driver) == "conflict")
@@ -314,7 +328,7 @@ def main():
         conflicts = world.cli("conflicts")
         report("a value that lost is in the conflict review on the page and the CLI", "12" in conflicts,
                page=driver.find_element(By.ID, "conflict-list").text)
-        driver.find_element(By.CSS_SELECTOR, "#conflict-list button").click()  # Restore
+        on_page("restore the lost value", lambda: driver.find_element(By.CSS_SELECTOR, "#conflict-list button").click())
         wait_for("the lost value restored", lambda: world.item("Eggs")["amount"] == "12")
         wait_for("synced", lambda: status_text(driver) == "synced")
 
@@ -382,6 +396,10 @@ def main():
 if __name__ == "__main__":
     try:
         sys.exit(main())
-    except AssertionError as error:
-        print(json.dumps({"step": "failed", "ok": False, "error": str(error)}), flush=True)
+    except SystemExit:
+        raise
+    except BaseException as error:
+        import traceback
+        print(json.dumps({"step": "failed", "ok": False, "error": f"{type(error).__name__}: {error}",
+                          "trace": traceback.format_exc()[-3000:]}), flush=True)
         sys.exit(1)

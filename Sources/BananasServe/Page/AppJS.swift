@@ -29,6 +29,7 @@ extension Page {
     retryTimer: null,
     events: null,
     editingAmount: null,
+    amountDraft: null,
   };
 
   // ---- IndexedDB: the queue and the last list survive a reload with no connection.
@@ -321,22 +322,28 @@ extension Page {
     li.append(box);
 
     if (state.editingAmount === item.id) {
-      const input = el('input', { type: 'text', class: 'amount-input', value: item.amount, maxLength: 100 });
+      // The list is drawn again at every change from anywhere: what is typed is kept aside.
+      const input = el('input', { type: 'text', class: 'amount-input', value: state.amountDraft !== null ? state.amountDraft : item.amount, maxLength: 100 });
       input.setAttribute('aria-label', 'Amount of ' + item.name);
+      input.addEventListener('input', () => { state.amountDraft = input.value; });
       const done = () => {
-        if (state.editingAmount !== item.id) return;
+        if (!input.isConnected || state.editingAmount !== item.id) return;
         state.editingAmount = null;
+        state.amountDraft = null;
         if (input.value !== item.amount) enqueue(withSeen({ op: 'amount', id: item.id, amount: input.value }, item, ['amount']));
         else render();
       };
-      input.addEventListener('keydown', (e) => { if (e.key === 'Enter') done(); if (e.key === 'Escape') { state.editingAmount = null; render(); } });
+      input.addEventListener('keydown', (e) => {
+        if (e.key === 'Enter') done();
+        if (e.key === 'Escape') { state.editingAmount = null; state.amountDraft = null; render(); }
+      });
       input.addEventListener('blur', done);
       li.append(input);
-      setTimeout(() => input.focus(), 0);
+      setTimeout(() => { if (input.isConnected) { input.focus(); input.setSelectionRange(input.value.length, input.value.length); } }, 0);
     } else {
       const amount = el('button', { type: 'button', class: 'amount' }, item.amount || '+ amount');
       amount.setAttribute('aria-label', (item.amount ? 'Amount ' + item.amount : 'Add an amount') + ', ' + item.name);
-      amount.addEventListener('click', () => { state.editingAmount = item.id; render(); });
+      amount.addEventListener('click', () => { state.editingAmount = item.id; state.amountDraft = null; render(); });
       li.append(amount);
     }
 
