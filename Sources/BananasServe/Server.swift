@@ -127,7 +127,7 @@ public final class EventHub {
     public var count: Int { listeners.count }
 
     private func changed() {
-        guard !scheduled else { return }
+        guard !scheduled, !listeners.isEmpty else { return }
         scheduled = true
         DispatchQueue.main.async {
             MainActor.assumeIsolated {

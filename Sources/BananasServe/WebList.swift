@@ -102,7 +102,11 @@ public final class WebList {
         })
     }
 
+    /// The stamps of an item's values: one stamp when every field has it (an item added and not
+    /// edited since, most of a list: half the size of the list's JSON), else one per field.
     static func stampsValue(_ stamps: ItemStamps) -> JSONValue {
+        let first = stamps[.name]
+        if ItemField.allCases.allSatisfy({ stamps[$0] == first }) { return .string(first.encoded) }
         var fields: [String: JSONValue] = [:]
         for field in ItemField.allCases { fields[field.rawValue] = .string(stamps[field].encoded) }
         return .object(fields)
@@ -371,8 +375,13 @@ public final class WebList {
         return text
     }
 
-    /// `seen`: `{"checked": "<stamp>", …}`, the stamps the page showed (from `snapshot`).
+    /// `seen`: the stamps the page showed, as `snapshot` gives them: `{"checked": "<stamp>", …}`,
+    /// or one stamp for every field.
     private func seen(_ fields: [String: JSONValue], _ wanted: [ItemField]) throws -> [ItemField: Stamp] {
+        if let text = fields["seen"]?.stringValue {
+            guard let stamp = Stamp(encoded: text) else { throw RequestError(message: "seen is not a stamp") }
+            return Dictionary(uniqueKeysWithValues: wanted.map { ($0, stamp) })
+        }
         guard let object = fields["seen"]?.objectValue else { return [:] }
         var seen: [ItemField: Stamp] = [:]
         for field in wanted {

@@ -87,7 +87,8 @@ import Testing
                 let items = list["items"]?.arrayValue?.compactMap(\.objectValue) ?? []
                 #expect(items.count == 2)
                 let shown = items.first { $0["id"]?.stringValue == milk.id }
-                #expect(shown?["seen"]?.objectValue?["checked"]?.stringValue == milk.stamps[.checked].encoded)
+                // Added and not edited since: one stamp for every field.
+                #expect(shown?["seen"]?.stringValue == milk.stamps[.checked].encoded)
                 let evil = items.first { $0["id"]?.stringValue != milk.id }?["name"]?.stringValue ?? ""
                 #expect(!evil.unicodeScalars.contains { $0 == "\u{202E}" || $0 == "\u{1B}" })
                 #expect(evil.contains("\\u{202E}"))
@@ -114,8 +115,12 @@ import Testing
             let added = try #require(harness.store.list.item(id))
             #expect(added.amount == "2 L" && added.section == "Dairy")
 
-            (status, answer) = try await send(["op": "check", "id": .string(id), "checked": true, "seen": .object(["checked": .string(added.stamps[.checked].encoded)])])
+            (status, answer) = try await send(["op": "check", "id": .string(id), "checked": true, "seen": WebList.stampsValue(added.stamps)])
             #expect(status == .ok && harness.store.list.item(id)?.checked == true)
+            // Edited since: a stamp per field.
+            let checked = try #require(harness.store.list.item(id))
+            #expect(WebList.stampsValue(checked.stamps).objectValue?["checked"] == .string(checked.stamps[.checked].encoded))
+            #expect(WebList.stampsValue(checked.stamps).objectValue?["name"] == .string(checked.stamps[.name].encoded))
 
             (status, _) = try await send(["op": "amount", "id": .string(id), "amount": "1 L"])
             #expect(status == .ok && harness.store.list.item(id)?.amount == "1 L")

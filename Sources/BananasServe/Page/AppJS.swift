@@ -318,7 +318,7 @@ extension Page {
     box.setAttribute('aria-label', item.name);
     box.append(el('span', { class: 'mark', 'aria-hidden': 'true' }, item.checked ? '\u2713' : ''));
     box.append(el('span', { class: 'name' }, item.name));
-    box.addEventListener('click', () => enqueue(withSeen({ op: 'check', id: item.id, checked: !item.checked }, item, ['checked'])));
+    box.addEventListener('click', () => enqueue(withSeen({ op: 'check', id: item.id, checked: !item.checked }, item)));
     li.append(box);
 
     if (state.editingAmount === item.id) {
@@ -330,7 +330,7 @@ extension Page {
         if (!input.isConnected || state.editingAmount !== item.id) return;
         state.editingAmount = null;
         state.amountDraft = null;
-        if (input.value !== item.amount) enqueue(withSeen({ op: 'amount', id: item.id, amount: input.value }, item, ['amount']));
+        if (input.value !== item.amount) enqueue(withSeen({ op: 'amount', id: item.id, amount: input.value }, item));
         else render();
       };
       input.addEventListener('keydown', (e) => {
@@ -355,26 +355,23 @@ extension Page {
       if (s === item.section) option.selected = true;
       move.append(option);
     }
-    move.addEventListener('change', () => enqueue(withSeen({ op: 'move', id: item.id, section: move.value }, item, ['section'])));
+    move.addEventListener('change', () => enqueue(withSeen({ op: 'move', id: item.id, section: move.value }, item)));
     li.append(move);
 
     const remove = el('button', { type: 'button', class: 'delete' }, '\u2715');
     remove.setAttribute('aria-label', 'Delete ' + item.name);
     remove.addEventListener('click', () => {
-      enqueue(withSeen({ op: 'delete', id: item.id }, item, null));
+      enqueue(withSeen({ op: 'delete', id: item.id }, item));
       toast('Deleted ' + item.name + '.', 'Undo', () => enqueue({ op: 'restore', id: item.id }));
     });
     li.append(remove);
     return li;
   }
 
-  // The stamps of the values the page showed: the server records an overwritten value it
-  // did not show for review, and deletes only the version shown.
-  function withSeen(body, item, fields) {
-    if (item.seen) {
-      if (fields === null) body.seen = item.seen;
-      else { body.seen = {}; for (const f of fields) body.seen[f] = item.seen[f]; }
-    }
+  // The stamps of the values the page showed (as the server sent them): the server records an
+  // overwritten value it did not show for review, and deletes only the version shown.
+  function withSeen(body, item) {
+    if (item.seen) body.seen = item.seen;
     return body;
   }
 
