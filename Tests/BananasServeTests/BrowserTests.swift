@@ -19,6 +19,7 @@ struct BrowserTests {
         "at 360 px nothing overflows and every control is at least 44 px high",
         "the phone checks and adds items: in the file and in a running instance",
         "a CLI edit appears on the page without a reload",
+        "the page is installable (manifest, service worker)",
         "offline, the page keeps taking edits and says so",
         "reloaded with no connection, the page opens with the list and the waiting edits",
         "back online, every edit is in the file exactly once",

@@ -264,6 +264,10 @@ def main():
 
         # Make sure the page can open with no connection later (service worker in control).
         wait_for("the service worker", lambda: driver.execute_script("return !!(navigator.serviceWorker && navigator.serviceWorker.controller)"))
+        installability = driver.execute_cdp_cmd("Page.getInstallabilityErrors", {}).get("installabilityErrors")
+        manifest = driver.execute_cdp_cmd("Page.getAppManifest", {}).get("errors")
+        report("the page is installable (manifest, service worker)", installability == [] and manifest == [],
+               installability=installability, manifest=manifest)
 
         # The store has no signal.
         set_offline(driver, True)
