@@ -29,6 +29,7 @@ struct BrowserTests {
         "a hostile list renders as text and runs no script",
         "requests without a token, with a revoked token, a foreign Origin or Host are refused",
         "nothing was added by a refused request",
+        "over HTTPS (--tls-cert, --tls-key) the page pairs and the cookie is Secure",
     ]
 
     static var productsFolder: String {

@@ -18,6 +18,7 @@ import os
 import re
 import shutil
 import signal
+import ssl
 import subprocess
 import sys
 import tempfile
@@ -75,8 +76,8 @@ class World:
     def item(self, name):
         return next((i for i in self.items() if i["name"] == name), None)
 
-    def serve(self):
-        server = subprocess.Popen([self.bananas, "serve", "--port", "0"], env=self.env, stdout=subprocess.PIPE,
+    def serve(self, *options):
+        server = subprocess.Popen([self.bananas, "serve", "--port", "0", *options], env=self.env, stdout=subprocess.PIPE,
                                   stderr=subprocess.PIPE, text=True)
         self.processes.append(server)
         lines = []
@@ -87,7 +88,7 @@ class World:
             if not line:
                 break
             lines.append(line)
-            match = re.search(r"open (http://\S+/pair#\S+)", line)
+            match = re.search(r"open (https?://\S+/pair#\S+)", line)
             if match:
                 url = match.group(1)
             if line.startswith("Stop with"):
@@ -387,6 +388,28 @@ def main():
         report("requests without a token, with a revoked token, a foreign Origin or Host are refused",
                all(checks.values()), checks=checks, nope=world.item("Nope") is None)
         report("nothing was added by a refused request", world.item("Nope") is None)
+
+        # HTTPS: a certificate of the user's (self-signed here), the cookie Secure.
+        cert, key = os.path.join(world.folder, "cert.pem"), os.path.join(world.folder, "key.pem")
+        subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert, "-days", "2",
+                        "-subj", "/CN=localhost", "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost"],
+                       check=True, capture_output=True, timeout=WAIT)
+        world.server.send_signal(signal.SIGTERM)
+        world.server.wait(timeout=WAIT)
+        world.serve("--tls-cert", cert, "--tls-key", key)
+        context = ssl.create_default_context(cafile=cert)
+        code = world.pair_url.split("#")[1]
+        pair = urllib.request.Request(world.base + "/api/pair", data=json.dumps({"code": code, "name": "tls"}).encode(), method="POST",
+                                      headers={"Content-Type": "application/json", "Origin": world.base})
+        with urllib.request.urlopen(pair, context=context, timeout=WAIT) as response:
+            set_cookie = response.headers["Set-Cookie"]
+        token = re.search(r"bananas_device=([0-9a-f]+)", set_cookie).group(1)
+        listed = urllib.request.Request(world.base + "/api/list", headers={"Authorization": "Bearer " + token})
+        with urllib.request.urlopen(listed, context=context, timeout=WAIT) as response:
+            names = [i["name"] for i in json.loads(response.read())["items"]]
+        report("over HTTPS (--tls-cert, --tls-key) the page pairs and the cookie is Secure",
+               world.base.startswith("https://") and "Secure" in set_cookie and "HttpOnly" in set_cookie and "Coffee" in names,
+               cookie=set_cookie.split(";", 1)[1].strip())
         return 0
     finally:
         if driver is not None:
