@@ -324,7 +324,11 @@ def main():
         set_offline(driver, True)
         wait_for("offline", lambda: status_text(driver).startswith("offline"))
         on_page("edit the amount", lambda: row(driver, "Eggs").find_element(By.CSS_SELECTOR, "button.amount").click())
-        on_page("type the amount", lambda: row(driver, "Eggs").find_element(By.CSS_SELECTOR, "input.amount-input").send_keys("6\n"))
+        def type_amount():
+            field = row(driver, "Eggs").find_element(By.CSS_SELECTOR, "input.amount-input")
+            field.clear()  # a retry types into the field again
+            field.send_keys("6\n")
+        on_page("type the amount", type_amount)
         wait_for("the amount shown", lambda: row(driver, "Eggs").find_element(By.CSS_SELECTOR, "button.amount").text == "6")
         world.cli("edit", "Eggs", "--amount", "12")
         set_offline(driver, False)

@@ -243,6 +243,7 @@ extension Page {
   }
 
   // ---- Rendering (the whole list each time: fast enough for a few thousand rows).
+  let lastShown = null;
   function render() {
     if (location.pathname === '/pair') return;
     const v = view();
@@ -252,6 +253,12 @@ extension Page {
     status.className = 'status ' + kind;
     $('not-paired').hidden = state.paired;
     $('insecure').hidden = window.isSecureContext;
+
+    // The rows are drawn again only when what they show changed: a retry while offline, a
+    // message or a ping must not take the focus from the amount being typed.
+    const shown = JSON.stringify([v.items, v.sections, v.conflicts, v.deleted.slice(0, 30), state.editingAmount]);
+    if (shown === lastShown) return;
+    lastShown = shown;
 
     const main = $('list');
     const fragment = document.createDocumentFragment();
