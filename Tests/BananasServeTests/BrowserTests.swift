@@ -16,6 +16,7 @@ struct BrowserTests {
         "the page weighs at most 50 KB compressed",
         "a phone pairs with the code from the terminal",
         "the code works once",
+        "every control has a name for screen readers, and checkboxes their state",
         "at 360 px nothing overflows and every control is at least 44 px high",
         "the phone checks and adds items: in the file and in a running instance",
         "a CLI edit appears on the page without a reload",

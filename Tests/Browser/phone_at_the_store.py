@@ -239,6 +239,14 @@ def main():
             return Array.from(document.querySelectorAll('#app button, #app input, #app select, #app summary'))
               .filter(e => e.offsetParent !== null)
               .map(e => e.getBoundingClientRect()).filter(r => r.height < 44).length""")
+        # A screen reader's view: every control has a name; checkboxes say whether they are checked.
+        unnamed = driver.execute_script("""
+            return Array.from(document.querySelectorAll('#app button, #app input, #app select'))
+              .filter(e => !((e.getAttribute('aria-label') || '').trim() || e.textContent.trim() || (e.labels && e.labels.length)))
+              .map(e => e.outerHTML.slice(0, 80))""")
+        boxes = driver.execute_script("""
+            return Array.from(document.querySelectorAll('[role=checkbox]')).every(e => ['true', 'false'].includes(e.getAttribute('aria-checked')))""")
+        report("every control has a name for screen readers, and checkboxes their state", unnamed == [] and boxes, unnamed=unnamed)
         # The narrowest phones: 320 px.
         driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {"width": 320, "height": 640, "deviceScaleFactor": 2, "mobile": True})
         narrow = wait_for("the 320 px layout", lambda: driver.execute_script(
