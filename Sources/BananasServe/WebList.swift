@@ -210,8 +210,11 @@ public final class WebList {
     private func add(_ fields: [String: JSONValue], key: String) throws -> Answer {
         let name = try TextRules.validated(try text(fields, "name", required: true) ?? "", as: .name)
         let amount = try text(fields, "amount").map { $0.trimmingWhitespace().isEmpty ? "" : try TextRules.validated($0, as: .amount) }
-        var section = try text(fields, "section").flatMap { $0.trimmingWhitespace().isEmpty ? nil : $0 }
-        if let given = section { section = store.list.section(named: try TextRules.validatedSection(given)) ?? given }
+        var section: String?
+        if let given = try text(fields, "section"), !given.trimmingWhitespace().isEmpty {
+            let valid = try TextRules.validatedSection(given)
+            section = store.list.section(named: valid) ?? valid
+        }
         // The page names the new item (so it can check or delete it before the server
         // answers); without an id, one comes from the key.
         let id = try fields["id"].map { value -> String in
@@ -258,7 +261,11 @@ public final class WebList {
         let item = try visibleItem(fields)
         guard let given = try text(fields, "section") else { throw RequestError(message: "section is required") }
         let list = store.list
-        let section = given.trimmingWhitespace().isEmpty ? "" : (list.section(named: try TextRules.validatedSection(given)) ?? given)
+        var section = ""
+        if !given.trimmingWhitespace().isEmpty {
+            let valid = try TextRules.validatedSection(given)
+            section = list.section(named: valid) ?? valid
+        }
         var steps: [ListEdit] = []
         if !section.isEmpty, let ensure = list.ensureSectionEdit(section) { steps.append(ensure) }
         steps.append(.update(id: item.id, changes: [.section: .text(section)], seen: try seen(fields, [.section])))

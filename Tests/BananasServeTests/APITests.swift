@@ -114,6 +114,9 @@ import Testing
             #expect(answer["outcome"] == .string("added"))
             let added = try #require(harness.store.list.item(id))
             #expect(added.amount == "2 L" && added.section == "Dairy")
+            // A section is one of the list's whatever its case and spaces.
+            (status, answer) = try await send(["op": "add", "name": "Cheese", "section": "  dairy "])
+            #expect(status == .ok && harness.store.list.items.first { $0.name == "Cheese" }?.section == "Dairy")
 
             (status, answer) = try await send(["op": "check", "id": .string(id), "checked": true, "seen": WebList.stampsValue(added.stamps)])
             #expect(status == .ok && harness.store.list.item(id)?.checked == true)

@@ -407,7 +407,9 @@ def main():
                         "-subj", "/CN=localhost", "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost"],
                        check=True, capture_output=True, timeout=WAIT)
         world.server.send_signal(signal.SIGTERM)
-        world.server.wait(timeout=WAIT)
+        stopped = world.server.wait(timeout=WAIT)
+        report("SIGTERM stops the server with its edits written (exit 0)", stopped == 0 and world.item("Coffee") is not None,
+               status=stopped)
         world.serve("--tls-cert", cert, "--tls-key", key)
         context = ssl.create_default_context(cafile=cert)
         code = world.pair_url.split("#")[1]
