@@ -30,6 +30,7 @@ struct BrowserTests {
         "a hostile list renders as text and runs no script",
         "requests without a token, with a revoked token, a foreign Origin or Host are refused",
         "nothing was added by a refused request",
+        "over plain HTTP on a network the page says it cannot open offline, and its queue still works",
         "SIGTERM stops the server with its edits written (exit 0)",
         "over HTTPS (--tls-cert, --tls-key) the page pairs and the cookie is Secure",
     ]

@@ -146,7 +146,8 @@ def browser(width, height):
     options = webdriver.ChromeOptions()
     options.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
     for argument in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
-                     f"--window-size={width},{height}", "--no-first-run", "--disable-extensions"]:
+                     f"--window-size={width},{height}", "--no-first-run", "--disable-extensions",
+                     "--host-resolver-rules=MAP lan.test 127.0.0.1"]:
         options.add_argument(argument)
     # A phone: its viewport, its pixel ratio, touch.
     options.add_experimental_option("mobileEmulation", {
@@ -204,7 +205,9 @@ def main():
     try:
         world.cli("add", "Milk", "--section", "Dairy")
         world.cli("add", "Bread", "--section", "Bakery")
-        output = world.serve()
+        # `lan.test` stands for the computer's name on a network: Chrome maps it to 127.0.0.1,
+        # but unlike 127.0.0.1 it is not a secure context, as http://192.168.1.20 is not.
+        output = world.serve("--host", "lan.test")
         report("bananas serve shows a pairing URL and a QR code", "/pair#" in world.pair_url and ("▀" in output or "▄" in output),
                url=world.base)
         world.session()
@@ -400,6 +403,28 @@ def main():
         report("requests without a token, with a revoked token, a foreign Origin or Host are refused",
                all(checks.values()), checks=checks, nope=world.item("Nope") is None)
         report("nothing was added by a refused request", world.item("Nope") is None)
+
+        # Plain HTTP on a network: no service worker, and the page says what that costs; the
+        # queue works while the page is open.
+        driver.quit()
+        driver = browser(360, 740)
+        code = re.search(r"/pair#(\S+)", world.cli("pair")).group(1)
+        lan = "http://lan.test:" + world.base.rsplit(":", 1)[1]
+        driver.get(lan + "/pair#" + code)
+        on_page("pair over the network", lambda: driver.find_element(By.ID, "pair-button").click())
+        wait_for("the list over the network", lambda: row(driver, "Coffee"))
+        secure = driver.execute_script("return window.isSecureContext")
+        worker = driver.execute_script("return 'serviceWorker' in navigator")
+        note = wait_for("the note", lambda: driver.find_element(By.ID, "insecure").is_displayed())
+        set_offline(driver, True)
+        wait_for("offline", lambda: status_text(driver).startswith("offline"))
+        on_page("add Pears", lambda: add_on_page(driver, "Pears"))
+        wait_for("one edit waiting", lambda: status_text(driver) == "offline \u2014 1 edit waiting")
+        set_offline(driver, False)
+        wait_for("synced", lambda: status_text(driver) == "synced")
+        report("over plain HTTP on a network the page says it cannot open offline, and its queue still works",
+               secure is False and worker is False and note and world.item("Pears") is not None,
+               secure_context=secure, service_worker=worker)
 
         # HTTPS: a certificate of the user's (self-signed here), the cookie Secure.
         cert, key = os.path.join(world.folder, "cert.pem"), os.path.join(world.folder, "key.pem")
