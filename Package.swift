@@ -94,9 +94,7 @@ let package = Package(
             dependencies: [
                 "BananasCore", "BananasFile", "BananasSync", "CQRencode",
                 .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .executableTarget(

@@ -4,8 +4,6 @@ import BananasSync
 import Dispatch
 import HTTPTypes
 import Hummingbird
-import HummingbirdTLS
-import Logging
 
 /// `bananas serve`: the routes of the page and its API over a `WebList` (docs/serve.md has
 /// the API). Every route runs behind `GateMiddleware`.
