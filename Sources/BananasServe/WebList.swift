@@ -157,8 +157,9 @@ public final class WebList {
             body["revision"] = .number(String(store.revision))
             answer.body = .object(body)
         }
-        // A refusal for bad input is remembered too: sent again, it is refused again, the same way.
-        remember(key, answer)
+        // A refusal for bad input is remembered too: sent again, it is refused again, the same
+        // way. A failure of the server's (500) is not: the page sends the edit again later.
+        if answer.status < 500 { remember(key, answer) }
         return answer
     }
 
