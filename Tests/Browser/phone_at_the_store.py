@@ -378,9 +378,11 @@ def main():
         long_row = driver.execute_script("""
             const e = Array.from(document.querySelectorAll('.item')).find(li => li.textContent.length > 100000);
             return e ? e.getBoundingClientRect().height : -1""")
+        # Nothing was even tried: a blocked inline script or handler would be a CSP report here.
+        violations = [entry["message"][:200] for entry in driver.get_log("browser") if "Content Security Policy" in entry["message"]]
         report("a hostile list renders as text and runs no script",
-               pwned is None and scripts == 1 and images == 0 and escaped and 0 < long_row < 400,
-               pwned=pwned, scripts=scripts, elements=images, long_row_height=long_row)
+               pwned is None and scripts == 1 and images == 0 and escaped and 0 < long_row < 400 and violations == [],
+               pwned=pwned, scripts=scripts, elements=images, long_row_height=long_row, csp_violations=violations)
 
         # Refusals over real sockets.
         token = next(c["value"] for c in driver.get_cookies() if c["name"] == "bananas_device")
