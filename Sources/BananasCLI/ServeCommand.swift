@@ -14,7 +14,8 @@ import BananasFile
 struct ServeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
-        abstract: "Serve the list as a web page for your phone (runs bananas-serve; docs/serve.md).")
+        abstract: "Serve the list as a web page for your phone (runs bananas-serve; docs/serve.md).",
+        discussion: "Its options (--listen, --port, --tls-cert, --tls-key, --public-url, --host, --no-pair): bananas serve --help.")
 
     @Argument(parsing: .captureForPassthrough) var arguments: [String] = []
 
