@@ -107,7 +107,11 @@ extension Page {
         state.queue.shift();
         await tx('queue', 'readwrite', (s) => s.delete(entry.seq)).catch(() => {});
         if (answer.ok) {
-          state.acked.push({ body: entry.body, revision: answer.revision || 0 });
+          // Shown on top of the server's list until a list as new as the answer comes (unless
+          // it already came, the event stream being faster than the answer).
+          if (!state.server || (answer.revision || 0) > state.server.revision) {
+            state.acked.push({ body: entry.body, revision: answer.revision || 0 });
+          }
         } else if (answer.message) {
           toast(answer.message);
         }
@@ -238,7 +242,8 @@ extension Page {
     const s = v.state || {};
     if (s.state === 'paused') return ['paused', 'paused: ' + (s.paused || 'the list file cannot be written')];
     if (s.state === 'conflict') return ['conflict', 'conflict'];
-    if (waiting > 0 || state.sending || s.state === 'pending' || !state.server) return ['saving', 'saving'];
+    // An answered edit is not `synced` until a list from the server shows it in the file.
+    if (waiting > 0 || state.sending || state.acked.length > 0 || s.state === 'pending' || !state.server) return ['saving', 'saving'];
     return ['synced', 'synced'];
   }
 
