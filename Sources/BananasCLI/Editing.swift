@@ -16,6 +16,8 @@ func mutate<Report>(
         // state folder changed in between): the older base was removed, so the next stampless
         // write is taken as it is.
         Output.note("note: the edit is in the list, but this machine's sync state could not be saved after it (\(failure.pausedReason))")
+    } else if let kept = session.file.base?.keptInSpare() {
+        Output.note(Output.keptInSpare(kept))
     }
     return report
 }

@@ -87,7 +87,7 @@ struct AddCommand: ParsableCommand {
         try perform {
             var names: [String] = []
             for name in try self.names.map({ try TextRules.validated($0, as: .name) })
-            where duplicate || !names.contains(where: { $0.lowercased() == name.lowercased() }) {
+            where duplicate || !names.contains(where: { $0.isSameName(as: name) }) {
                 names.append(name)
             }
             let amount = try self.amount.map { try TextRules.validated($0, as: .amount) }

@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import BananasCore
+import BananasFile
 
 /// Everything the CLI prints goes through here, so stored text is always escaped. The parts
 /// that come from a file, a path, an argument or the environment are escaped where they are
@@ -33,6 +34,11 @@ public enum Output {
     static let problemsShown = 10
 
     /// `note: …` lines for the problems a read found, summarised past `problemsShown`.
+    /// The state folder could not take this machine's sync state, so its spare holds it.
+    static func keptInSpare(_ kept: (folder: String, reason: ListFileError)) -> String {
+        "note: this machine's sync state is kept in \(safe(kept.folder)) until its folder can take it again: \(kept.reason.description)"
+    }
+
     /// Conflict copies a read command showed merged but left beside the list.
     static func waitingCopiesNote(_ names: [String]) -> String {
         let listed = names.map(safe).joined(separator: ", ")

@@ -32,6 +32,8 @@ struct StatusReport {
     var failure: ListFileError?
     /// The state folder cannot take the sync state now (a running instance would pause).
     var stateProblem: ListFileError?
+    /// The spare folder holding this machine's sync state, and why the state folder does not.
+    var keptInSpare: (folder: String, reason: ListFileError)?
     var exists = false
     /// The file's own schema version (1: a save by a writer that keeps no stamps).
     var schemaVersion = 0
@@ -65,7 +67,10 @@ struct StatusReport {
     init(file: ListFile, lockTimeoutMillis: Int64) {
         path = file.path
         if let state = file.state {
-            (runningEdits, stoppedEdits) = Journal.waiting(in: state)
+            for place in [state] + (state.spare.map { [$0] } ?? []) {
+                let waiting = Journal.waiting(in: place)
+                (runningEdits, stoppedEdits) = (runningEdits + waiting.running, stoppedEdits + waiting.stopped)
+            }
         }
         do throws(ListFileError) {
             let session = try openList(file, lockTimeoutMillis: lockTimeoutMillis)
@@ -90,6 +95,7 @@ struct StatusReport {
                 skew = (ahead.lead(over: now), ahead.replica)
             }
             stateProblem = file.base?.problem()
+            keptInSpare = file.base?.keptInSpare()
         } catch {
             failure = error
         }
@@ -138,6 +144,9 @@ struct StatusReport {
             "unwrittenSave": .bool(unwrittenSave),
         ])
         fields["conflicts"] = .number(Double(conflicts.count))
+        if let keptInSpare {
+            fields["stateKeptIn"] = .object(["folder": .string(keptInSpare.folder), "reason": .string(keptInSpare.reason.description)])
+        }
         if let failure {
             fields["error"] = .string(failure.description)
             fields["paused"] = .string(failure.pausedReason)
@@ -184,6 +193,8 @@ struct StatusReport {
             if let stateProblem {
                 lines.append("paused: " + stateProblem.pausedReason)
                 lines.append(stateProblem.description)
+            } else if let keptInSpare {
+                lines.append(String(Output.keptInSpare(keptInSpare).dropFirst("note: ".count)))
             }
             lines.append(!exists ? "not created yet (the first edit creates it)"
                 : "schema version: \(schemaVersion)" + (stampless ? " (saved by a writer that keeps no stamps: Get Bananas, a hand edit)" : ""))

@@ -38,7 +38,7 @@ public enum Addressing {
 
         if let exact = items.first(where: { $0.id.lowercased() == folded }) { return exact }
 
-        let byName = items.filter { $0.name.lowercased() == folded }
+        let byName = items.filter { $0.name.lowercasedEquals(folded) }
         if byName.count == 1 { return byName[0] }
         if byName.count > 1 { throw .ambiguous(query, candidates: byName) }
 

@@ -185,19 +185,58 @@ extension ShoppingList {
             }
         }
         foldConflictRecords(now: now)
-        if conflicts.count > Self.conflictCapacity {
-            let reviewed = conflicts.values.filter { !$0.awaitsReview }.sorted { ($0.firstSeen, $0.key) < ($1.firstSeen, $1.key) }
-            for record in reviewed.prefix(conflicts.count - Self.conflictCapacity) { conflicts[record.key] = nil }
+        dropReviewedBeyondCapacity()
+    }
+
+    /// Reviewed records beyond `conflictCapacity` go, the oldest first.
+    mutating func dropReviewedBeyondCapacity() {
+        guard conflicts.count > Self.conflictCapacity else { return }
+        let reviewed = conflicts.values.filter { !$0.awaitsReview }.sorted { ($0.firstSeen, $0.key) < ($1.firstSeen, $1.key) }
+        for record in reviewed.prefix(conflicts.count - Self.conflictCapacity) { conflicts[record.key] = nil }
+    }
+
+    /// The bound a writer keeps, applied to the records a file holds as it is read (a hostile
+    /// or runaway file of a million records): values awaiting review beyond `keptPerField` are
+    /// folded per field (counted, never dropped) and reviewed records beyond
+    /// `conflictCapacity` go, the oldest first.
+    /// Nothing is dated here: the next write dates what is new, as it does for what it merges.
+    public mutating func boundConflicts() {
+        guard !conflicts.isEmpty else { return }
+        foldConflictRecords(now: 0)
+        dropReviewedBeyondCapacity()
+    }
+
+    /// A record read from a file (`sync.conflicts`, one at a time): kept like the others, and
+    /// the records bounded (`boundConflictsSoFar`) whenever they have doubled since the last
+    /// bound, so a file's million are never all held. `boundAt` is the caller's, starting at 0.
+    public mutating func takeRead(_ record: ConflictRecord, boundAt: inout Int) {
+        conflicts[record.key] = conflicts[record.key].map { $0.merged(with: record) } ?? record
+        guard conflicts.count > max(boundAt, 4 * Self.conflictCapacity) else { return }
+        boundConflictsSoFar()
+        boundAt = 2 * conflicts.count
+    }
+
+    /// `boundConflicts` while records are still being read (a file's million, streamed): the
+    /// values beyond `conflictsKeptPerField` of a field folded, and of the reviewed records the
+    /// newest `conflictCapacity`: nothing a bound of the whole would keep.
+    public mutating func boundConflictsSoFar() {
+        // Never fewer than `conflictsKeptPerField` per field here: how many fewer the capacity
+        // asks for depends on every field's count, known only once all are read.
+        foldConflictRecords(now: 0, keeping: Self.conflictsKeptPerField)
+        let reviewed = conflicts.values.filter { !$0.awaitsReview }
+        guard reviewed.count > Self.conflictCapacity else { return }
+        for record in reviewed.sorted(by: { ($0.firstSeen, $0.key) < ($1.firstSeen, $1.key) }).prefix(reviewed.count - Self.conflictCapacity) {
+            conflicts[record.key] = nil
         }
     }
 
     /// Per field, the values awaiting review beyond the newest `keptPerField` go into the
     /// field's fold. A function of the records alone: devices holding the same records fold
     /// the same ones.
-    mutating func foldConflictRecords(now: Int64) {
+    mutating func foldConflictRecords(now: Int64, keeping kept: Int? = nil) {
         var awaiting: [ConflictRecord.Subject: [ConflictRecord.Key]] = [:]
         for (key, record) in conflicts where record.awaitsReview { awaiting[key.subject, default: []].append(key) }
-        let keep = Self.keptPerField(awaiting.values.map(\.count))
+        let keep = kept ?? Self.keptPerField(awaiting.values.map(\.count))
         var folded = false
         for (subject, keys) in awaiting where keys.count > keep {
             let going = keys.sorted().prefix(keys.count - keep)

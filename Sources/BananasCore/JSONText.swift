@@ -161,6 +161,16 @@ public struct JSONCursor {
         let value = try parser.parseValue()
         return (value, parser.shadowed)
     }
+
+    /// `valueKeepingShadowed`, with the elements of the array under its member `key` handed to
+    /// `sink` one at a time as they are read, never held together (an empty array stands in
+    /// for it in the value): a member that may hold a million small records costs one at a time.
+    public mutating func valueKeepingShadowed(streaming key: String, into sink: @escaping (JSONValue) -> Void)
+        throws(JSONSyntaxError) -> (value: JSONValue, shadowed: [(key: String, value: JSONValue)]) {
+        parser.stream = (key, sink)
+        defer { parser.stream = nil }
+        return try valueKeepingShadowed()
+    }
     /// A string, from its opening quote.
     public mutating func string() throws(JSONSyntaxError) -> String { try parser.parseString() }
     /// A number's literal text, from its first byte.
@@ -187,6 +197,8 @@ private struct Parser {
     /// The depth of the object whose shadowed members are kept (`valueKeepingShadowed`).
     var shadowedDepth = -1
     var shadowed: [(key: String, value: JSONValue)] = []
+    /// The member of the object at `shadowedDepth` whose array elements are streamed.
+    var stream: (key: String, sink: (JSONValue) -> Void)?
 
     init(bytes: [UInt8]) {
         self.bytes = bytes
@@ -268,7 +280,13 @@ private struct Parser {
             index += 1
             skipWhitespace()
             // A repeated key: the last one wins, as in most readers.
-            let value = try parseValue()
+            let value: JSONValue
+            if depth == shadowedDepth, let stream, stream.key == key, index < bytes.count, bytes[index] == UInt8(ascii: "[") {
+                try parseArray(into: stream.sink)
+                value = .array([])
+            } else {
+                value = try parseValue()
+            }
             if let earlier = object.updateValue(value, forKey: key), depth == shadowedDepth {
                 shadowed.append((key, earlier))
             }
@@ -293,6 +311,23 @@ private struct Parser {
             guard index < bytes.count else { throw error("the file ends inside an array (truncated?)") }
             if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
             if bytes[index] == UInt8(ascii: "]") { index += 1; depth -= 1; return .array(array) }
+            throw error("expected ',' or ']' in an array, found \(describe(bytes[index]))")
+        }
+    }
+
+    /// An array whose elements go to `sink` as they are read.
+    mutating func parseArray(into sink: (JSONValue) -> Void) throws(JSONSyntaxError) {
+        try enter()
+        index += 1
+        skipWhitespace()
+        if index < bytes.count, bytes[index] == UInt8(ascii: "]") { index += 1; depth -= 1; return }
+        while true {
+            skipWhitespace()
+            sink(try parseValue())
+            skipWhitespace()
+            guard index < bytes.count else { throw error("the file ends inside an array (truncated?)") }
+            if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
+            if bytes[index] == UInt8(ascii: "]") { index += 1; depth -= 1; return }
             throw error("expected ',' or ']' in an array, found \(describe(bytes[index]))")
         }
     }

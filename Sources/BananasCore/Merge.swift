@@ -257,6 +257,11 @@ extension ShoppingList {
     /// How long a delete is remembered: 180 days from when a replica first wrote it to a file.
     /// A copy that stays away longer than this may bring a deleted row back (docs/decisions.md).
     public static let tombstoneLifetimeMillis: Int64 = 180 * 86_400_000
+    /// How long a deleted row is kept whole (what "recently deleted" shows and restores: its
+    /// name, amount, section), from the same first sighting: 30 days, as mail and photo apps
+    /// keep theirs. Then only its delete is kept (the stamps it saw, for the merge contract)
+    /// until `tombstoneLifetimeMillis`, and what the row said of its name goes to the memory.
+    public static let deletedRowLifetimeMillis: Int64 = 30 * 86_400_000
     /// How long a reviewed conflict record is kept (so every device learns it was reviewed).
     /// How many a list keeps is `conflictCapacity` (ConflictBound.swift).
     public static let reviewedConflictLifetimeMillis: Int64 = 30 * 86_400_000
@@ -264,17 +269,24 @@ extension ShoppingList {
     /// Bookkeeping a writer does with its wall clock before it writes, outside `merge`:
     /// deletes and conflict records new to a file are dated `now`; a delete this device first
     /// saw (`deleteFirstSeen`, its published history) before `now - tombstoneLifetimeMillis`
-    /// is forgotten with the row it hides, never by its stamp or a date a file claims;
+    /// is forgotten with the row it hides, never by its stamp or a date a file claims (the
+    /// row itself, past `deletedRowLifetimeMillis`, the delete staying);
     /// conflict records are bounded by `collectConflictRecords` (reviewed ones expire, a
     /// field's older unreviewed values are folded, never dropped uncounted). What the
     /// forgotten rows said of their names stays in the memory.
     public mutating func collectGarbage(now: Int64, deleteFirstSeen: (String, Stamp) -> Int64? = { _, _ in nil }) {
-        var expired: [String] = []
+        var expired: [String] = [], faded: [String] = []
         for (id, tombstone) in tombstones {
             if tombstone.firstSeen == 0 { tombstones[id]!.firstSeen = now }
-            if let seen = deleteFirstSeen(id, tombstone.hidden), seen < now - Self.tombstoneLifetimeMillis { expired.append(id) }
+            guard let seen = deleteFirstSeen(id, tombstone.hidden) else { continue }
+            if seen < now - Self.tombstoneLifetimeMillis {
+                expired.append(id)
+            } else if seen < now - Self.deletedRowLifetimeMillis, rows[id] != nil, !isVisible(id) {
+                faded.append(id)
+            }
         }
-        rememberForgottenRows(expired.filter { !isVisible($0) }, now: now)
+        rememberForgottenRows((expired + faded).filter { !isVisible($0) }, now: now)
+        for id in faded { rows[id] = nil }
         for id in expired {
             if !isVisible(id) { rows[id] = nil }
             tombstones[id] = nil

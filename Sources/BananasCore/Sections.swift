@@ -47,7 +47,7 @@ extension ShoppingList {
 
     /// Adds a section at `index` (the end when nil).
     public func addSectionEdit(_ name: String, at index: Int? = nil) throws -> ListEdit {
-        if sections.contains(where: { $0.lowercased() == name.lowercased() }) {
+        if sections.contains(where: { $0.isSameName(as: name) }) {
             throw SectionError.exists(name)
         }
         var updated = sections
@@ -163,8 +163,8 @@ struct SectionNamed {
 
     func answer(in list: ShoppingList) -> String? {
         if isExact || list.sections.contains(name) { return name }
-        if let own = list.sections.first(where: { $0.lowercased() == folded }) { return own }
+        if let own = list.sections.first(where: { $0.lowercasedEquals(folded) }) { return own }
         if variants.count <= 1 { return variants.first }
-        return list.displaySections.first { $0.lowercased() == folded }
+        return list.displaySections.first { $0.lowercasedEquals(folded) }
     }
 }

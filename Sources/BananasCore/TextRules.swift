@@ -188,6 +188,10 @@ public enum TextRules {
 }
 
 extension String {
+    /// The one rule for names of items and sections: equal whatever their case ("Milk" is
+    /// "milk"; canonically equivalent spellings too). Every surface asks it here.
+    public func isSameName(as other: String) -> Bool { lowercasedEquals(other.lowercased()) }
+
     /// `lowercased() == folded`, without making the lower-case string when both are ASCII
     /// (nearly every name): finding an item or a section by name asks it of every row.
     /// Anything else goes through `lowercased()` and `==` (canonical equivalence included).

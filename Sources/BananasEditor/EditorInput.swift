@@ -401,7 +401,7 @@ extension EditorState {
         let typed = prompt.line.text.lowercased()
         let candidates = sections.filter { $0.lowercased().hasPrefix(typed) || typed.isEmpty }
         guard !candidates.isEmpty else { return }
-        if let current = candidates.firstIndex(where: { $0.lowercased() == typed }) {
+        if let current = candidates.firstIndex(where: { $0.lowercasedEquals(typed) }) {
             prompt.line.set(candidates[(current + 1) % candidates.count])
         } else {
             prompt.line.set(candidates[0])
@@ -695,7 +695,7 @@ extension EditorState {
         case .restore, .dismiss, .dismissAll, nil: mode = .normal
         }
         // No further than the last page.
-        let lines = mode == .messages ? Screen.messageLines(history, width: screenWidth).count : Screen.helpLines(readOnly: readOnly).count
+        let lines = mode == .messages ? Screen.messageLines(history, width: screenWidth).count : Screen.helpRows(readOnly: readOnly, width: screenWidth).count
         helpScroll = min(max(0, helpScroll), max(0, lines - overlayLines))
         return .none
     }

@@ -396,11 +396,25 @@ public enum Screen {
         return lines
     }
 
+    /// Where the help overlay's text starts, and how wide its box's content is at most.
+    static let helpKeyColumn = 19, helpWidth = 66
+
+    /// `helpLines` as the overlay shows them on a screen `width` wide: a text too long for its
+    /// column wraps onto lines of its own (empty keys), never cut.
+    public static func helpRows(readOnly: Bool, width: Int) -> [(keys: String, help: String)] {
+        let room = min(width - 2, helpWidth + 4) - 4 - helpKeyColumn
+        guard room >= 8 else { return helpLines(readOnly: readOnly) }
+        return helpLines(readOnly: readOnly).flatMap { line -> [(keys: String, help: String)] in
+            guard !line.help.isEmpty else { return [line] }
+            return TextWidth.wrap(line.help, to: room).enumerated().map { ($0.offset == 0 ? line.keys : "", $0.element) }
+        }
+    }
+
     static func drawHelp(_ grid: inout Grid, _ state: EditorState) {
-        let lines = helpLines(readOnly: state.readOnly)
-        let keyColumn = 19
+        let lines = helpRows(readOnly: state.readOnly, width: grid.width)
+        let keyColumn = helpKeyColumn
         let box = drawBox(&grid, title: "Keys", footer: "j/k scroll · any other key closes",
-                          contentWidth: 66, contentHeight: lines.count)
+                          contentWidth: helpWidth, contentHeight: lines.count)
         let scroll = min(state.helpScroll, max(0, lines.count - box.height))
         for (k, line) in lines.dropFirst(scroll).prefix(box.height).enumerated() {
             let y = box.y + k

@@ -49,13 +49,16 @@ public final class ListFile: Sendable {
     /// The time this file's writes are stamped and published with, and its instance's delays.
     public let time: any TimeSource
 
-    public init(path: String, createsFolder: Bool = false, stateDirectory: String? = nil, time: any TimeSource = SystemTime()) {
+    /// `spareDirectory`: where the state goes while `stateDirectory` cannot take it
+    /// (`Locations.spareStateDirectory`); nil has no spare, and writes wait for the state folder.
+    public init(path: String, createsFolder: Bool = false, stateDirectory: String? = nil, spareDirectory: String? = nil,
+                time: any TimeSource = SystemTime()) {
         self.time = time
         self.path = ListFile.resolve(path)
         self.lockPath = self.path + ".lock"
         self.createsFolder = createsFolder
         let resolved = self.path
-        let state = stateDirectory.map { StateFolder(listPath: resolved, stateDirectory: $0) }
+        let state = stateDirectory.map { StateFolder(listPath: resolved, stateDirectory: $0, spareDirectory: spareDirectory) }
         self.state = state
         self.base = state.map(BaseStore.init(folder:))
         self.decodesRowsOnDemand = false

@@ -454,7 +454,7 @@ enum EditingTools {
             if let name = try Batch.text(entry["name"], as: .name) {
                 // As add_items refuses a second "Milk": a rename onto another item's name.
                 if !insist, let other = working.firstItem(named: name).flatMap({ first in
-                    first.id != item.id ? first : working.items.first { $0.id != item.id && $0.name.lowercased() == name.lowercased() }
+                    first.id != item.id ? first : working.items.first { $0.id != item.id && $0.name.isSameName(as: name) }
                 }) {
                     return self.entry(index, item: item.name, status: "already_on_list", id: other.id,
                                       note: "another item is named \(other.name) already (\(other.checked ? "checked" : "unchecked"), id \(other.id)); nothing was changed in this entry; pass allow_duplicates: true to rename anyway")

@@ -140,7 +140,7 @@ struct ListPage {
         var matching = snapshot.items
         var shownSection: String?
         if let section {
-            guard let spelled = snapshot.list.section(named: section) ?? snapshot.sections.first(where: { $0.lowercased() == section.lowercased() }) else {
+            guard let spelled = snapshot.list.section(named: section) ?? snapshot.sections.first(where: { $0.isSameName(as: section) }) else {
                 let close = Self.closeSections(section, in: snapshot.sections)
                 let offered = Array((close.isEmpty ? snapshot.sections : close).prefix(AnswerBudget.shown))
                 let total = close.isEmpty ? snapshot.sections.count : close.count

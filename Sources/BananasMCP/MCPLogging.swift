@@ -13,6 +13,6 @@ public enum MCPLogging {
         guard let text = text?.trimmingWhitespace().lowercased(), !text.isEmpty else { return (defaultLevel, nil) }
         if let level = Logger.Level(rawValue: text == "warn" ? "warning" : text) { return (level, nil) }
         let known = Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")
-        return (defaultLevel, "\(environmentKey)=\(text) is not a level (\(known)); logging at \(defaultLevel.rawValue)")
+        return (defaultLevel, "\(environmentKey)=\(TextRules.escaped(text)) is not a level (\(known)); logging at \(defaultLevel.rawValue)")
     }
 }

@@ -63,7 +63,7 @@ public final class BananasMCPServer: Sendable {
             let stdio = LineTransport(endingOn: [SIGTERM, SIGINT, SIGHUP], logger: transportLogger)
             try await server.start(transport: ToolCallTransport(wrapping: stdio, server: self))
         } catch {
-            logger.error("could not start on stdio: \(error)")
+            logger.error("could not start on stdio: \(TextRules.escaped("\(error)"))")
             throw error
         }
         await server.waitUntilCompleted()
@@ -103,7 +103,7 @@ public final class BananasMCPServer: Sendable {
             let reason = status.pausedBy?.pausedReason
             guard reason != lastReason else { return }
             if let paused = status.pausedBy {
-                logger.warning("list paused (\(paused.pausedReason)): \(paused.description)", metadata: ["pending": "\(status.pendingCount)"])
+                logger.warning("list paused (\(TextRules.escaped(paused.pausedReason))): \(paused.description)", metadata: ["pending": "\(status.pendingCount)"])
             } else if lastReason != nil {
                 logger.notice("list writable again", metadata: ["pending": "\(status.pendingCount)"])
             }
@@ -145,12 +145,12 @@ public final class BananasMCPServer: Sendable {
         await server.withMethodHandler(ResourceSubscribe.self) { params in
             guard params.uri == Self.listURI else { throw MCPError.invalidParams("unknown resource \(params.uri); the list is \(Self.listURI)") }
             await MainActor.run { _ = subscribers.uris.insert(params.uri) }
-            logger.info("client subscribed to \(params.uri)")
+            logger.info("client subscribed to \(TextRules.escaped(params.uri))")
             return Empty()
         }
         await server.withMethodHandler(ResourceUnsubscribe.self) { params in
             await MainActor.run { _ = subscribers.uris.remove(params.uri) }
-            logger.info("client unsubscribed from \(params.uri)")
+            logger.info("client unsubscribed from \(TextRules.escaped(params.uri))")
             return Empty()
         }
         await MainActor.run { [store] in
@@ -161,7 +161,7 @@ public final class BananasMCPServer: Sendable {
                         try await server.notify(ResourceUpdatedNotification.message(.init(uri: Self.listURI)))
                         logger.debug("notified resource update", metadata: ["change": "\(change)"])
                     } catch {
-                        logger.error("could not send notifications/resources/updated: \(error)")
+                        logger.error("could not send notifications/resources/updated: \(TextRules.escaped("\(error)"))")
                     }
                 }
             }
@@ -189,7 +189,7 @@ public final class BananasMCPServer: Sendable {
         let started = ContinuousClock.now
         if logger.logLevel <= .debug {
             let shown = (try? JSONEncoder().encode(Value.object(arguments))).map { String(decoding: $0, as: UTF8.self) } ?? ""
-            logger.debug("tool \(name) called", metadata: ["arguments": "\(shown.prefix(2_000))"])
+            logger.debug("tool \(TextRules.escaped(name)) called", metadata: ["arguments": "\(TextRules.escaped(String(shown.prefix(2_000))))"])
         }
         let result = Self.escaped(await dispatch(name, arguments))
         let ms = Int(((ContinuousClock.now - started) / .milliseconds(1)).rounded())

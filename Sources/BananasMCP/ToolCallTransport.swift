@@ -267,7 +267,7 @@ public actor ToolCallTransport: Transport {
         await sendNotification("notifications/subscriptions/acknowledged", [
             "notifications": .object(honored), "_meta": .object([Self.subscriptionKey: id]),
         ])
-        logger.info("client listens", metadata: ["resources": "\(uris)"])
+        logger.info("client listens", metadata: ["resources": "\(TextRules.escaped("\(uris)"))"])
         if listening == nil {
             let server = server
             listening = await MainActor.run {
@@ -340,7 +340,7 @@ public actor ToolCallTransport: Transport {
         do {
             try await inner.send(Data(out))
         } catch {
-            logger.error("could not send the result of \(call.name): \(error)")
+            logger.error("could not send the result of \(TextRules.escaped(call.name)): \(TextRules.escaped("\(error)"))")
         }
     }
 
@@ -362,7 +362,7 @@ public actor ToolCallTransport: Transport {
         do {
             try await inner.send(Data(JSONText.compact(message).utf8))
         } catch {
-            logger.error("could not send a message: \(error)")
+            logger.error("could not send a message: \(TextRules.escaped("\(error)"))")
         }
     }
 }

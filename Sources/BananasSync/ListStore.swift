@@ -172,21 +172,41 @@ public final class ListStore {
 
     private func journalDelta(_ delta: ShoppingList) {
         guard mode == .live, let state = file.state else { return }
-        do {
-            // After a failure, a new journal takes everything the file lacks, not this edit alone.
-            let fresh = journal == nil
-            if fresh { journal = try Journal(in: state) }
-            try journal!.append(fresh && unjournaled > 0 ? list.delta(from: lastSynced) : delta)
-            status.journalProblem = nil
-            unjournaled = 0
-        } catch {
-            // The edit still goes to the file within milliseconds; the status says it is
-            // not crash-safe until then, and every surface that acknowledges it says so. The
-            // journal is made anew at the next edit (its folder may be back by then).
-            status.journalProblem = error
-            journal = nil
-            unjournaled += 1
+        // A journal holding edits stays where it is; an empty one goes back to the state folder.
+        var places = [state] + (state.spare.map { [$0] } ?? [])
+        if let journal, journal.count > 0, let at = places.firstIndex(of: journal.folder), at > 0 { places.swapAt(0, at) }
+        var failure: ListFileError?
+        for place in places {
+            do {
+                try journal(delta, in: place)
+                return
+            } catch {
+                failure = failure ?? error
+            }
         }
+        // The edit still goes to the file within milliseconds; the status says it is
+        // not crash-safe until then, and every surface that acknowledges it says so. The
+        // journal is made anew at the next edit (its folder may be back by then).
+        status.journalProblem = failure
+        journal = nil
+        unjournaled += 1
+    }
+
+    /// Appends `delta` to this instance's journal in `state` (the state folder or its spare),
+    /// made there when it is elsewhere or was lost. A journal made anew takes everything the
+    /// file lacks, not this edit alone (the one before may have lost lines); one left behind
+    /// with edits is adopted, like a dead instance's, by the next instance on this file.
+    private func journal(_ delta: ShoppingList, in state: StateFolder) throws(ListFileError) {
+        let fresh = journal?.folder != state
+        if fresh {
+            let made = try Journal(in: state)
+            if let old = journal, old.count == 0 { old.remove() }
+            journal = made
+        }
+        let whole = fresh && (unjournaled > 0 || status.journalProblem != nil || state.isSpare)
+        try journal!.append(whole ? list.delta(from: lastSynced) : delta)
+        status.journalProblem = nil
+        unjournaled = 0
     }
 
     /// Edits not yet in the file that no journal holds either (it could not be written):
@@ -375,6 +395,7 @@ public final class ListStore {
                 unjournaled = 0
             }
             status.lastSyncMillis = time.nowMillis()
+            status.stateInSpare = outcome.stateInSpare
             if let failure = outcome.stateFailure {
                 // The file holds the write, but this machine's state does not: paused, and
                 // retried (saving the state first) like any write that time can fix.

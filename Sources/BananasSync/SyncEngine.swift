@@ -172,7 +172,7 @@ final class SyncEngine: @unchecked Sendable {
         if file.unsavedBase?.hash == hash || glance?.writtenHashes.last == hash { return .newest }
         if glance?.writtenHashes.contains(hash) == true { return .older }
         guard let store = file.base else { return .foreign }
-        if store.announced() == hash { return .newest }
+        if store.announces(hash) { return .newest }
         if FileLock.waitUntilFree(path: file.lockPath, timeoutMillis: writerSettleMillis),
            store.glance().writtenHashes.contains(hash) {
             return .newest
@@ -276,6 +276,7 @@ final class SyncEngine: @unchecked Sendable {
         lastSeenHash = result.snapshot.contentHash
         if result.baseSaveFailure == nil { (unpublished, lastJudged) = (nil, nil) }
         return FlushOutcome(fileState: result.fileState, written: result.list, wrote: result.wrote, stateFailure: result.baseSaveFailure,
+                            stateInSpare: file.base?.keptInSpare()?.reason,
                             snapshot: result.snapshot, copiesMerged: copies.retired, copiesUnmerged: copies.unmerged)
     }
 
@@ -496,7 +497,7 @@ final class SyncEngine: @unchecked Sendable {
     /// Journals left by dead instances of this file.
     func orphans(excluding own: String?) -> [Journal.Orphan] {
         guard let state = file.state else { return [] }
-        return Journal.orphans(in: state, excluding: own)
+        return Journal.orphans(in: state, excluding: own) + (state.spare.map { Journal.orphans(in: $0, excluding: own) } ?? [])
     }
 }
 
@@ -515,6 +516,8 @@ struct FlushOutcome: Sendable {
     /// The write landed but this machine's sync state could not be saved after it
     /// (`ListFile.UpdateResult.baseSaveFailure`): pause with it until a flush saves it.
     var stateFailure: ListFileError?
+    /// Why the state folder could not take this machine's sync state, which its spare holds.
+    var stateInSpare: ListFileError?
     /// The file as it is now.
     var snapshot: ListFile.Snapshot
     /// Conflict copies merged and retired (`mergingCopies`), and those left in place.

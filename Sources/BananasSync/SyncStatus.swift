@@ -27,6 +27,9 @@ public struct SyncStatus: Equatable, Sendable {
     public var lastSyncMillis: Int64?
     /// The journal cannot be written: edits are confirmed only once they reach the file.
     public var journalProblem: ListFileError?
+    /// The state folder cannot take this machine's sync state (why): its spare holds it
+    /// (`StateFolder.spare`), and nothing waits for it.
+    public var stateInSpare: ListFileError?
     /// The largest amount, in ms, by which a stamp seen was ahead of this machine's clock.
     public var clockSkewMillis: Int64 = 0
     /// The replica (instance) whose stamp was furthest ahead, when that is past the warning.
@@ -64,6 +67,7 @@ public struct SyncStatus: Equatable, Sendable {
             if pendingCount > 0 { text += " (\(pendingCount) waiting)" }
         }
         if let journalProblem { text += " · journal: " + journalProblem.pausedReason }
+        if let stateInSpare { text += " · state in spare: " + stateInSpare.pausedReason }
         if clockSkewMillis > SyncStatus.skewWarningMillis {
             text += " · clock skew " + SyncStatus.duration(clockSkewMillis) + (clockSkewReplica.map { " (\($0))" } ?? "")
         }
@@ -91,6 +95,7 @@ public struct SyncStatus: Equatable, Sendable {
             if pendingCount > 0 { short += " · \(pendingCount) queued" }
         }
         if journalProblem != nil { short += " · no journal" }
+        if stateInSpare != nil { short += " · state in spare" }
         if clockSkewMillis > SyncStatus.skewWarningMillis { short += " · skew \(clockSkewMillis / 1000)s" }
         return short
     }

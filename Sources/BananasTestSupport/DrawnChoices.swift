@@ -20,3 +20,19 @@ extension RandomNumberGenerator {
     /// A number in 0..<bound (bound > 0).
     public mutating func below(_ bound: Int) -> Int { Int.random(in: 0..<bound, using: &self) }
 }
+
+/// For tests only: SplitMix64, a generator whose draws are fixed by its seed, for tests that
+/// run a few fixed random cases (a red run is never chance).
+public struct SeededGenerator: RandomNumberGenerator, Sendable {
+    private var state: UInt64
+
+    public init(seed: UInt64) { state = seed }
+
+    public mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}

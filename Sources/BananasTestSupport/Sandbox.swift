@@ -16,7 +16,12 @@ public final class Sandbox: @unchecked Sendable {
 
     public var listPath: String { path + "/list/BananaList.json" }
     public var stateDirectory: String { path + "/state" }
-    public func file(time: any TimeSource = SystemTime()) -> ListFile { ListFile(path: listPath, stateDirectory: stateDirectory, time: time) }
+    /// The spare state folder (`Locations.spareStateDirectory`) of a file made with `spare`.
+    public var spareDirectory: String { path + "/run/bananas" }
+    /// The list, with its state folder; with `spare`, a spare for it too (a user's run has one).
+    public func file(time: any TimeSource = SystemTime(), spare: Bool = false) -> ListFile {
+        ListFile(path: listPath, stateDirectory: stateDirectory, spareDirectory: spare ? spareDirectory : nil, time: time)
+    }
 
     public func write(_ text: String) {
         createTestFile(atPath: listPath, contents: Data(text.utf8))

@@ -37,7 +37,14 @@ public final class SmallDisk: @unchecked Sendable {
     @discardableResult
     public func setReadOnly(_ readOnly: Bool) -> Bool {
         let flags = UInt(MS_REMOUNT) | (readOnly ? UInt(MS_RDONLY) : 0)
-        return Glibc.mount("tmpfs", path, "tmpfs", flags, nil) == 0
+        // EBUSY while a file on it is open for writing: another test's child, between its fork
+        // and its exec, briefly holds a copy of every descriptor of this process (the filler's).
+        for _ in 0..<100 {
+            if Glibc.mount("tmpfs", path, "tmpfs", flags, nil) == 0 { return true }
+            guard errno == EBUSY else { return false }
+            usleep(20_000)
+        }
+        return false
     }
 
     deinit {

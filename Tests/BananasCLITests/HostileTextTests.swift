@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import BananasTestSupport
 
 /// Hostile text against the CLI and the editor in a real terminal: stored names with escape
 /// sequences, C0/C1 controls, bidi overrides and 10,000 characters (written by another
@@ -8,11 +9,7 @@ import Testing
 /// limit holds.
 @Suite("Hostile text: CLI and editor")
 struct HostileTextTests {
-    static let names = [
-        "Milk\u{1B}]0;pwned\u{07}", "Eggs\u{1B}[2J\u{1B}[H", "\u{9B}31mBread", "Jam\u{202E}kliM", "Mi\u{2066}so\u{2069}",
-        "Tea\u{0}\u{8}\u{8}", "Rice\r\nOats", "Salt\u{7F}", "Oil\u{2028}Vinegar", "Nuts\u{200F}\u{1B}P+q\u{1B}\\",
-        String(repeating: "L", count: 10_000),
-    ]
+    static let names = HostileText.names
 
     /// A file as another program would write it, with every hostile name, amount and section.
     static func hostileFile() -> String {
@@ -26,16 +23,8 @@ struct HostileTextTests {
         return #"{"sections": [\#(json("Dairy\u{1B}[41m"))], "items": [\#(rows.joined(separator: ",\n"))]}"#
     }
 
-    /// True when `text` holds a control character or bidi control other than newline.
-    static func rawUnsafe(_ text: String) -> Bool {
-        text.unicodeScalars.contains { scalar in
-            switch scalar.value {
-            case 0x0A: false
-            case 0x00...0x1F, 0x7F...0x9F, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069, 0x2028, 0x2029: true
-            default: false
-            }
-        }
-    }
+    /// True when `text` holds a scalar that must never leave bananas raw (`HostileText.isRaw`).
+    static func rawUnsafe(_ text: String) -> Bool { HostileText.firstRaw(in: text) != nil }
 
     @Test("stored hostile text: list, status, sections, conflicts and errors print it escaped")
     func cliOutput() async {

@@ -37,8 +37,12 @@ struct PhoneAtTheStoreTests {
     /// binary for commands, `bananas-test session` for running instances.
     struct Laptop {
         let cli = CLI()
-        var state: String { cli.home + "/state" }
-        var environment: [String: String] { ["XDG_STATE_HOME": state] }
+        /// XDG_STATE_HOME: the test's own, or `state` given.
+        let stateHome: String?
+        init(state: String? = nil) { stateHome = state }
+        /// This machine's state folder (`$XDG_STATE_HOME/bananas`).
+        var state: String { (stateHome ?? cli.home + "/state") + "/bananas" }
+        var environment: [String: String] { ["XDG_STATE_HOME": stateHome ?? cli.home + "/state"] }
         var folder: String { cli.folder }
         var listPath: String { cli.listPath }
 

@@ -135,6 +135,8 @@ extension CLI {
         environment["HOME"] = home
         environment["XDG_STATE_HOME"] = nil
         environment["XDG_DATA_HOME"] = nil
+        // The spare state folder (`Locations.spareStateDirectory`): the test's own, never /tmp's.
+        environment["XDG_RUNTIME_DIR"] = home + "/run"
         // Every bananas this test starts logs its lock waits there (the reliability harness
         // reports the worst); written only when the folder exists.
         environment["BANANAS_LOCK_WAIT_LOG"] = lockWaitLog

@@ -54,7 +54,7 @@ final class Tmux {
     private func command(_ arguments: [String], _ extra: [String: String], statusPath: String) -> String {
         var environment = cli.environment(extra)
         if extra["TERM"] == nil { environment["TERM"] = nil }  // tmux's own, unless a test sets one
-        let keep = ["BANANAS_FILE", "HOME", "PATH", "LANG", "LC_ALL", "TERM", "COLORTERM",
+        let keep = ["BANANAS_FILE", "HOME", "XDG_RUNTIME_DIR", "PATH", "LANG", "LC_ALL", "TERM", "COLORTERM",
                     "NO_COLOR", "BANANAS_THEME", "XDG_CONFIG_HOME", "COLORFGBG"]
         // Colour and theme settings come only from the test (swift test itself sets NO_COLOR).
         for key in ["COLORTERM", "NO_COLOR", "BANANAS_THEME", "XDG_CONFIG_HOME", "COLORFGBG"] where extra[key] == nil { environment[key] = nil }

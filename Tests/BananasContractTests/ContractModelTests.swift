@@ -278,6 +278,8 @@ final class ContractModel {
     /// a delete it first saw more than `tombstoneLifetimeMillis` ago, and no device saw it
     /// before it was made).
     func expired(_ delete: Int) -> Bool { events[delete].at < t - ShoppingList.tombstoneLifetimeMillis }
+    /// A delete whose row may be kept only as the delete (`ShoppingList.deletedRowLifetimeMillis`).
+    func faded(_ delete: Int) -> Bool { events[delete].at < t - ShoppingList.deletedRowLifetimeMillis }
 
     /// Rules 3 and 4 (deletes are causal, absence is not deletion): a row is visible exactly
     /// when some field's current value was written by an edit no known delete of it had seen.
@@ -339,6 +341,14 @@ final class ContractModel {
                         tolerated["a row forgotten with its delete, once the window passed", default: 0] += 1
                         continue
                     }
+                    // A deleted row is kept whole for 30 days from its delete's first sighting
+                    // (what recently deleted shows), then only its delete: the values that
+                    // delete saw go with the row, the delete stays in force.
+                    if merged.tombstones[itemID] != nil,
+                       (deletesOf[itemID] ?? []).contains(where: { faded($0) && events[$0].knowledge.contains(id) }) {
+                        tolerated["a deleted row kept only as its delete after 30 days", default: 0] += 1
+                        continue
+                    }
                     fail("rule 5 (nothing lost)", "row \(itemID) is gone from the merge")
                     return
                 }
@@ -351,6 +361,12 @@ final class ContractModel {
             // A value a delete saw is forgotten with the delete once its window passed.
             if case .item(let itemID, _) = subject, (deletesOf[itemID] ?? []).contains(where: { expired($0) && events[$0].knowledge.contains(id) }) {
                 tolerated["a value a delete older than its window saw, forgotten with it", default: 0] += 1
+                continue
+            }
+            // A value a delete saw goes with the deleted row's body after 30 days: a row an
+            // unseen edit brings back then has the editor's values in the fields it did not edit.
+            if case .item(let itemID, _) = subject, (deletesOf[itemID] ?? []).contains(where: { faded($0) && events[$0].knowledge.contains(id) }) {
+                tolerated["a value a delete saw, gone with its row's body after 30 days", default: 0] += 1
                 continue
             }
             // A section value is a key; one that shows under the same name is the same section

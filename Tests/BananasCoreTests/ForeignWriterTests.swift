@@ -124,7 +124,7 @@ extension StamplessWriter {
         var base = try sampleList()
         try base.apply(.delete(id: "C"), stamp: stamp(20, "me"))
         let file = StamplessWriter.app(base) { _ in }
-        var absorbed = judged(file, base: base, stamp: now)
+        let absorbed = judged(file, base: base, stamp: now)
         #expect(absorbed == base, "a rewrite that changed nothing absorbs to the base itself")
     }
 

@@ -199,8 +199,26 @@ struct ListDigest: Equatable, CustomStringConvertible {
         list.collectGarbage(now: 500 + ShoppingList.tombstoneLifetimeMillis, sightings: &sightings)
         #expect(list.tombstones.keys.sorted() == ["B"])
         #expect(list.rows["A"] == nil)
-        #expect(list.rows["B"] != nil, "a recent delete keeps its hidden row")
+        #expect(list.rows["B"] == nil, "a delete older than 30 days keeps no row")
         #expect(list.items.map(\.id) == ["C"])
+    }
+
+    @Test("a deleted row is kept whole for 30 days from its first sighting, then only its delete (in force until 180 days); its name is remembered")
+    func deletedRowsFadeAfterThirtyDays() throws {
+        var list = try sampleList()
+        var sightings: [String: Int64] = [:]
+        let day: Int64 = 86_400_000
+        let stale = list
+        try list.apply(.delete(id: "A"), stamp: stamp(10))
+        list.collectGarbage(now: 10, sightings: &sightings)
+        list.collectGarbage(now: 10 + 29 * day, sightings: &sightings)
+        #expect(list.rows["A"] != nil && list.recentlyDeleted.map(\.item.id) == ["A"], "still in recently deleted at 29 days")
+        list.collectGarbage(now: 10 + 31 * day, sightings: &sightings)
+        #expect(list.rows["A"] == nil && list.tombstones["A"] != nil && list.recentlyDeleted.isEmpty)
+        #expect(list.rememberedItems(now: 10 + 31 * day).contains { $0.name == stale.rows["A"]!.name }, "its name is remembered")
+        // A stale copy from before the delete changes nothing: the delete is still in force.
+        list.merge(stale)
+        #expect(!list.isVisible("A"))
     }
 
     @Test func aTombstoneOfAResurrectedRowExpiresWithoutTouchingTheRow() throws {

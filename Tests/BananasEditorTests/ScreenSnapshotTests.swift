@@ -198,6 +198,18 @@ struct ScreenSnapshotTests {
         }
     }
 
+    @Test("no help text is cut at any width: a long one wraps in its column", arguments: [50, 70, 80, 120])
+    func helpWraps(width: Int) {
+        let rows = Screen.helpRows(readOnly: false, width: width)
+        let shown = rows.map(\.help).joined(separator: " ")
+        for line in Screen.helpLines(readOnly: false) where !line.help.isEmpty {
+            #expect(shown.contains(line.help) || rows.contains { $0.keys == line.keys && line.help.hasPrefix($0.help) },
+                    "\(line.keys): \(line.help)")
+        }
+        let room = min(width - 2, 70) - 4 - 19
+        #expect(rows.allSatisfy { TextWidth.of($0.help) <= room }, "every row fits its column")
+    }
+
     @Test("the help overlay lists every binding of the key table")
     func help() {
         var s = Session(height: 97)
@@ -206,14 +218,13 @@ struct ScreenSnapshotTests {
         expectScreen(grid, """
              bananas                                                  2/6 checked
             ▾ Produce  1/3 checked
-              [ ] Bananas  6
              ┌─ Keys ───────────────────────────────────────────────────────────┐
              │ Move                                                             │
-            ▾│ j ↓                move down                                     │
-             │ k ↑                move up                                       │
+             │ j ↓                move down                                     │
+            ▾│ k ↑                move up                                       │
              │ g Home             go to the top                                 │
-            ▾│ G End              go to the bottom                              │
-             │ PgDn Ctrl-F Ctrl-D page down                                     │
+             │ G End              go to the bottom                              │
+            ▾│ PgDn Ctrl-F Ctrl-D page down                                     │
              │ PgUp Ctrl-B Ctrl-U page up                                       │
              │ Tab ]              next section                                  │
              │ Shift-Tab [        previous section                              │
@@ -296,7 +307,8 @@ struct ScreenSnapshotTests {
              │ synced             the file holds every edit made here           │
              │ pending N          N edits in the journal, not yet in the file   │
              │ conflict N         N values lost to a concurrent edit: c reviews │
-             │ paused: why        the file cannot be read or written; edits wa… │
+             │ paused: why        the file cannot be read or written; edits     │
+             │                    wait                                          │
              └─ j/k scroll · any other key closes ──────────────────────────────┘
 
 

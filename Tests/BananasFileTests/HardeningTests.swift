@@ -232,6 +232,79 @@ import BananasTestSupport
         #expect(ratio < 50, "\(ratio): reading sections is not linear")
     }
 
+    /// Issue 39, item 7: a file of a million conflict records cost every later step (18 s and
+    /// 1.6 GB for `status`). The writer's bound now applies as a file is read.
+    static func conflictFile(records: Int, rows: Int, reviewed: Bool = false) -> [UInt8] {
+        let ids = (0..<rows).map { String(format: "%08d-0000-4000-8000-000000000000", $0) }
+        let items = ids.map { #"{"id": "\#($0)", "name": "Item \#($0)", "amount": "", "section": "Other", "checked": false, "optional": false}"# }
+        let records = (0..<records).map { i in
+            #"{"field": "amount", "item": "\#(ids[i % rows])", "lost": "v\#(i)", "lostStamp": "\#(String(format: "%016d", 1_795_800_000_000 + i))-000000-aaaaaaaaaaaa""#
+                + (reviewed ? #", "resolved": "\#(String(format: "%016d", 1_795_900_000_000 + i))-000000-bbbbbbbbbbbb", "resolution": "dismissed", "firstSeen": \#(1_795_900_000_000 + i)"# : "") + "}"
+        }
+        return Array((#"{"schemaVersion": 3, "sections": ["Other"], "items": ["# + items.joined(separator: ",")
+            + #"], "sync": {"conflicts": ["# + records.joined(separator: ",") + "]}}").utf8)
+    }
+
+    @Test("conflict records are bounded as a file is read: values awaiting review folded per field and counted, never dropped",
+          arguments: [(records: 30_000, rows: 1), (records: 30_000, rows: 3_000)])
+    func conflictsBoundedOnRead(records: Int, rows: Int) throws {
+        let list = try ListCodec.decode(Self.conflictFile(records: records, rows: rows)).list
+        #expect(list.conflicts.count <= max(ShoppingList.conflictCapacity, rows), "\(list.conflicts.count) records kept")
+        #expect(list.conflictFolds.count == rows)
+        let counted = list.conflicts.count + list.conflictFolds.values.reduce(0) { $0 + $1.awaitingCount }
+        #expect(counted == records, "every value awaiting review is listed or counted in its field's fold")
+        #expect(list.conflictFolds.values.allSatisfy { $0.firstSeen == 0 }, "nothing dated on read")
+    }
+
+    @Test("records bounded as they stream in end as the whole set bounded at once (fixed seeds)", arguments: [1, 2, 3, 4])
+    func streamedBoundIsTheWholeBound(seed: UInt64) throws {
+        var rng = SeededGenerator(seed: seed)
+        let rows = Int.random(in: 1...40, using: &rng), count = Int.random(in: 900...4_000, using: &rng)
+        let ids = (0..<rows).map { String(format: "%08d-0000-4000-8000-000000000000", $0) }
+        var records: [String] = []
+        for i in 0..<count {
+            let field = ["amount", "name", "checked"].randomElement(using: &rng)!
+            let lost = field == "checked" ? (Bool.random(using: &rng) ? "true" : "false") : #""v\#(Int.random(in: 0..<50, using: &rng))""#
+            // Each record its own value (a file bananas wrote never repeats one; a repeated
+            // one, reviewed in one copy only, may end folded where the whole set keeps it).
+            let stamp = String(format: "%016d-%06d-aaaaaaaaaaaa", 1_795_800_000_000 + Int.random(in: 0..<5_000, using: &rng), i)
+            let reviewed = Int.random(in: 0..<4, using: &rng) == 0
+                ? #", "resolved": "\#(String(format: "%016d", 1_795_900_000_000 + i))-000000-bbbbbbbbbbbb", "resolution": "dismissed", "firstSeen": \#(1_795_900_000_000 + Int.random(in: 0..<300, using: &rng))"# : ""
+            records.append(#"{"field": "\#(field)", "item": "\#(ids.randomElement(using: &rng)!)", "lost": \#(lost), "lostStamp": "\#(stamp)"\#(reviewed)}"#)
+        }
+        let file = Array((#"{"schemaVersion": 3, "sections": ["Other"], "items": [], "sync": {"conflicts": ["# + records.joined(separator: ",") + "]}}").utf8)
+        let streamed = try ListCodec.decode(file).list
+        let all = records.compactMap { try? JSONText.parse(Array($0.utf8)) }.compactMap(ListCodec.decodeConflict)
+        var whole = ShoppingList(sectionEntries: [:], rows: [], conflicts: all)
+        whole.boundConflicts()
+        #expect(streamed.conflicts == whole.conflicts, "\(streamed.conflicts.count) records streamed, \(whole.conflicts.count) whole")
+        #expect(streamed.conflictFolds == whole.conflictFolds, "\(streamed.conflictFolds.count) folds streamed, \(whole.conflictFolds.count) whole")
+    }
+
+    @Test("reviewed conflict records beyond the capacity are not kept as a file is read, the oldest going first")
+    func reviewedBoundedOnRead() throws {
+        let list = try ListCodec.decode(Self.conflictFile(records: 5_000, rows: 5_000, reviewed: true)).list
+        #expect(list.conflicts.count == ShoppingList.conflictCapacity)
+        #expect(list.conflicts.values.map(\.firstSeen).min() == 1_795_900_000_000 + 5_000 - Int64(ShoppingList.conflictCapacity))
+    }
+
+    @Test("conflict records read in linear time: ten times the records cost about ten times as long")
+    func conflictsReadLinearly() throws {
+        let small = Self.conflictFile(records: 20_000, rows: 1), large = Self.conflictFile(records: 200_000, rows: 1)
+        func fastest(_ bytes: [UInt8], tries: Int) throws -> Duration {
+            var best = Duration.seconds(1_000)
+            for _ in 0..<tries {
+                let start = ContinuousClock.now
+                _ = try ListCodec.decode(bytes)
+                best = min(best, ContinuousClock.now - start)
+            }
+            return best
+        }
+        let ratio = try fastest(large, tries: 2) / fastest(small, tries: 5)
+        print("conflicts: 200,000 records read \(ratio) times as long as 20,000")
+        #expect(ratio < 50, "\(ratio): reading conflict records is not linear")
+    }
+
     @Test("schemaVersion 2.0 is 2; other fractions and forms are still refused")
     func schemaVersionAsADouble() throws {
         for literal in ["2.0", "2.00", "1.0"] {

@@ -33,6 +33,20 @@ import Testing
         returnsPromptly("a write (its hash announced first)") { _ = try? file.update { _, _ in } }
     }
 
+    @Test("a sparse journal of a terabyte: never read, and left where it is")
+    func giantJournal() throws {
+        let folder = TempFolder()
+        let state = StateFolder(listPath: folder.path + "/BananaList.json", stateDirectory: folder.path + "/state")
+        try FileManager.default.createDirectory(atPath: state.journalsPath, withIntermediateDirectories: true)
+        let path = state.journalsPath + "/4242-abcd.journal"
+        let fd = open(path, O_WRONLY | O_CREAT, 0o600)
+        #expect(ftruncate(fd, 1 << 40) == 0)
+        close(fd)
+        returnsPromptly("the journals' count") { #expect(Journal.waiting(in: state) == (0, 0)) }
+        returnsPromptly("adopting journals") { #expect(Journal.orphans(in: state).isEmpty) }
+        #expect(FileManager.default.fileExists(atPath: path))
+    }
+
     @Test("a pipe or a device among the journals: skipped at once by a command that looks and by one that adopts", arguments: ["pipe", "device"])
     func nonRegularJournals(kind: String) throws {
         let folder = TempFolder()

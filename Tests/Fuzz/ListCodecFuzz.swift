@@ -1,4 +1,4 @@
-// A libFuzzer target over the list decoder, the writer and the merge: built by `scripts/fuzz
+// A libFuzzer target over the list decoder, the writer, the merge and the published history's reader: built by `scripts/fuzz
 // --libfuzzer` with `swiftc -sanitize=fuzzer,address` from BananasCore's sources and
 // ListCodec.swift as one module (no SwiftPM target: the fuzzer runtime must not be linked
 // into the normal build). It checks what Tests/BananasFileTests/FuzzTests.swift checks, with
@@ -18,6 +18,11 @@ public func fuzzOne(_ start: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: start, count: count))
     if let value = try? JSONText.parse(bytes) {
         precondition((try? JSONText.parse(JSONText.serialize(value))) == value, "JSON does not survive a round trip")
+    }
+    // The state folder's published history (`published.json`) is hostile input too: it reads
+    // or refuses, and what it writes reads back the same.
+    if let history = PublishedHistory(encoded: bytes) {
+        precondition(PublishedHistory(encoded: history.encoded()) == history, "a history does not survive a round trip")
     }
     guard let decoded = try? ListCodec.decode(bytes) else { return 0 }
     // The readers a whole-process command uses: rows in the encoder's shape read straight

@@ -228,6 +228,85 @@ class Bench:
         self.results["processStart"] = self.hyperfine(f"{self.bin} --version", "true", self.env(self.work), self.runs(30, 30, 0))
         say(f"process start (bananas --version) median {self.results['processStart']['median']:8.1f} ms")
 
+    # A year of use ------------------------------------------------------------------------
+
+    YEAR_WORDS = ["apple", "banana", "milk", "bread", "eggs", "cheese", "yogurt", "butter", "rice", "pasta", "tomato",
+                  "onion", "garlic", "potato", "carrot", "lettuce", "spinach", "chicken", "beef", "fish", "tofu", "beans",
+                  "lentils", "oats", "flour", "sugar", "salt", "pepper", "coffee", "tea", "juice", "water", "soap",
+                  "shampoo", "tissue", "foil", "cereal", "honey", "jam", "nuts"]
+
+    def year(self):
+        """52 weeks of a weekly shop (issue 40): 40 items drawn from 400 product names in six
+        sections, added one command each, checked, cleared; the clock injected (`bananas-test
+        cli --clock-offset`), a week on each week. The file's size every week, and `list`,
+        `add` and `check` on it every quarter, side by side with a fresh list of the same
+        visible items (none), on the same injected clock."""
+        say("== a year of use: 52 weeks of 40 items added, checked and cleared")
+        import random
+        rng = random.Random(52)
+        products = [f"{w} {k}" if k else w for k in range(10) for w in self.YEAR_WORDS][:400]
+        sections = ["Produce", "Dairy", "Bakery", "Pantry", "Frozen", "Household"]
+        folder = os.path.join(self.work, "year")
+        fresh = os.path.join(self.work, "year-fresh")
+        for f in (folder, fresh):
+            os.makedirs(f + "/home", exist_ok=True)
+        day = 86_400_000
+        weeks, checkpoints = [], {}
+
+        def cli(where, offset, *args):
+            return subprocess.run([self.test_tool, "cli", f"--clock-offset={offset}", "--", *args], env=self.env(where),
+                                  capture_output=True, text=True)
+
+        def timed(where, offset, args, restore):
+            """Median ms of `args` over runs, the folder put back before each (untimed)."""
+            snapshot = where + ".snapshot"
+            shutil.rmtree(snapshot, ignore_errors=True)
+            shutil.copytree(where, snapshot, symlinks=True)
+            millis = []
+            for k in range(self.runs(15, 15, 0) + 2):
+                if restore:
+                    shutil.rmtree(where)
+                    shutil.copytree(snapshot, where, symlinks=True)
+                start = time.perf_counter()
+                cli(where, offset, *args)
+                if k >= 2:
+                    millis.append((time.perf_counter() - start) * 1000)
+            shutil.rmtree(where)
+            shutil.copytree(snapshot, where, symlinks=True)
+            return stats(millis)
+
+        for week in range(1, 53):
+            offset = week * 7 * day
+            for name in rng.sample(products, 40):
+                cli(folder, offset, "add", name, "--section", sections[products.index(name) % 6])
+            items = json.loads(cli(folder, offset, "list", "--json").stdout)["items"]
+            cli(folder, offset, "check", *[i["id"] for i in items])
+            cli(folder, offset, "clear-checked")
+            size = os.path.getsize(folder + "/BananaList.json")
+            weeks.append({"week": week, "bytes": size})
+            if week in (1, 13, 26, 39, 52):
+                row = {"bytes": size}
+                # The fresh list: the same visible items (none), written by bananas once.
+                shutil.rmtree(fresh)
+                os.makedirs(fresh + "/home")
+                cli(fresh, offset, "add", "Seed")
+                cli(fresh, offset, "remove", "Seed")
+                row["freshBytes"] = os.path.getsize(fresh + "/BananaList.json")
+                for where, key in ((folder, "year"), (fresh, "fresh")):
+                    cli(where, offset, "add", "Oat milk")
+                    row[key] = {"list": timed(where, offset, ["list"], False),
+                                "add": timed(where, offset, ["add", "Bananas"], True),
+                                "check": timed(where, offset, ["check", "Oat milk"], True)}
+                    cli(where, offset, "remove", "Oat milk")
+                checkpoints[str(week)] = row
+                say(f"week {week:>2}: {size / 1024:7.1f} KB   list {row['year']['list']['median']:.1f} ms "
+                    f"(fresh {row['fresh']['list']['median']:.1f})   add {row['year']['add']['median']:.1f} "
+                    f"(fresh {row['fresh']['add']['median']:.1f})   check {row['year']['check']['median']:.1f} "
+                    f"(fresh {row['fresh']['check']['median']:.1f})")
+        with open(folder + "/BananaList.json") as f:
+            parts = {key: len(json.dumps(value)) for key, value in json.load(f).get("sync", {}).items()}
+        self.results["year"] = {"weeks": weeks, "checkpoints": checkpoints, "syncBytes": parts}
+
     def hyperfine(self, command, prepare, env, runs):
         export = os.path.join(self.work, "hyperfine.json")
         subprocess.run(["hyperfine", "-N", "--style", "none", "--warmup", "3", "--runs", str(runs),
@@ -396,13 +475,13 @@ def main():
     parser.add_argument("--sizes", default="100,1000,10000,100000", type=lambda s: [int(x) for x in s.split(",")])
     parser.add_argument("--quick", action="store_true", help="a quarter of the runs (a smoke run; not for the docs)")
     parser.add_argument("--idle-seconds", type=int, default=30)
-    parser.add_argument("--only", default="", help="comma-separated parts: inprocess,cold,resources,propagation,peers,mcp")
+    parser.add_argument("--only", default="", help="comma-separated parts: inprocess,cold,resources,propagation,peers,mcp,year")
     parser.add_argument("--out", default=os.path.join(ROOT, "docs"), help="where performance.md and performance/ go")
     parser.add_argument("--no-report", action="store_true", help="print only; do not write docs/")
     args = parser.parse_args()
     bench = Bench(args)
     parts = {"inprocess": bench.in_process, "cold": bench.editor_cold_start, "resources": bench.editor_resources,
-             "propagation": bench.propagation, "peers": bench.peers, "mcp": bench.mcp}
+             "propagation": bench.propagation, "peers": bench.peers, "mcp": bench.mcp, "year": bench.year}
     chosen = [p for p in args.only.split(",") if p] or list(parts)
     raw = os.path.join(args.out, "performance", "results.json")
     previous = {}

@@ -66,9 +66,10 @@ public enum ListCodec {
         let itemRows: [RawRow]?
         let shadowed: [(key: String, value: JSONValue)]
         let onDemand = rowsOnDemand && readingItemsDirectly ? FileRows(bytes) : nil
+        let conflictStream = ConflictStream()
         layout.idsFromFile = onDemand != nil
         do {
-            (root, itemRows, shadowed) = try readDocument(bytes, direct: readingItemsDirectly, onDemand: onDemand, layout: &layout)
+            (root, itemRows, shadowed) = try readDocument(bytes, direct: readingItemsDirectly, onDemand: onDemand, conflicts: conflictStream, layout: &layout)
         } catch {
             throw .syntax(error)
         }
@@ -141,6 +142,8 @@ public enum ListCodec {
             }
             if case .array(let stored)? = sync["conflicts"] { records = stored.compactMap(decodeConflict) }
             if case .array(let stored)? = sync["conflictsFolded"] { folds = stored.compactMap(decodeConflictFold) }
+            records += conflictStream.list.conflicts.values
+            folds += conflictStream.list.conflictFolds.values
             writeStamp = sync["written"]?.stringValue.flatMap(Meta.stamp) ?? .zero
             if let stored = sync["memory"] { memory = decodeMemory(stored) }
         }
@@ -166,6 +169,8 @@ public enum ListCodec {
         )
         list.keySections(explicitKeys: explicitKeys)
         list.writeStamp = writeStamp
+        // Bounded as read, not only as written: a file's million records cost every later step.
+        list.boundConflicts()
         return DecodedList(list: list, schemaVersion: schemaVersion, problems: problems)
     }
 
@@ -380,7 +385,8 @@ public enum ListCodec {
     /// row so). Same results and same errors as `JSONText.parse` followed by the general
     /// decoder, without a dictionary per item. A top-level key the file repeats is read as
     /// every JSON reader reads it (the last one wins); the values it shadows are returned.
-    static func readDocument(_ bytes: [UInt8], direct: Bool = true, onDemand: FileRows? = nil, layout: inout LayoutRecorder) throws(JSONSyntaxError) -> (JSONValue, [RawRow]?, shadowed: [(key: String, value: JSONValue)]) {
+    static func readDocument(_ bytes: [UInt8], direct: Bool = true, onDemand: FileRows? = nil, conflicts: ConflictStream? = nil,
+                             layout: inout LayoutRecorder) throws(JSONSyntaxError) -> (JSONValue, [RawRow]?, shadowed: [(key: String, value: JSONValue)]) {
         var cursor = JSONCursor(bytes)
         cursor.skipWhitespace()
         guard cursor.current == UInt8(ascii: "{") else { return (try JSONText.parse(bytes), nil, []) }
@@ -425,7 +431,13 @@ public enum ListCodec {
                 itemsText = start..<cursor.index
                 object[key] = .array([])
             } else if key == "sync" {
-                let (read, shadowed) = try cursor.valueKeepingShadowed()
+                // `sync.conflicts` record by record, bounded as it is read (`ConflictStream`).
+                let read: JSONValue, shadowed: [(key: String, value: JSONValue)]
+                if let conflicts {
+                    (read, shadowed) = try cursor.valueKeepingShadowed(streaming: "conflicts", into: conflicts.add)
+                } else {
+                    (read, shadowed) = try cursor.valueKeepingShadowed()
+                }
                 object[key] = keepingShadowed(shadowed, in: read)
             } else {
                 object[key] = try cursor.value()
@@ -439,6 +451,20 @@ public enum ListCodec {
         }
         try cursor.end()
         return (.object(object), items, shadowed)
+    }
+
+    /// `sync.conflicts` as it is read, one record at a time, folded and bounded whenever the
+    /// records kept double (`ShoppingList.boundConflictsSoFar`): a file's million records are
+    /// never held at once, as values or as JSON. A `conflicts` the file repeats in `sync` is read
+    /// into the same records (a join: nothing lost), not kept aside as other repeated keys are.
+    final class ConflictStream {
+        var list = ShoppingList()
+        private var boundAt = 0
+
+        func add(_ value: JSONValue) {
+            guard let record = ListCodec.decodeConflict(value) else { return }
+            list.takeRead(record, boundAt: &boundAt)
+        }
     }
 
     static func readItems(_ cursor: inout JSONCursor, direct: Bool, onDemand: FileRows? = nil, layout: inout LayoutRecorder) throws(JSONSyntaxError) -> [RawRow] {

@@ -260,7 +260,11 @@ public enum AtomicWrite {
         guard fd >= 0 else { throw Sys.failure(errno, path: path, action: "write") }
         // Root writing another user's list (sudo, or a list reached through a symlink) leaves
         // it theirs: the replacement gets the replaced file's owner, as its mode.
-        if let owner, geteuid() == 0, owner.uid != 0 || owner.gid != 0 { _ = fchown(fd, owner.uid, owner.gid) }
+        if let owner {
+            if geteuid() == 0, owner.uid != 0 || owner.gid != 0 { _ = fchown(fd, owner.uid, owner.gid) }
+        } else {
+            Sys.giveToFolderOwner(fd, path)
+        }
         func fail(_ code: Int32, _ action: String) -> ListFileError {
             calls.close(fd)
             calls.unlink(temp)

@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Where the list and local state live. See docs/cli.md ("Where the file lives").
 public enum Locations {
     /// `--file`, then `BANANAS_FILE`, then the default; the flag says whether the folder may
@@ -5,12 +11,14 @@ public enum Locations {
     public static func listFile(
         explicit: String?, environment: [String: String] = Environment.current(), time: any TimeSource = SystemTime()
     ) -> ListFile {
-        let state = stateDirectory(environment)
-        if let explicit, !explicit.isEmpty { return ListFile(path: expandTilde(explicit, environment), stateDirectory: state, time: time) }
-        if let fromEnvironment = environment["BANANAS_FILE"], !fromEnvironment.isEmpty {
-            return ListFile(path: expandTilde(fromEnvironment, environment), stateDirectory: state, time: time)
+        let (state, spare) = (stateDirectory(environment), spareStateDirectory(environment))
+        if let explicit, !explicit.isEmpty {
+            return ListFile(path: expandTilde(explicit, environment), stateDirectory: state, spareDirectory: spare, time: time)
         }
-        return ListFile(path: defaultListPath(environment), createsFolder: true, stateDirectory: state, time: time)
+        if let fromEnvironment = environment["BANANAS_FILE"], !fromEnvironment.isEmpty {
+            return ListFile(path: expandTilde(fromEnvironment, environment), stateDirectory: state, spareDirectory: spare, time: time)
+        }
+        return ListFile(path: defaultListPath(environment), createsFolder: true, stateDirectory: state, spareDirectory: spare, time: time)
     }
 
     /// `$XDG_DATA_HOME/bananas/BananaList.json` (`~/.local/share/...`); on macOS the Get
@@ -37,6 +45,16 @@ public enum Locations {
     /// `$XDG_STATE_HOME/bananas` (`~/.local/state/bananas`): journals, bases, conflict logs.
     public static func stateDirectory(_ environment: [String: String] = Environment.current()) -> String {
         xdg("XDG_STATE_HOME", fallback: "/.local/state", environment) + "/bananas"
+    }
+
+    /// Where the state goes while the state folder cannot take it (full, read-only, left
+    /// root's by a `sudo bananas`): `$XDG_RUNTIME_DIR/bananas` (a tmpfs of this user's, gone at
+    /// logout or reboot), else `$TMPDIR/bananas-UID` (or /tmp's), used only while it is a
+    /// folder of this user's that no one else may enter (`StateFolder.problem`).
+    public static func spareStateDirectory(_ environment: [String: String] = Environment.current()) -> String {
+        if let runtime = environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") { return runtime + "/bananas" }
+        let temp = environment["TMPDIR"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? "/tmp"
+        return temp + "/bananas-\(geteuid())"
     }
 
     /// `$XDG_CONFIG_HOME/bananas` (`~/.config/bananas`): config and user themes.

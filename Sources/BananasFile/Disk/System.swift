@@ -200,9 +200,26 @@ enum Sys {
         var prefix = ""
         for component in path.split(separator: "/") {
             prefix += "/" + component
-            if mkdir(prefix, 0o700) != 0 && errno != EEXIST { return (errno, prefix) }
+            if mkdir(prefix, 0o700) == 0 {
+                giveToFolderOwner(path: prefix)
+            } else if errno != EEXIST {
+                return (errno, prefix)
+            }
         }
         return nil
+    }
+
+    /// Root making a file or folder in another user's folder (one `sudo bananas` with their
+    /// HOME) makes it theirs: their next run must be able to replace and remove it.
+    static func giveToFolderOwner(_ fd: Int32, _ path: String) {
+        guard geteuid() == 0, let folder = linkStatus(directoryName(path)), folder.st_uid != 0 else { return }
+        _ = fchown(fd, folder.st_uid, folder.st_gid)
+    }
+
+    /// `giveToFolderOwner` for a folder just made at `path` (never following a symlink).
+    static func giveToFolderOwner(path: String) {
+        guard geteuid() == 0, let folder = linkStatus(directoryName(path)), folder.st_uid != 0 else { return }
+        _ = lchown(path, folder.st_uid, folder.st_gid)
     }
 
     /// Whether a process with this id is alive on this host.

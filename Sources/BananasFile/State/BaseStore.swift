@@ -26,39 +26,63 @@ import Synchronization
 /// one's freeing cost 5 ms of a 100,000-item `add`), so a reader may meet a mix of two. A base
 /// is taken only when its bytes hash to a written hash the reader glanced: a mix never is.
 public struct BaseStore: Sendable {
-    public let path: String
-    public let hashesPath: String
     /// How many written files' hashes are remembered.
     static let hashesKept = 64
     /// Where bases before the `written-hashes` file kept them: a top-level key of base.json.
     static let legacyHashesKey = "bananasWrittenHashes"
     fileprivate let cache = BaseCache()
-    /// The history as last read or saved by this process, by its file's signature.
+    /// The history as last read or saved by this process, by its file's path and signature.
     fileprivate let historyCache = HistoryCache()
 
-    /// The hash of the file a bananas writer is renaming into place (see `announce`).
-    public let incomingPath: String
+    /// The files in the state folder, and in its spare (`StateFolder.spare`): a write the
+    /// state folder cannot take (full, read-only, not this user's, a symlink in it) saves its
+    /// base in the spare instead, and the list is written all the same. The spare is the state
+    /// while it holds written hashes; the next write the state folder takes empties it.
+    let main: Files
+    let spare: Files?
 
+    struct Files: Sendable {
+        let state: StateFolder
+        var base: String { state.basePath }
+        var hashes: String { state.path + "/written-hashes" }
+        /// The hash of the file a bananas writer is renaming into place (see `announce`).
+        var incoming: String { state.path + "/incoming-hash" }
+        /// The published history (`PublishedHistory`, rule 5): saved with the base, under the lock.
+        var history: String { state.path + "/published.json" }
+    }
+
+    /// The state folder's files (the spare's are named alike).
+    public var path: String { main.base }
+    public var hashesPath: String { main.hashes }
+    public var incomingPath: String { main.incoming }
+    public var historyPath: String { main.history }
     /// The state folder it lives in.
-    public var folder: String { Sys.directoryName(path) }
+    public var folder: String { main.state.path }
 
-    /// The published history (`PublishedHistory`, rule 5): saved with the base, under the lock.
-    public let historyPath: String
     /// A base larger than this is written over in place (see above).
     static let inPlaceMinBytes = 4 << 20
     /// The history's bound in bytes, for a list file of `size` bytes: room for the list's
     /// own rows a few times over, never less than 1 MiB.
     public static func historyMaxBytes(listSize: Int) -> Int { max(1 << 20, 4 * listSize) }
 
-    /// The state folder, checked before anything in it is read or written.
-    let state: StateFolder
-
     public init(folder: StateFolder) {
-        state = folder
-        path = folder.basePath
-        hashesPath = folder.path + "/written-hashes"
-        incomingPath = folder.path + "/incoming-hash"
-        historyPath = folder.path + "/published.json"
+        main = Files(state: folder)
+        spare = folder.spare.map(Files.init(state:))
+    }
+
+    /// Where the state is now: the spare while it holds written hashes (one stat when it
+    /// does not), else the state folder.
+    var current: Files {
+        if let spare, let st = Sys.linkStatus(spare.hashes), Sys.isRegular(st), spare.state.problem() == nil { return spare }
+        return main
+    }
+
+    /// The spare folder when it holds the state now, and why the state folder could not take
+    /// it (what a write met there, or what it meets now): for `bananas status` and the notes.
+    public func keptInSpare() -> (folder: String, reason: ListFileError)? {
+        guard let spare, current.state == spare.state else { return nil }
+        let reason = problem(in: main) ?? .stateNotSaved(folder: main.state.path, reason: "state not saved", detail: "a write could not save it")
+        return (spare.state.path, reason)
     }
 
     /// Says, before a write's rename, which bytes are about to be the list file. The base and
@@ -73,29 +97,44 @@ public struct BaseStore: Sendable {
     /// like an older version's write. Also clears away temp files that dead writers left in
     /// the state folder (`save` writes there next).
     ///
-    /// Returns why the state folder cannot take it (gone, a file in its place, read-only, full),
-    /// nil when it did: the writer then writes nothing, since it could not save the base.
+    /// Returns why neither the state folder nor its spare can take it (gone, a file in its
+    /// place, read-only, full), nil when one did: the writer then writes nothing, since it
+    /// could not save the base.
     @discardableResult
     public func announce(_ hash: UInt64) -> ListFileError? {
-        if let failure = state.make(state.path) { return failure }
-        AtomicWrite.removeAbandonedTemps(besideAll: [incomingPath, path, hashesPath])
+        guard let failure = announce(hash, in: main) else { return nil }
+        guard let spare, announce(hash, in: spare) == nil else { return failure }
+        return nil
+    }
+
+    private func announce(_ hash: UInt64, in files: Files) -> ListFileError? {
+        if let failure = files.state.make(files.state.path) { return failure }
+        AtomicWrite.removeAbandonedTemps(besideAll: [files.incoming, files.base, files.hashes])
         let text = Array((hash.hex + "\n").utf8)
         // O_NONBLOCK: a pipe put in its place fails at once (no reader) instead of waiting.
-        let fd = open(incomingPath, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { return Sys.failure(errno, path: incomingPath, action: "write") }
+        let fd = open(files.incoming, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { return Sys.failure(errno, path: files.incoming, action: "write") }
         defer { close(fd) }
         var kind = stat()
-        guard fstat(fd, &kind) == 0, Sys.isRegular(kind) else { return Sys.failure(EINVAL, path: incomingPath, action: "write") }
+        guard fstat(fd, &kind) == 0, Sys.isRegular(kind) else { return Sys.failure(EINVAL, path: files.incoming, action: "write") }
+        Sys.giveToFolderOwner(fd, files.incoming)
         let written = text.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
-        guard written == text.count else { return Sys.failure(written < 0 ? errno : ENOSPC, path: incomingPath, action: "write") }
+        guard written == text.count else { return Sys.failure(written < 0 ? errno : ENOSPC, path: files.incoming, action: "write") }
         var st = stat()
         if fstat(fd, &st) == 0, Int(st.st_size) != text.count { _ = ftruncate(fd, off_t(text.count)) }
         return nil
     }
 
-    /// The hash last announced, if any.
-    public func announced() -> UInt64? {
-        guard let bytes = readBytes(incomingPath, limit: 64) else { return nil }
+    /// Whether a writer announced `hash` (in the state folder or its spare).
+    public func announces(_ hash: UInt64) -> Bool {
+        announced(in: main) == hash || spare.map { announced(in: $0) == hash } == true
+    }
+
+    /// The hash last announced in the state folder, if any.
+    public func announced() -> UInt64? { announced(in: main) }
+
+    private func announced(in files: Files) -> UInt64? {
+        guard let bytes = readBytes(files.incoming, limit: 64, in: files) else { return nil }
         return UInt64(String(decoding: bytes.prefix { $0 != UInt8(ascii: "\n") }, as: UTF8.self), radix: 16)
     }
 
@@ -143,6 +182,7 @@ public struct BaseStore: Sendable {
         public let writtenHashes: [UInt64]
         let signature: [UInt8]?
         let store: BaseStore
+        let files: Files
 
         /// The base as it was at the glance (one whose bytes hash to a written hash seen
         /// then); nil when there was none, it is damaged, or it has been replaced since (read
@@ -152,14 +192,14 @@ public struct BaseStore: Sendable {
             // The base is saved before its hash: the newest hash seen is the base then or
             // an older one, either fit to merge against (see `WriteOrigin`, in BananasSync).
             if let newest = writtenHashes.last, let cached = store.cache.list(for: newest) { return cached }
-            return store.read(accepting: writtenHashes)?.list
+            return store.read(accepting: writtenHashes, in: files)?.list
         }
 
         /// True when the base was replaced after this glance.
         public var isStale: Bool {
-            if FileSignature.of(store.path) != signature { return true }
+            if store.current.state != files.state || FileSignature.of(files.base) != signature { return true }
             // Rewritten in place within the file clock's tick: its bytes tell.
-            guard !writtenHashes.isEmpty, let bytes = store.readBytes() else { return false }
+            guard !writtenHashes.isEmpty, let bytes = store.readBytes(files.base, in: files) else { return false }
             return !writtenHashes.contains(Hash.content(bytes))
         }
     }
@@ -167,26 +207,32 @@ public struct BaseStore: Sendable {
     /// The published history as saved; empty when there is none or it does not decode (then
     /// stampless saves are judged as saves that saw nothing: nothing is lost).
     public func history() -> PublishedHistory {
-        let signature = FileSignature.of(historyPath)
-        if let signature, let cached = historyCache.entry.withLock({ $0 }), cached.signature == signature { return cached.history }
-        guard let bytes = readBytes(historyPath, limit: BaseStore.historyMaxBytes(listSize: ListCodec.maxFileSize)) else { return PublishedHistory() }
+        let files = current
+        let signature = FileSignature.of(files.history)
+        if let signature, let cached = historyCache.entry.withLock({ $0 }), cached.path == files.history, cached.signature == signature {
+            return cached.history
+        }
+        guard let bytes = readBytes(files.history, limit: BaseStore.historyMaxBytes(listSize: ListCodec.maxFileSize), in: files) else {
+            return PublishedHistory()
+        }
         let history = PublishedHistory(encoded: bytes) ?? PublishedHistory()
         // Kept only if the file did not change while it was read.
-        if let signature, FileSignature.of(historyPath) == signature { historyCache.entry.withLock { $0 = (signature, history) } }
+        if let signature, FileSignature.of(files.history) == signature {
+            historyCache.entry.withLock { $0 = (files.history, signature, history) }
+        }
         return history
     }
 
-    /// Remembers `history` as the one just renamed into place.
-    fileprivate func cacheHistory(_ history: PublishedHistory) {
-        guard let signature = FileSignature.of(historyPath) else { return }
-        historyCache.entry.withLock { $0 = (signature, history) }
+    /// Remembers `history` as the one just renamed into place in `files`.
+    fileprivate func cacheHistory(_ history: PublishedHistory, in files: Files) {
+        guard let signature = FileSignature.of(files.history) else { return }
+        historyCache.entry.withLock { $0 = (files.history, signature, history) }
     }
 
     /// A state taken in without a write becomes the base, saved with the history that
     /// published it, under the list's lock: the next save is judged against it and merged
     /// into it, its deletes and records included (the history keeps neither).
     public func saveTakenIn(_ list: ShoppingList, history: PublishedHistory) -> ListFileError? {
-        if let failure = state.make(state.path) { return failure }
         do {
             return try prepare(list, written: ListCodec.encode(list), history: history).commit()
         } catch {
@@ -195,19 +241,20 @@ public struct BaseStore: Sendable {
     }
 
     public func glance() -> Glance {
+        let files = current
         // The signature first: a base replaced after it is then never taken for this one.
-        let signature = FileSignature.of(path)
-        var hashes = readHashes()
-        if hashes.isEmpty, signature != nil, let legacy = read(accepting: [])?.legacyHashes {
+        let signature = FileSignature.of(files.base)
+        var hashes = readHashes(in: files)
+        if hashes.isEmpty, signature != nil, let legacy = read(accepting: [], in: files)?.legacyHashes {
             hashes = legacy
         }
-        return Glance(writtenHashes: hashes, signature: signature, store: self)
+        return Glance(writtenHashes: hashes, signature: signature, store: self, files: files)
     }
 
     /// Replaces the base after bananas wrote `list` as `bytes`: `prepare` and `commit` at once.
     ///
-    /// Returns why the base or its written hashes could not be saved (the state folder is on
-    /// a full disk, read-only, or gone), nil when both were.
+    /// Returns why the base or its written hashes could not be saved (the state folder and
+    /// its spare are on a full disk, read-only, or gone), nil when both were.
     @discardableResult
     public func save(_ list: ShoppingList?, written bytes: [UInt8], hash: UInt64? = nil) -> ListFileError? {
         do {
@@ -218,33 +265,47 @@ public struct BaseStore: Sendable {
     }
 
     /// Writes the base of a write about to be made (and its written hashes) to temp files in
-    /// the state folder, before the list is written: what needs space and permission is done
-    /// while a refusal still leaves everything as it was (`ListFile.update` then writes
-    /// nothing). `commit` after the list's rename only renames them into place.
+    /// the state folder, or its spare when the state folder cannot take them, before the list
+    /// is written: what needs space and permission is done while a refusal still leaves
+    /// everything as it was (`ListFile.update` then writes nothing). `commit` after the list's
+    /// rename only renames them into place.
     /// `list` is kept in memory as the parsed base; nil (a row patch, which decoded only part
-    /// of it) keeps none. Call after `announce` (which made the folder and cleared dead
-    /// writers' temp files), with the list's lock held.
+    /// of it) keeps none. Call after `announce` (which cleared dead writers' temp files), with
+    /// the list's lock held.
     /// `history`: the published history with this write in it, saved beside the base.
     public func prepare(_ list: ShoppingList?, written bytes: [UInt8], hash: UInt64? = nil,
                         history: PublishedHistory? = nil) throws(ListFileError) -> PreparedSave {
-        if let problem = state.problem() { throw problem }
         let hash = hash ?? Hash.content(bytes)
-        var hashes = glance().writtenHashes
-        hashes.append(hash)
+        // The hashes of the state as it is now, wherever it is, go on with it.
+        let hashes = glance().writtenHashes + [hash]
+        do {
+            return try prepare(list, written: bytes, hash: hash, hashes: hashes, history: history, in: main)
+        } catch {
+            guard let spare, let saved = try? prepare(list, written: bytes, hash: hash, hashes: hashes, history: history, in: spare) else {
+                throw error
+            }
+            return saved
+        }
+    }
+
+    private func prepare(_ list: ShoppingList?, written bytes: [UInt8], hash: UInt64, hashes: [UInt64],
+                         history: PublishedHistory?, in files: Files) throws(ListFileError) -> PreparedSave {
+        if let problem = files.state.make(files.state.path) { throw problem }
         let text = hashes.suffix(BaseStore.hashesKept).map(\.hex).joined(separator: "\n") + "\n"
         // A large base is written over in place, reusing its pages; readers take a base only
         // when its bytes hash to a written hash.
         let base: AtomicWrite.Prepared
-        if let inPlace = try AtomicWrite.prepareInPlace(path, with: bytes, largerThan: BaseStore.inPlaceMinBytes) {
+        if let inPlace = try AtomicWrite.prepareInPlace(files.base, with: bytes, largerThan: BaseStore.inPlaceMinBytes) {
             base = inPlace
         } else {
-            base = try AtomicWrite.prepare(path, with: bytes)
+            base = try AtomicWrite.prepare(files.base, with: bytes)
         }
         var hashesFile: AtomicWrite.Prepared?
         do {
-            hashesFile = try AtomicWrite.prepare(hashesPath, with: Array(text.utf8))
-            let historyFile = try history.map { history throws(ListFileError) in try AtomicWrite.prepare(historyPath, with: history.encoded()) }
-            return PreparedSave(store: self, list: list, hash: hash, base: base, hashes: hashesFile!, history: historyFile, historyValue: history)
+            hashesFile = try AtomicWrite.prepare(files.hashes, with: Array(text.utf8))
+            let historyFile = try history.map { history throws(ListFileError) in try AtomicWrite.prepare(files.history, with: history.encoded()) }
+            return PreparedSave(store: self, files: files, list: list, hash: hash, base: base, hashes: hashesFile!,
+                                history: historyFile, historyValue: history)
         } catch {
             base.discard()
             hashesFile?.discard()
@@ -255,6 +316,8 @@ public struct BaseStore: Sendable {
     /// A base written beside the state folder's files, waiting for the list's rename.
     public struct PreparedSave: Sendable {
         let store: BaseStore
+        /// The state folder, or its spare.
+        let files: Files
         let list: ShoppingList?
         let hash: UInt64
         let base: AtomicWrite.Prepared
@@ -262,11 +325,15 @@ public struct BaseStore: Sendable {
         let history: AtomicWrite.Prepared?
         let historyValue: PublishedHistory?
 
+        /// True when the state folder could not take it, and it went to the spare.
+        public var isInSpare: Bool { files.state.isSpare }
+
         /// Renames the base and then its hashes into place (the base first: a reader that
         /// sees the hash sees this base or a newer one). Both through a rename, never in
         /// place: a reader that met the hashes halfway through a write read a mix of two
         /// lists that could end in an older hash (docs/reliability.md). Not fsynced: a base
         /// lost to a power cut only means the next stampless write is taken as it is.
+        /// Saved in the state folder, it empties the spare: the state is back where it lives.
         ///
         /// Returns why it failed, nil when both landed. On failure the base file is removed
         /// (when the folder still lets it): a base older than the list must not be trusted by
@@ -279,7 +346,7 @@ public struct BaseStore: Sendable {
                 hashes.discard()
                 history?.discard()
                 store.cache.clear()
-                unlink(store.path)
+                unlink(files.base)
                 return error
             }
             if let list { store.cache.store(list, hash: hash) } else { store.cache.clear() }
@@ -288,12 +355,16 @@ public struct BaseStore: Sendable {
             } catch {
                 history?.discard()
                 store.cache.clear()
-                unlink(store.path)
+                unlink(files.base)
                 return error
+            }
+            if !files.state.isSpare, let spare = store.spare, Sys.linkStatus(spare.hashes) != nil {
+                // The hashes first: without them the spare is not the state, whatever else stays.
+                for path in [spare.hashes, spare.base, spare.history, spare.incoming] { unlink(path) }
             }
             do {
                 try history?.commit()
-                if let historyValue { store.cacheHistory(historyValue) }
+                if let historyValue { store.cacheHistory(historyValue, in: files) }
             } catch {
                 // An older history only proves less: it is kept.
                 return error
@@ -309,40 +380,44 @@ public struct BaseStore: Sendable {
         }
     }
 
-    /// Why the state folder could not take a base now (a file where a folder should be, a
-    /// read-only or full file system, no write permission), found without writing anything:
-    /// what `bananas status` shows for a running instance that pauses for it.
+    /// Why neither the state folder nor its spare could take a base now (a file where a
+    /// folder should be, a read-only or full file system, no write permission), found without
+    /// writing anything: what `bananas status` shows for a running instance that pauses for it.
     public func problem() -> ListFileError? {
-        var existing = folder
-        while Sys.linkStatus(existing) == nil, existing.count > 1 { existing = Sys.directoryName(existing) }
-        guard let st = Sys.linkStatus(existing) else { return nil }
-        let failure: ListFileError
-        var fs = statvfs()
-        if (st.st_mode & S_IFMT) != S_IFDIR {
-            failure = Sys.failure(ENOTDIR, path: existing + "/" + Sys.baseName(incomingPath), action: "write")
-        } else if statvfs(existing, &fs) == 0, fs.f_flag & UInt(ST_RDONLY) != 0 {
-            failure = .readOnlyFileSystem(path: existing)
-        } else if statvfs(existing, &fs) == 0, fs.f_bavail == 0 {
-            failure = .diskFull(path: existing)
-        } else if access(existing, W_OK) != 0 {
-            failure = .permissionDenied(path: existing, action: "write")
-        } else {
-            return nil
-        }
-        return .stateNotSaved(failure, folder: folder)
+        guard let failure = problem(in: main) else { return nil }
+        if let spare, problem(in: spare) == nil { return nil }
+        return .stateNotSaved(failure, folder: main.state.path)
     }
 
-    private func readHashes() -> [UInt64] {
-        guard let bytes = readBytes(hashesPath, limit: 65_536) else { return [] }
+    private func problem(in files: Files) -> ListFileError? {
+        if let refused = files.state.problem(), case .symlinkRefused = refused { return refused }
+        var existing = files.state.path
+        while Sys.linkStatus(existing) == nil, existing.count > 1 { existing = Sys.directoryName(existing) }
+        guard let st = Sys.linkStatus(existing) else { return nil }
+        var fs = statvfs()
+        if (st.st_mode & S_IFMT) != S_IFDIR {
+            return Sys.failure(ENOTDIR, path: existing + "/" + Sys.baseName(files.incoming), action: "write")
+        } else if statvfs(existing, &fs) == 0, fs.f_flag & UInt(ST_RDONLY) != 0 {
+            return .readOnlyFileSystem(path: existing)
+        } else if statvfs(existing, &fs) == 0, fs.f_bavail == 0 {
+            return .diskFull(path: existing)
+        } else if access(existing, W_OK) != 0 {
+            return .permissionDenied(path: existing, action: "write")
+        }
+        return files.state.problem()
+    }
+
+    private func readHashes(in files: Files) -> [UInt64] {
+        guard let bytes = readBytes(files.hashes, limit: 65_536, in: files) else { return [] }
         return bytes.split(separator: UInt8(ascii: "\n")).compactMap { UInt64(String(decoding: $0, as: UTF8.self), radix: 16) }
     }
 
-    /// The base file's bytes (or another file of the state folder's), nil when there is none,
-    /// it is not a regular file, or it is `limit` bytes or more: never a symlink followed, a
-    /// pipe waited on, a device read without end, or a file read past what it may hold.
-    func readBytes(_ path: String? = nil, limit: Int = ListCodec.maxFileSize) -> [UInt8]? {
-        guard state.problem() == nil else { return nil }
-        let fd = open(path ?? self.path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+    /// A file's bytes in the state folder (or its spare), nil when there is none, it is not a
+    /// regular file, or it is `limit` bytes or more: never a symlink followed, a pipe waited
+    /// on, a device read without end, or a file read past what it may hold.
+    func readBytes(_ path: String, limit: Int = ListCodec.maxFileSize, in files: Files) -> [UInt8]? {
+        guard files.state.problem() == nil else { return nil }
+        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
         var st = stat()
@@ -351,12 +426,17 @@ public struct BaseStore: Sendable {
         return Sys.readAll(fd, sizeHint: Int(st.st_size))
     }
 
+    /// The base file's bytes in the state folder (tests).
+    func readBytes(_ path: String? = nil, limit: Int = ListCodec.maxFileSize) -> [UInt8]? {
+        readBytes(path ?? main.base, limit: limit, in: main)
+    }
+
     /// The base list parsed from base.json (and kept) when its bytes hash to one of `hashes`
     /// (any bytes when `hashes` is empty: a base from before the written-hashes file, which
     /// was only ever replaced by rename); nil otherwise, or when it does not decode. Such an
     /// old base named the hashes itself: `legacyHashes`.
-    fileprivate func read(accepting hashes: [UInt64]) -> (list: ShoppingList, legacyHashes: [UInt64]?)? {
-        guard let bytes = readBytes() else { return nil }
+    fileprivate func read(accepting hashes: [UInt64], in files: Files) -> (list: ShoppingList, legacyHashes: [UInt64]?)? {
+        guard let bytes = readBytes(files.base, in: files) else { return nil }
         let hash = Hash.content(bytes)
         if !hashes.isEmpty, !hashes.contains(hash) { return nil }
         if let cached = cache.entry(for: hash) { return cached }
@@ -372,7 +452,7 @@ public struct BaseStore: Sendable {
 
 /// The published history last read or saved in this process, by its file's signature.
 final class HistoryCache: Sendable {
-    let entry = Mutex<(signature: [UInt8], history: PublishedHistory)?>(nil)
+    let entry = Mutex<(path: String, signature: [UInt8], history: PublishedHistory)?>(nil)
 }
 
 /// The last base parsed (or saved) in this process, by the hash of its bytes.

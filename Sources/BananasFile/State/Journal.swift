@@ -17,21 +17,25 @@ import BananasCore
 /// a dead instance and is adopted (`Journal.orphans`) by the next instance on the same file.
 public final class Journal {
     public let path: String
+    /// The state folder (or spare) it is in.
+    public let folder: StateFolder
     private let fd: Int32
     /// Lines appended since the journal was last cleared.
     public private(set) var count = 0
 
     /// Creates this instance's journal in the state folder's journals (created if needed), locked.
     public init(in state: StateFolder) throws(ListFileError) {
-        let folder = state.journalsPath
-        if let failure = state.make(folder, action: "create the journal folder") { throw failure }
+        folder = state
+        let journals = state.journalsPath
+        if let failure = state.make(journals, action: "create the journal folder") { throw failure }
         let name = "\(Sys.processID())-\(String(UInt32.random(in: 0...UInt32.max), radix: 16)).journal"
-        path = folder + "/" + name
+        path = journals + "/" + name
         // Locked under another name first: a journal visible unlocked, even for a moment,
         // would look like a dead instance's.
         let fresh = path + ".new"
         fd = open(fresh, O_RDWR | O_CREAT | O_EXCL | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw Sys.failure(errno, path: path, action: "create the journal") }
+        Sys.giveToFolderOwner(fd, fresh)
         guard flock(fd, LOCK_EX | LOCK_NB) == 0, rename(fresh, path) == 0 else {
             let code = errno
             Glibc.close(fd)
@@ -72,6 +76,11 @@ public final class Journal {
     public func remove() {
         if count == 0 { unlink(path) }
     }
+
+    /// The most a journal is read to: twice the list's own limit. A journal is emptied at every
+    /// write, so only a hostile file (or a sparse one of terabytes) is larger; it is left where
+    /// it is, unread (`orphans`, `waiting`), never read without end.
+    static let maxBytes = 2 * ListCodec.maxFileSize
 
     static func line(for delta: ShoppingList) -> [UInt8] {
         let json = Array(JSONText.compact(ListCodec.encodeValue(delta)).utf8)
@@ -129,7 +138,7 @@ public final class Journal {
             guard fd >= 0 else { continue }
             defer { Glibc.close(fd) }
             var kind = stat()
-            guard fstat(fd, &kind) == 0, Sys.isRegular(kind) else { continue }  // never a pipe or a device
+            guard fstat(fd, &kind) == 0, Sys.isRegular(kind), kind.st_size <= maxBytes else { continue }  // never a pipe, a device or a giant
             let alive = flock(fd, LOCK_SH | LOCK_NB) != 0
             if !alive { flock(fd, LOCK_UN) }
             guard let bytes = Sys.readAll(fd) else { continue }
@@ -152,7 +161,7 @@ public final class Journal {
             let fd = open(path, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
             guard fd >= 0 else { continue }
             var kind = stat()
-            guard fstat(fd, &kind) == 0, Sys.isRegular(kind) else {  // never a pipe or a device
+            guard fstat(fd, &kind) == 0, Sys.isRegular(kind), kind.st_size <= maxBytes else {  // never a pipe, a device or a giant
                 Glibc.close(fd)
                 continue
             }

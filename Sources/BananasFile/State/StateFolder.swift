@@ -18,10 +18,31 @@ public struct StateFolder: Sendable, Hashable {
     public let path: String
     /// `$XDG_STATE_HOME/bananas`, as the user set it up (it may be a symlink of theirs).
     public let root: String
+    /// The list's folder name under `files/`.
+    let key: String
+    /// Where the state goes while this folder cannot take it (`spare`); nil for the spare itself.
+    let spareRoot: String?
+    /// True for the spare: its root is in a shared place (`/tmp`), so it is used only when it
+    /// is a real folder of this user's that no one else may enter.
+    public let isSpare: Bool
 
-    public init(listPath: String, stateDirectory: String) {
-        root = stateDirectory
-        path = stateDirectory + "/files/" + StateFolder.key(listPath)
+    public init(listPath: String, stateDirectory: String, spareDirectory: String? = nil) {
+        self.init(key: StateFolder.key(listPath), root: stateDirectory, spareRoot: spareDirectory, isSpare: false)
+    }
+
+    private init(key: String, root: String, spareRoot: String?, isSpare: Bool) {
+        self.key = key
+        self.root = root
+        self.spareRoot = spareRoot
+        self.isSpare = isSpare
+        path = root + "/files/" + key
+    }
+
+    /// The same list's state in the spare place (`Locations.spareStateDirectory`): a full,
+    /// read-only or foreign-owned state folder never blocks a write, and never costs an edit
+    /// acknowledged by a journal. Every process reads both; see `BaseStore` and docs/sync.md.
+    public var spare: StateFolder? {
+        spareRoot.map { StateFolder(key: key, root: $0, spareRoot: nil, isSpare: true) }
     }
 
     public var basePath: String { path + "/base.json" }
@@ -34,8 +55,13 @@ public struct StateFolder: Sendable, Hashable {
     var folders: [String] { [root + "/files", path, journalsPath, mergedCopiesPath] }
 
     /// Why this state folder must not be used now: one of its folders is a symlink or not a
-    /// folder. Nil when all is well, or when they are not there yet.
+    /// folder (or, for the spare, its root is not this user's alone). Nil when all is well,
+    /// or when they are not there yet.
     public func problem() -> ListFileError? {
+        if isSpare, let st = Sys.linkStatus(root) {
+            guard Sys.isDirectory(st) else { return Sys.isSymlink(st) ? .symlinkRefused(path: root) : .notARegularFile(path: root, kind: Sys.kind(st)) }
+            guard st.st_uid == geteuid(), st.st_mode & 0o077 == 0 else { return .permissionDenied(path: root, action: "use (not this user's alone)") }
+        }
         for folder in folders {
             guard let st = Sys.linkStatus(folder) else { continue }
             switch st.st_mode & S_IFMT {
