@@ -18,6 +18,10 @@ import PackageDescription
 //   bananas      – the executable: a thin main that runs BananasCLI.
 //   bananas-mcp  – the MCP server's executable (BananasMCP, swift-log); `bananas mcp` execs it,
 //                  so it is installed next to `bananas`.
+//   BananasServe – the web page's HTTP server (Hummingbird) over the ListStore, device pairing.
+//   CQRencode    – the system libqrencode (Debian: libqrencode-dev): the pairing QR code.
+//   bananas-serve – the web server's executable; `bananas serve` and `bananas devices` exec it,
+//                  so `bananas` links no HTTP server (docs/serve.md).
 //   bananas-test, CTestProcess – test-only (sources under Tests/): a scripted long-running
 //                  instance, a crashing editor, and starting tmux. No product depends on them.
 let package = Package(
@@ -26,12 +30,15 @@ let package = Package(
     products: [
         .executable(name: "bananas", targets: ["bananas"]),
         .executable(name: "bananas-mcp", targets: ["bananas-mcp"]),
+        .executable(name: "bananas-serve", targets: ["bananas-serve"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.0"),
         .package(url: "https://github.com/modelcontextprotocol/swift-sdk", from: "0.12.1"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.0.0"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
         // Test targets only: spawning processes with both pipes drained concurrently.
         .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.0"),
     ],
@@ -77,6 +84,25 @@ let package = Package(
             name: "bananas-mcp",
             dependencies: [
                 "BananasFile", "BananasSync", "BananasMCP",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .systemLibrary(name: "CQRencode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"]), .brew(["qrencode"])]),
+        .target(
+            name: "BananasServe",
+            dependencies: [
+                "BananasCore", "BananasFile", "BananasSync", "CQRencode",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
+        ),
+        .executableTarget(
+            name: "bananas-serve",
+            dependencies: [
+                "BananasFile", "BananasSync", "BananasServe",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -137,6 +163,14 @@ let package = Package(
             dependencies: ["bananas", "bananas-mcp", "bananas-test", "BananasCLI", "BananasFile", "BananasTestSupport", "CTestProcess",
                            .product(name: "ArgumentParser", package: "swift-argument-parser"),
                            .product(name: "PropertyBased", package: "swift-property-based"),
+                           .product(name: "Subprocess", package: "swift-subprocess")]
+        ),
+            // The web server: API tests in process (HummingbirdTesting) and the browser test
+        // (Tests/Browser, Python + Selenium + Debian's chromium) against the real binaries.
+        .testTarget(
+            name: "BananasServeTests",
+            dependencies: ["bananas", "bananas-serve", "bananas-test", "BananasServe", "BananasSync", "BananasFile", "BananasTestSupport",
+                           .product(name: "HummingbirdTesting", package: "hummingbird"),
                            .product(name: "Subprocess", package: "swift-subprocess")]
         ),
     ]

@@ -38,7 +38,7 @@ public struct BananasCommand: ParsableCommand {
             EditorCommand.self, ViewCommand.self, ListCommand.self, AddCommand.self, CheckCommand.self, UncheckCommand.self, EditCommand.self,
             RemoveCommand.self, ClearCheckedCommand.self, SectionsCommand.self, StatusCommand.self,
             ConflictsCommand.self, DeletedCommand.self, RestoreCommand.self, UsualCommand.self, ForgetCommand.self, KeysCommand.self, ThemesCommand.self, MCPCommand.self,
-            DoctorCommand.self,
+            DoctorCommand.self, ServeCommand.self, PairCommand.self, DevicesCommand.self,
         ],
         defaultSubcommand: EditorCommand.self
     )
@@ -70,6 +70,10 @@ public struct BananasCommand: ParsableCommand {
         // The MCP server is its own binary; its arguments are its own (`--help` too).
         if arguments.first == "mcp" {
             MCPServerBinary.exec(Array(arguments.dropFirst()))
+        }
+        // So is the web server (ServeCommand.swift).
+        if let first = arguments.first, ServeBinary.commands.contains(first) {
+            ServeBinary.exec(arguments)
         }
         // `list`, `add`, `check` and `uncheck` in their plain forms skip the parser's start-up
         // cost (FastPath.swift); the same command runs either way.
