@@ -39,8 +39,14 @@ enum MCPServerBinary {
     /// `arguments`; stdin, stdout, stderr, environment and process id stay. Exits 1 with a
     /// message when the binary is missing or cannot be run.
     static func exec(_ arguments: [String]) -> Never {
+        execSibling(name, what: "the MCP server", arguments)
+    }
+
+    /// Replaces this process with the binary `name` installed next to it (`what` names it in
+    /// messages): `bananas mcp` runs bananas-mcp, `bananas serve` bananas-serve.
+    static func execSibling(_ name: String, what: String, _ arguments: [String]) -> Never {
         guard let folder = executableFolder() else {
-            Output.error("cannot find the folder of the running bananas binary, where \(name) (the MCP server) is installed")
+            Output.error("cannot find the folder of the running bananas binary, where \(name) (\(what)) is installed")
             exit(ExitCodes.failure)
         }
         let path = folder + "/" + name
@@ -48,9 +54,9 @@ enum MCPServerBinary {
         execv(path, argv)
         let problem = errno
         if problem == ENOENT || problem == ENOTDIR {
-            Output.error("the MCP server binary \(name) is missing: it must be installed next to bananas (\(path)); see the README, \"Install for daily use\"")
+            Output.error("\(what) binary \(name) is missing: it must be installed next to bananas (\(path)); see the README, \"Install for daily use\"")
         } else {
-            Output.error("cannot run the MCP server \(path): \(String(cString: strerror(problem)))")
+            Output.error("cannot run \(what) \(path): \(String(cString: strerror(problem)))")
         }
         exit(ExitCodes.failure)
     }

@@ -49,19 +49,6 @@ enum ServeBinary {
 
     /// Replaces this process with `bananas-serve` from the running executable's folder.
     static func exec(_ arguments: [String]) -> Never {
-        guard let folder = MCPServerBinary.executableFolder() else {
-            Output.error("cannot find the folder of the running bananas binary, where \(name) (the web server) is installed")
-            exit(ExitCodes.failure)
-        }
-        let path = folder + "/" + name
-        let argv = ([path] + arguments).map { strdup($0) } + [nil]
-        execv(path, argv)
-        let problem = errno
-        if problem == ENOENT || problem == ENOTDIR {
-            Output.error("the web server binary \(name) is missing: it must be installed next to bananas (\(path)); see the README, \"Install for daily use\"")
-        } else {
-            Output.error("cannot run the web server \(path): \(String(cString: strerror(problem)))")
-        }
-        exit(ExitCodes.failure)
+        MCPServerBinary.execSibling(name, what: "the web server", arguments)
     }
 }

@@ -218,18 +218,21 @@ import BananasTestSupport
         // same run, each the fastest of a few tries, so a pause in one try does not count.
         // Quadratic reading took 17 s for 100,000 names: a ratio of about 100; linear reads
         // give 10 to 25 (the larger list misses the caches more).
-        func fastest(_ bytes: [UInt8], tries: Int) throws -> Duration {
-            var best = Duration.seconds(1_000)
-            for _ in 0..<tries {
-                let start = ContinuousClock.now
-                _ = try ListCodec.decode(bytes)
-                best = min(best, ContinuousClock.now - start)
-            }
-            return best
-        }
-        let ratio = try fastest(large, tries: 3) / fastest(small, tries: 7)
+        let ratio = try Self.fastest(large, tries: 3) / Self.fastest(small, tries: 7)
         print("sections: 200,000 names read \(ratio) times as long as 20,000")
         #expect(ratio < 50, "\(ratio): reading sections is not linear")
+    }
+
+    /// The fastest of `tries` decodes of `bytes`: two sizes compared in one run, a pause in one
+    /// try not counted.
+    static func fastest(_ bytes: [UInt8], tries: Int) throws -> Duration {
+        var best = Duration.seconds(1_000)
+        for _ in 0..<tries {
+            let start = ContinuousClock.now
+            _ = try ListCodec.decode(bytes)
+            best = min(best, ContinuousClock.now - start)
+        }
+        return best
     }
 
     /// Issue 39, item 7: a file of a million conflict records cost every later step (18 s and
@@ -291,16 +294,7 @@ import BananasTestSupport
     @Test("conflict records read in linear time: ten times the records cost about ten times as long")
     func conflictsReadLinearly() throws {
         let small = Self.conflictFile(records: 20_000, rows: 1), large = Self.conflictFile(records: 200_000, rows: 1)
-        func fastest(_ bytes: [UInt8], tries: Int) throws -> Duration {
-            var best = Duration.seconds(1_000)
-            for _ in 0..<tries {
-                let start = ContinuousClock.now
-                _ = try ListCodec.decode(bytes)
-                best = min(best, ContinuousClock.now - start)
-            }
-            return best
-        }
-        let ratio = try fastest(large, tries: 2) / fastest(small, tries: 5)
+        let ratio = try Self.fastest(large, tries: 2) / Self.fastest(small, tries: 5)
         print("conflicts: 200,000 records read \(ratio) times as long as 20,000")
         #expect(ratio < 50, "\(ratio): reading conflict records is not linear")
     }
