@@ -15,8 +15,9 @@ extension ShoppingList {
     /// an iCloud numbered duplicate that shares none is another list, not a copy of this one.
     public func sharesRows(with other: ShoppingList) -> Bool {
         let (small, large) = rows.count + tombstones.count <= other.rows.count + other.tombstones.count ? (self, other) : (other, self)
-        for id in small.rows.keys where large.rows[id] != nil || large.tombstones[id] != nil { return true }
-        for id in small.tombstones.keys where large.rows[id] != nil || large.tombstones[id] != nil { return true }
-        return false
+        for id in small.rows.keys where large.rows[id] != nil || large.tombstone(for: id) != nil { return true }
+        if small.tombstones.isEmpty || large.tombstones.isEmpty && large.rows.isEmpty { return false }
+        for key in small.tombstones.keys where large.tombstones[key] != nil { return true }
+        return large.rows.keys.contains { small.tombstones[Tombstone.key(for: $0)] != nil }
     }
 }

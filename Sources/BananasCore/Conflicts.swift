@@ -8,7 +8,11 @@ extension ShoppingList {
 
     /// A delete of row `id`, merged with any delete of it already recorded.
     mutating func addTombstone(_ tombstone: Tombstone, for id: String) {
-        tombstones[id] = tombstones[id].map { $0.merged(with: tombstone) } ?? tombstone
+        addTombstone(tombstone, key: Tombstone.key(for: id))
+    }
+
+    mutating func addTombstone(_ tombstone: Tombstone, key: UInt64) {
+        tombstones[key] = tombstones[key].map { $0.merged(with: tombstone) } ?? tombstone
     }
 }
 
@@ -109,7 +113,7 @@ extension ShoppingList {
     func isCurrent(_ record: ConflictRecord) -> Bool {
         switch record.subject {
         case .item(let id, let field):
-            rows[id]?[field] == record.lost && (isVisible(id) || tombstones[id].map { record.lostStamp <= $0.seen[field] } ?? true)
+            rows[id]?[field] == record.lost && (isVisible(id) || tombstone(for: id).map { $0.seen.covers(record.lostStamp) } ?? true)
         case .section(let key, let field): sectionEntries[key]?[field] == record.lost
         }
     }

@@ -7,9 +7,14 @@ extension ShoppingList {
         var delta = ShoppingList(sectionEntries: sectionEntries.filter { before.sectionEntries[$0.key] != $0.value })
         let ids = Self.differingRowIDs(rows, before.rows) ?? rows.keys.filter { before.rows[$0] != rows[$0] }
         for id in ids { delta.rows[id] = rows[id] }
-        for (id, tombstone) in tombstones where before.tombstones[id] != tombstone {
-            delta.tombstones[id] = tombstone
-            if let row = rows[id] { delta.rows[id] = row }
+        var deleted = Set<UInt64>()
+        for (key, tombstone) in tombstones where before.tombstones[key] != tombstone {
+            delta.tombstones[key] = tombstone
+            deleted.insert(key)
+        }
+        if !deleted.isEmpty {
+            // A delete travels with the row it hides.
+            for (id, row) in rows where delta.rows[id] == nil && deleted.contains(Tombstone.key(for: id)) { delta.rows[id] = row }
         }
         for (key, record) in conflicts where before.conflicts[key] != record { delta.conflicts[key] = record }
         for (subject, fold) in conflictFolds where before.conflictFolds[subject] != fold { delta.conflictFolds[subject] = fold }

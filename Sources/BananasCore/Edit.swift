@@ -74,10 +74,11 @@ extension ShoppingList {
             var item = given
             item.section = sectionKey(filing: given.section, stamp: stamp)
             let hidden = rows[given.id]
-            let deleted = tombstones[given.id]
+            // Past what a delete of this id saw of our replica: an edit it had not seen.
+            let ceiling = tombstone(for: given.id)?.seen.ceiling(for: stamp.replica) ?? .zero
             var stamps = hidden?.stamps ?? ItemStamps()
             for field in ItemField.allCases {
-                let replaced = max(hidden?.stamps[field] ?? .zero, deleted?.seen[field] ?? .zero)
+                let replaced = max(hidden?.stamps[field] ?? .zero, ceiling)
                 stamps.supersede(field, with: Stamp.edit(stamp, replacing: replaced))
                 if hidden == nil { stamps.setSeen(field, []) }
             }
@@ -128,7 +129,10 @@ extension ShoppingList {
 
         case .delete(let id):
             guard isVisible(id), let row = rows[id] else { throw EditError.noSuchItem(id) }
-            let tombstone = Tombstone(stamp: Stamp.edit(stamp, replacing: row.stamps.newest), seen: row.stamps)
+            // What its author saw: the row, and the values recorded as lost to it.
+            var seen = Knowledge(of: row.stamps)
+            for key in conflicts.keys { if case .item(id, _) = key.subject { seen.add(key.lostStamp) } }
+            let tombstone = Tombstone(stamp: Stamp.edit(stamp, replacing: row.stamps.newest), seen: seen)
             addTombstone(tombstone, for: id)
             return .undelete(shown(row), expecting: row.stamps)
 
@@ -218,9 +222,20 @@ extension ShoppingList {
             // however deep batches nest (a copy is a copy of every row).
             var copy = self
             let inverse = try copy.applyInPlace(edit, stamp: stamp, modifiedAt: modifiedAt)
+            copy.shareKnowledge(ofDeletes: edit.deletedIDs, before: self)
             self = copy
             return inverse
         }
+    }
+
+    /// The rows one edit deleted were deleted by one author who saw them all: each delete
+    /// records what all of them saw, so they share one `Knowledge` (written once in the file).
+    private mutating func shareKnowledge(ofDeletes ids: [String], before: ShoppingList) {
+        guard ids.count > 1 else { return }
+        let keys = Set(ids.map(Tombstone.key(for:))).filter { tombstones[$0] != before.tombstones[$0] }
+        var shared = Knowledge()
+        for key in keys { shared.formUnion(tombstones[key]!.seen) }
+        for key in keys { tombstones[key]!.seen = shared }
     }
 
     /// `apply`, a batch's steps (and theirs) applied in place: a failing step leaves the steps
@@ -339,6 +354,17 @@ extension ListEdit {
         case .updateSection(_, let changes, _), .revertSection(_, let changes, _, _): changes.isEmpty
         case .batch(let edits): edits.allSatisfy(\.isEmpty)
         default: false
+        }
+    }
+}
+
+extension ListEdit {
+    /// The ids this edit deletes (its batch's steps too).
+    var deletedIDs: [String] {
+        switch self {
+        case .delete(let id), .retract(let id, _): [id]
+        case .batch(let edits): edits.flatMap(\.deletedIDs)
+        default: []
         }
     }
 }

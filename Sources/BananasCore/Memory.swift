@@ -19,8 +19,9 @@ public struct ItemMemory: Hashable, Sendable {
         /// still had them when it was bought). Never older than a purchase, so a forget either
         /// covers an entry whole or not at all, and merging then forgetting gives the same
         /// memory in any order (a kept purchase never keeps values older than the forget).
+        /// To the millisecond (`Stamp.instant`): what is stored of a name is small.
         public var stamp: Stamp
-        /// Purchases (the stamps of the deletes of checked rows), newest first.
+        /// Purchases (the instants of the deletes of checked rows), newest first.
         public var purchases: [Stamp]
 
         public init(name: String, section: String, amount: String = "", optional: Bool = false, stamp: Stamp, purchases: [Stamp] = []) {
@@ -28,8 +29,8 @@ public struct ItemMemory: Hashable, Sendable {
             self.section = section
             self.amount = amount
             self.optional = optional
-            self.purchases = Self.bounded(purchases)
-            self.stamp = max(stamp, self.purchases.first ?? .zero)
+            self.purchases = Self.bounded(purchases.map(\.instant))
+            self.stamp = max(stamp, self.purchases.first ?? .zero).instant
         }
 
         /// The newer values (by stamp); the purchases of both.
@@ -185,10 +186,10 @@ extension ShoppingList {
     func memorySource(_ row: Item, folded: String) -> MemorySources.Source? {
         guard !folded.isEmpty else { return nil }
         let forget = memory.forgetting(folded)
-        let deleted = tombstones[row.id]
+        let deleted = tombstone(for: row.id)
         var source = MemorySources.Source(row: row, visible: deleted.map { !$0.hides(row) } ?? true)
         if !source.visible, let deleted, row.checked, forget.isZero || deleted.stamp > forget {
-            source.purchase = deleted.stamp
+            source.purchase = deleted.stamp.instant
         }
         let newest = max(source.stamp, deleted?.stamp ?? .zero)
         guard forget.isZero || newest > forget || source.purchase != nil else { return nil }
@@ -227,7 +228,7 @@ extension ShoppingList {
     func newestRemembered(_ folded: String?) -> Stamp {
         var newest = Stamp.zero
         for row in rows.values where folded == nil || ItemMemory.fold(row.name) == folded {
-            newest = max(newest, row.stamps.newest, tombstones[row.id]?.stamp ?? .zero)
+            newest = max(newest, row.stamps.newest, tombstone(for: row.id)?.stamp ?? .zero)
         }
         for (key, entry) in memory.entries where folded == nil || key == folded {
             newest = max(newest, entry.stamp, entry.purchases.first ?? .zero)

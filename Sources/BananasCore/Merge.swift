@@ -49,8 +49,8 @@ extension ShoppingList {
             adoptLayout(of: other.rows)
         }
         if other.tombstones != tombstones {
-            for (id, theirs) in other.tombstones {
-                addTombstone(theirs, for: id)
+            for (key, theirs) in other.tombstones {
+                addTombstone(theirs, key: key)
             }
         }
         if other.conflicts != conflicts {
@@ -254,31 +254,41 @@ extension FieldValue {
 }
 
 extension ShoppingList {
-    /// How long a delete is remembered: 180 days from when a replica first wrote it to a file.
-    /// A copy that stays away longer than this may bring a deleted row back (docs/decisions.md).
+    /// How long a delete is remembered: 180 days from when this device first saw it. A copy
+    /// that stays away longer than this may bring a deleted row back (docs/decisions.md).
     public static let tombstoneLifetimeMillis: Int64 = 180 * 86_400_000
+    /// How long a deleted row itself is kept ("recently deleted", and a body for an edit made
+    /// elsewhere meanwhile to come back to): 30 days from when this device first saw its
+    /// delete. The delete stays, without the row, for `tombstoneLifetimeMillis`.
+    public static let deletedRowLifetimeMillis: Int64 = 30 * 86_400_000
     /// How long a reviewed conflict record is kept (so every device learns it was reviewed).
     /// How many a list keeps is `conflictCapacity` (ConflictBound.swift).
     public static let reviewedConflictLifetimeMillis: Int64 = 30 * 86_400_000
 
     /// Bookkeeping a writer does with its wall clock before it writes, outside `merge`:
     /// deletes and conflict records new to a file are dated `now`; a delete this device first
-    /// saw (`deleteFirstSeen`, its published history) before `now - tombstoneLifetimeMillis`
-    /// is forgotten with the row it hides, never by its stamp or a date a file claims;
-    /// conflict records are bounded by `collectConflictRecords` (reviewed ones expire, a
-    /// field's older unreviewed values are folded, never dropped uncounted). What the
-    /// forgotten rows said of their names stays in the memory.
-    public mutating func collectGarbage(now: Int64, deleteFirstSeen: (String, Stamp) -> Int64? = { _, _ in nil }) {
-        var expired: [String] = []
-        for (id, tombstone) in tombstones {
-            if tombstone.firstSeen == 0 { tombstones[id]!.firstSeen = now }
-            if let seen = deleteFirstSeen(id, tombstone.hidden), seen < now - Self.tombstoneLifetimeMillis { expired.append(id) }
+    /// saw (`deleteFirstSeen`, its published history) more than `deletedRowLifetimeMillis`
+    /// ago lets go of the row it hides, and more than `tombstoneLifetimeMillis` ago is
+    /// forgotten itself, never by its stamp or a date a file claims; conflict records are
+    /// bounded by `collectConflictRecords` (reviewed ones expire, a field's older unreviewed
+    /// values are folded, never dropped uncounted). What the dropped rows said of their names
+    /// stays in the memory.
+    public mutating func collectGarbage(now: Int64, deleteFirstSeen: (UInt64, Stamp) -> Int64? = { _, _ in nil }) {
+        var expired: [UInt64] = []
+        var rowsDue = Set<UInt64>()
+        for (key, tombstone) in tombstones {
+            if tombstone.firstSeen == 0 { tombstones[key]!.firstSeen = now }
+            guard let seen = deleteFirstSeen(key, tombstone.hidden) else { continue }
+            if seen < now - Self.deletedRowLifetimeMillis { rowsDue.insert(key) }
+            if seen < now - Self.tombstoneLifetimeMillis { expired.append(key) }
         }
-        rememberForgottenRows(expired.filter { !isVisible($0) }, now: now)
-        for id in expired {
-            if !isVisible(id) { rows[id] = nil }
-            tombstones[id] = nil
+        if !rowsDue.isEmpty {
+            var dropped: [String] = []
+            for (id, row) in rows where rowsDue.contains(Tombstone.key(for: id)) && tombstone(for: id)?.hides(row) == true { dropped.append(id) }
+            rememberForgottenRows(dropped, now: now)
+            for id in dropped { rows[id] = nil }
         }
+        for key in expired { tombstones[key] = nil }
         collectConflictRecords(now: now)
     }
 }

@@ -2,58 +2,121 @@
 /// what their author saw, sections with identities of their own, and the values that lost
 /// to a concurrent edit (docs/sync.md, "The merge contract").
 
+/// What a delete saw, as a version vector: per replica, the newest of its stamps the deleter
+/// had seen, and a horizon up to which it saw every stamp (a delete a version-2 file recorded
+/// by its stamp alone). A replica makes its stamps in order (an edit bumped past a value ahead
+/// of its clock takes a replica of its own, `Stamp.edit`), and lists merge only whole, so a
+/// deleter that saw one stamp of a replica saw every earlier one: the vector says exactly which
+/// edits it saw, whatever the clocks, in a few stamps shared by every row one edit deleted.
+public struct Knowledge: Hashable, Sendable {
+    public private(set) var horizon: Stamp
+    /// Per replica id, the newest stamp of that replica seen (none at or below the horizon).
+    public private(set) var newest: [String: Stamp]
+
+    public init(horizon: Stamp = .zero, newest: [String: Stamp] = [:]) {
+        self.horizon = horizon
+        self.newest = newest.filter { $0.value > horizon }
+    }
+
+    /// What seeing these stamps, and the values each field superseded, tells.
+    public init(of stamps: ItemStamps) {
+        self.init()
+        for field in ItemField.allCases {
+            add(stamps[field])
+            for superseded in stamps.seen(field) { add(superseded) }
+        }
+    }
+
+    public mutating func add(_ stamp: Stamp) {
+        guard stamp > horizon else { return }
+        if let known = newest[stamp.replica], known >= stamp { return }
+        newest[stamp.replica] = stamp
+    }
+
+    public mutating func formUnion(_ other: Knowledge) {
+        if other == self { return }
+        if other.horizon > horizon {
+            horizon = other.horizon
+            newest = newest.filter { $0.value > horizon }
+        }
+        for stamp in other.newest.values { add(stamp) }
+    }
+
+    /// True when an edit with this stamp was seen (an unstamped value always is).
+    public func covers(_ stamp: Stamp) -> Bool {
+        if stamp <= horizon { return true }
+        guard let known = newest[stamp.replica] else { return false }
+        return stamp <= known
+    }
+
+    /// The newest stamp seen.
+    public var newestStamp: Stamp { newest.values.max().map { max($0, horizon) } ?? horizon }
+
+    /// The newest stamp of this replica seen (or the horizon): an edit of the replica's must
+    /// be stamped past it to be one the deleter had not seen.
+    public func ceiling(for replica: String) -> Stamp { max(horizon, newest[replica] ?? .zero) }
+}
+
 /// A delete. It hides the row version its author saw: the row comes back only when one of
-/// its fields carries a stamp newer than the one the deleter saw for that field, that is, an
-/// edit the deleter had not seen, whatever the clocks said (rule 3).
+/// its fields carries an edit the deleter had not seen (`Knowledge`), whatever the clocks
+/// said (rule 3).
 public struct Tombstone: Hashable, Sendable {
     /// The delete's own stamp (its place among edits; shown in "recently deleted").
     public var stamp: Stamp
-    /// For each item field, the stamp of the value the deleter saw.
-    public var seen: ItemStamps
+    /// Which edits the deleter had seen.
+    public var seen: Knowledge
     /// When a replica first wrote this delete to a file, by that replica's clock (0: not yet).
-    /// Deletes expire by this, never by their own (possibly skewed) stamp.
+    /// Deletes expire by when this device first saw them, never by their own (possibly
+    /// skewed) stamp.
     public var firstSeen: Int64
 
     /// The version it hides (its newest seen stamp): a delete of a later version (after a
     /// restore or an edit) is another delete, seen anew, whatever its own stamp (a clock
     /// behind may stamp it before the first).
-    public var hidden: Stamp { seen.newest }
+    public var hidden: Stamp { seen.newestStamp }
 
-    public init(stamp: Stamp, seen: ItemStamps, firstSeen: Int64 = 0) {
+    public init(stamp: Stamp, seen: Knowledge, firstSeen: Int64 = 0) {
         self.stamp = stamp
-        self.seen = seen.withoutHistory
+        self.seen = seen
         self.firstSeen = firstSeen
+    }
+
+    /// The delete of a row whose stamps the deleter saw.
+    public init(stamp: Stamp, seen stamps: ItemStamps, firstSeen: Int64 = 0) {
+        self.init(stamp: stamp, seen: Knowledge(of: stamps), firstSeen: firstSeen)
     }
 
     /// A delete from a file that recorded only its stamp (schema version 2): it saw every
     /// value stamped up to it, the rule that file's writer applied, and it is as old as its
     /// stamp (that file kept no other date).
     public init(legacy stamp: Stamp) {
-        self.init(stamp: stamp, seen: ItemStamps(all: stamp), firstSeen: max(1, stamp.millis))
+        self.init(stamp: stamp, seen: Knowledge(horizon: stamp), firstSeen: max(1, stamp.millis))
     }
 
     /// True while no field of `row` carries an edit the deleter had not seen.
     public func hides(_ row: Item) -> Bool {
-        for field in ItemField.allCases where row.stamps[field] > seen[field] { return false }
+        for field in ItemField.allCases where !seen.covers(row.stamps[field]) { return false }
         return true
     }
 
-    /// Two records of deletes of one row: the later delete, having seen what either saw.
-    /// Per field the greater stamp with its history (equal stamps: both histories), so the
-    /// result is the same in either order.
-    func merged(with other: Tombstone) -> Tombstone {
+    /// Two records of deletes of one row: the later delete, having seen what either saw, so
+    /// the result is the same in either order.
+    public func merged(with other: Tombstone) -> Tombstone {
         if self == other { return self }
         var seen = self.seen
-        for field in ItemField.allCases {
-            let (mine, theirs) = (self.seen[field], other.seen[field])
-            if theirs > mine {
-                seen[field] = theirs
-                seen.setSeen(field, other.seen.seen(field))
-            } else if theirs == mine, self.seen.seen(field) != other.seen.seen(field) {
-                seen.setSeen(field, self.seen.seen(field) + other.seen.seen(field))
-            }
-        }
+        seen.formUnion(other.seen)
         return Tombstone(stamp: max(stamp, other.stamp), seen: seen, firstSeen: max(firstSeen, other.firstSeen))
+    }
+
+    /// The key a delete is kept under: a 64-bit FNV-1a hash of the row's id, so a delete whose
+    /// row is gone costs 16 characters, not the id's 36.
+    public static func key(for id: String) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in id.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x100_0000_01b3
+        }
+        return hash
     }
 }
 

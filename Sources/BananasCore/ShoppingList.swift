@@ -16,7 +16,7 @@ public struct ShoppingList: Hashable, Sendable {
     /// may still be in the bytes of the file it read (`RowTable`).
     public internal(set) var rows: RowTable
     /// Deletes by id.
-    public internal(set) var tombstones: [String: Tombstone]
+    public internal(set) var tombstones: [UInt64: Tombstone]
     /// Values that lost to concurrent edits, for review on every device.
     public internal(set) var conflicts: [ConflictRecord.Key: ConflictRecord]
     /// Per field, the older lost values folded together when more await review than a list
@@ -58,7 +58,7 @@ public struct ShoppingList: Hashable, Sendable {
     /// version-1 or version-2 file, or a test).
     public init(
         sections: [String] = [], sectionsStamp: Stamp = .zero, rows: [Item] = [],
-        tombstones: [String: Tombstone] = [:], extra: [String: JSONValue] = [:],
+        tombstones: [UInt64: Tombstone] = [:], extra: [String: JSONValue] = [:],
         syncExtra: [String: JSONValue] = [:], unreadableRows: [UnreadableRow] = []
     ) {
         self.init(sectionEntries: Self.entries(forNames: sections, stamp: sectionsStamp), rows: rows,
@@ -66,7 +66,7 @@ public struct ShoppingList: Hashable, Sendable {
     }
 
     public init(
-        sectionEntries: [String: SectionEntry], rows: [Item] = [], tombstones: [String: Tombstone] = [:],
+        sectionEntries: [String: SectionEntry], rows: [Item] = [], tombstones: [UInt64: Tombstone] = [:],
         conflicts: [ConflictRecord] = [], conflictFolds: [ConflictFold] = [], memory: ItemMemory = ItemMemory(), extra: [String: JSONValue] = [:],
         syncExtra: [String: JSONValue] = [:], unreadableRows: [UnreadableRow] = []
     ) {
@@ -78,7 +78,7 @@ public struct ShoppingList: Hashable, Sendable {
     /// The rows already in a table by id, each under its own id (the codec fills one as it
     /// reads: a second table of 10,000 rows was a tenth of a whole-process command).
     public init(
-        sectionEntries: [String: SectionEntry], rowsByID: RowTable, tombstones: [String: Tombstone] = [:],
+        sectionEntries: [String: SectionEntry], rowsByID: RowTable, tombstones: [UInt64: Tombstone] = [:],
         conflicts: [ConflictRecord] = [], conflictFolds: [ConflictFold] = [], memory: ItemMemory = ItemMemory(), extra: [String: JSONValue] = [:],
         syncExtra: [String: JSONValue] = [:], unreadableRows: [UnreadableRow] = []
     ) {
@@ -235,11 +235,21 @@ public struct ShoppingList: Hashable, Sendable {
         return true
     }
 
-    /// A row is visible when it has no tombstone, or one of its fields was stamped after the
-    /// delete (an edit concurrent with a delete keeps the row).
+    /// How many rows a delete hides.
+    public var hiddenRowCount: Int {
+        tombstones.isEmpty ? 0 : rows.values.reduce(0) { $0 + (isVisible($1.id) ? 0 : 1) }
+    }
+
+    /// The delete of this row id, if any.
+    public func tombstone(for id: String) -> Tombstone? {
+        tombstones.isEmpty ? nil : tombstones[Tombstone.key(for: id)]
+    }
+
+    /// A row is visible when it has no tombstone, or one of its fields carries an edit the
+    /// deleter had not seen (an edit concurrent with a delete keeps the row).
     public func isVisible(_ id: String) -> Bool {
         guard let row = rows[id] else { return false }
-        guard let deleted = tombstones[id] else { return true }
+        guard let deleted = tombstone(for: id) else { return true }
         return !deleted.hides(row)
     }
 
@@ -268,15 +278,15 @@ public struct ShoppingList: Hashable, Sendable {
 
     /// Rows hidden by a tombstone, in id order (as stored: sections by key).
     public var hiddenRows: [Item] {
-        // Only a row with a tombstone can be hidden: no walk over every row.
-        tombstones.keys.compactMap { id in isVisible(id) ? nil : rows[id] }.sorted { $0.id.precedesInTextOrder($1.id) }
+        guard !tombstones.isEmpty else { return [] }
+        return rows.values.filter { !isVisible($0.id) }.sorted { $0.id.precedesInTextOrder($1.id) }
     }
 
     /// Deleted items people may bring back ("recently deleted"), newest delete first, their
     /// sections by name.
     public var recentlyDeleted: [(item: Item, deleted: Tombstone)] {
         rows.values.compactMap { row in
-            guard let tombstone = tombstones[row.id], tombstone.hides(row) else { return nil }
+            guard let tombstone = tombstone(for: row.id), tombstone.hides(row) else { return nil }
             return (shown(row), tombstone)
         }.sorted { $0.deleted.stamp != $1.deleted.stamp ? $0.deleted.stamp > $1.deleted.stamp : $0.item.id.precedesInTextOrder($1.item.id) }
     }

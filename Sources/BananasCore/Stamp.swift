@@ -150,6 +150,17 @@ public enum ReplicaID {
         return hex(value, digits: 12)
     }
 
+    /// The replica of an edit stamped past a value ahead of its clock (`Stamp.edit`): `p` and
+    /// 16 hex digits of a hash of the edit's stamp and the stamp it passes, one per edit.
+    public static func passing(_ replaced: Stamp, by stamp: Stamp) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in (stamp.encoded + " " + replaced.encoded).utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x100_0000_01b3
+        }
+        return "p" + hex(hash, digits: 16)
+    }
+
     public static func random() -> String {
         var rng = SystemRandomNumberGenerator()
         return random(using: &rng)
@@ -224,13 +235,22 @@ extension Stamp {
     /// `replaced`: whichever is greater of the two, the clock's stamp or the one just after
     /// `replaced` (with the editor's replica). An edit always beats the value its author saw,
     /// however far ahead the clock that stamped that value ran (the merge contract, rule 1).
+    ///
+    /// Such a stamp is ahead of the clock that made it, so its replica is one of its own (derived
+    /// from the edit's stamp and the one it passes): the replica's own stamps stay in the order
+    /// its clock made them, which is what a delete's `Knowledge` relies on.
     public static func edit(_ stamp: Stamp, replacing replaced: Stamp) -> Stamp {
         guard replaced >= stamp else { return stamp }
+        let replica = ReplicaID.passing(replaced, by: stamp)
         if replaced.counter < Stamp.maxCounter {
-            return Stamp(millis: replaced.millis, counter: replaced.counter + 1, replica: stamp.replica)
+            return Stamp(millis: replaced.millis, counter: replaced.counter + 1, replica: replica)
         }
-        return Stamp(millis: replaced.millis + 1, counter: 0, replica: stamp.replica)
+        return Stamp(millis: replaced.millis + 1, counter: 0, replica: replica)
     }
+
+    /// Its millisecond alone (no counter, no replica): a purchase is known by when it was
+    /// made, which is all the memory keeps of it (two in one millisecond are one).
+    public var instant: Stamp { counter == 0 && replica.isEmpty ? self : Stamp(millis: millis, counter: 0, replica: "") }
 
     /// How far this stamp's time is ahead of `now`, in ms (0 when it is not).
     public func lead(over now: Int64) -> Int64 { max(0, millis - now) }
@@ -245,7 +265,7 @@ extension Stamp {
     /// The compact form: milliseconds in 10 base-36 digits, the counter in 4, then the replica
     /// (`0mi4x0b9a40000` + `9d4dbd8e90d0`). Fixed-width digits in ASCII order, so comparing two
     /// compact stamps as strings still compares them as tuples. Nil when out of range.
-    public func appendCompact(to out: inout [UInt8]) -> Bool {
+    public func appendCompact(to out: inout [UInt8], replica withReplica: Bool = true) -> Bool {
         guard millis >= 0, millis < 3_656_158_440_062_976 /* 36^10 */, counter >= 0, counter < 1_679_616 /* 36^4 */ else { return false }
         // Digits in a buffer on the stack: the codec writes a stamp per field of every row.
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Self.compactMillisDigits + Self.compactCounterDigits) { digits in
@@ -262,6 +282,7 @@ extension Stamp {
             }
             out.append(contentsOf: UnsafeBufferPointer(digits))
         }
+        guard withReplica else { return true }
         var replica = replica
         replica.withUTF8 { out.append(contentsOf: $0) }
         return true

@@ -11,7 +11,8 @@ public final class CommandSession {
     public private(set) var list: ShoppingList
     public let snapshot: ListFile.Snapshot
     public var file: ListFile { engine.file }
-    private var clock = StampClock(replica: ReplicaID.random())
+    /// Made under the lock at the first commit, with this device's command replica.
+    private var clock: StampClock?
 
     /// Conflict copies beside the file that could not be merged.
     public private(set) var unmergedCopies: [UnmergedCopy] = []
@@ -71,6 +72,7 @@ public final class CommandSession {
         for orphan in orphans { for entry in orphan.entries { local.merge(entry) } }
         var report: Report?
         var clock = self.clock
+        let state = file.state
         // The copies beside the file merged under this lock too: the edit is built on what a
         // read command showed, though the lock was busy when the session began.
         let outcome = try engine.flush(local: local, lockTimeoutMillis: lockTimeoutMillis, mergingCopies: true) { merged in
@@ -78,8 +80,12 @@ public final class CommandSession {
             report = built
             if let edit, !edit.isEmpty {
                 let now = file.time.nowMillis()
-                clock.observe(merged.newestStamp, now: now)
-                try merged.apply(edit, stamp: clock.next(now: now), modifiedAt: Timestamp.iso8601(millis: now))
+                // Under the lock: commands on this device stamp one after another with one
+                // replica, each past every stamp the list holds (and so past the last one's).
+                var stamps = clock ?? StampClock(replica: state.flatMap { BaseStore(folder: $0).commandReplica() } ?? ReplicaID.random())
+                stamps.observe(merged.newestStamp, now: now)
+                try merged.apply(edit, stamp: stamps.next(now: now), modifiedAt: Timestamp.iso8601(millis: now))
+                clock = stamps
             }
         }
         self.clock = clock

@@ -254,7 +254,7 @@ final class ContractModel {
         }
         if local {
             for id in before.rows.keys where before.isVisible(id) && !after.isVisible(id) {
-                new.append(add(Event(deletes: id, value: .text(""), stamp: after.tombstones[id]?.stamp ?? .zero,
+                new.append(add(Event(deletes: id, value: .text(""), stamp: after.tombstone(for: id)?.stamp ?? .zero,
                                      knowledge: knowledge, step: stepNumber, by: by, at: t)))
             }
         }
@@ -792,7 +792,10 @@ final class ContractModel {
         for row in judgment.claims.rows.values { sawOnlyWhatItKnew(row.stamps) { .item(row.id, $0) } }
         for entry in judgment.claims.sectionEntries.values { sawOnlyWhatItKnew(entry.stamps) { .section(entry.key, $0) } }
         for (id, tombstone) in judgment.deletes {
-            let saw = Set(ItemField.allCases.compactMap { index[EventKey(subject: .item(id, $0), stamp: tombstone.seen[$0])] })
+            // Per field, the newest value the delete saw.
+            let saw = Set(ItemField.allCases.compactMap { field in
+                (bySubject[.item(id, field)] ?? []).filter { tombstone.seen.covers(events[$0].stamp) }.max { events[$0].stamp < events[$1].stamp }
+            })
             if let unseen = saw.first(where: { !read.known.contains($0) }) {
                 fail("rule 3 (a delete hides what its author saw)",
                      "the app's delete of \(id) claims to have seen \(events[unseen].value) (step \(events[unseen].step), by \(events[unseen].by)), which the app never knew")

@@ -67,7 +67,18 @@ final class InMemoryDevices: ContractDevices {
         let anchor = judgment.anchor.map(published[r].list(at:))
         publish(r, judgment.held, kind: .save(marked: false), now: now)
         return TakenIn(held: judgment.held, merged: judgment.merged, anchorNumber: judgment.anchor, anchor: anchor, stamp: stamp,
-                       deletes: judgment.held.tombstones.filter { list.tombstones[$0.key] != $0.value }, claims: judgment.held)
+                       deletes: Self.byID(judgment.held.tombstones.filter { list.tombstones[$0.key] != $0.value },
+                                          rows: [judgment.held, list] + (anchor.map { [$0] } ?? [])),
+                       claims: judgment.held)
+    }
+
+    /// Deletes by the id of the row they delete, found among these lists' rows.
+    static func byID(_ tombstones: [UInt64: Tombstone], rows lists: [ShoppingList]) -> [String: Tombstone] {
+        var found: [String: Tombstone] = [:]
+        for list in lists {
+            for id in list.rows.keys { if let tombstone = tombstones[Tombstone.key(for: id)] { found[id] = tombstone } }
+        }
+        return found
     }
 
     /// Publishes `list` on replica `r` (a state it took in or wrote), unless it was the last.
@@ -182,7 +193,8 @@ final class DiskDevices: ContractDevices {
         // Its deletes saw the anchor's rows (a delete merged into one made here shows both).
         let anchorList = anchor.map(before.list(at:))
         var deletes: [String: Tombstone] = [:]
-        for (id, tombstone) in merged.tombstones where tombstone.stamp == stamp && list.tombstones[id]?.stamp != stamp {
+        let new = merged.tombstones.filter { key, tombstone in tombstone.stamp == stamp && list.tombstones[key]?.stamp != stamp }
+        for (id, tombstone) in InMemoryDevices.byID(new, rows: [merged, list] + (anchorList.map { [$0] } ?? [])) {
             deletes[id] = anchorList?.rows[id].map { Tombstone(stamp: stamp, seen: $0.stamps) } ?? tombstone
         }
         return TakenIn(held: history.list(at: state.number), merged: merged, anchorNumber: anchor, anchor: anchorList,

@@ -140,7 +140,7 @@ func sampleList() throws -> ShoppingList {
             Item(id: "id-7", name: "Id-7", section: "Other"),
             Item(id: "22222222-128B-4F33-8C5C-7FD0A6A3A450", name: "Deleted", section: "Other"),
         ])
-        list.tombstones["22222222-128B-4F33-8C5C-7FD0A6A3A450"] = Tombstone(legacy: Stamp(millis: 5, counter: 0, replica: "a"))
+        list.tombstones[Tombstone.key(for: "22222222-128B-4F33-8C5C-7FD0A6A3A450")] = Tombstone(legacy: Stamp(millis: 5, counter: 0, replica: "a"))
         for prefix in [false, true] {
             let ordered = Result { () throws(AddressError) in try Addressing.resolve(query, in: list.items, allowNamePrefix: prefix) }
             let direct = Result { () throws(AddressError) in try Addressing.resolve(query, in: list, allowNamePrefix: prefix) }
@@ -154,7 +154,7 @@ func sampleList() throws -> ShoppingList {
             Item(id: "C", name: "Milk", sortOrder: 3), Item(id: "B", name: "milk", sortOrder: 2),
             Item(id: "A", name: "MILK", sortOrder: 2), Item(id: "D", name: "Milk", sortOrder: 1), Item(id: "E", name: "Eggs"),
         ])
-        list.tombstones["D"] = Tombstone(legacy: Stamp(millis: 9, counter: 0, replica: "a"))  // hidden: not a match
+        list.tombstones[Tombstone.key(for: "D")] = Tombstone(legacy: Stamp(millis: 9, counter: 0, replica: "a"))  // hidden: not a match
         for name in ["milk", "Milk ", "eggs", "bread"] {
             #expect(list.firstItem(named: name)?.id == list.items.first { $0.name.lowercased() == name.lowercased() }?.id)
         }
@@ -169,7 +169,7 @@ func sampleList() throws -> ShoppingList {
             Item(id: "B", name: "b", section: "snacks", sortOrder: 3), Item(id: "C", name: "c", section: "SNACKS", sortOrder: 2),
             Item(id: "D", name: "d", section: "DAIRY", sortOrder: 4), Item(id: "E", name: "e", section: "Gone", sortOrder: 5),
         ])
-        list.tombstones["E"] = Tombstone(legacy: Stamp(millis: 9, counter: 0, replica: "a"))  // hidden: its section is not shown
+        list.tombstones[Tombstone.key(for: "E")] = Tombstone(legacy: Stamp(millis: 9, counter: 0, replica: "a"))  // hidden: its section is not shown
         let folded = name.lowercased()
         let expected = list.displaySections.contains(name) ? name : list.displaySections.first { $0.lowercased() == folded }
         #expect(list.section(named: name) == expected)

@@ -49,7 +49,7 @@ extension ShoppingList {
 extension ShoppingList {
     /// `collectGarbage` on a device that first saw each delete at the `now` of the call that
     /// first met it (as its published history records), kept in `sightings`.
-    mutating func collectGarbage(now: Int64, sightings: inout [String: Int64]) {
+    mutating func collectGarbage(now: Int64, sightings: inout [UInt64: Int64]) {
         for id in tombstones.keys where sightings[id] == nil { sightings[id] = now }
         let seen = sightings
         collectGarbage(now: now, deleteFirstSeen: { id, _ in seen[id] })

@@ -155,7 +155,7 @@ import BananasTestSupport
     @Test func rowsGarbageCollectedAreStillRememberedAndTheMemoryIsBounded() throws {
         var me = Shopper("a")
         let names = (0..<1_200).map { "Item \($0)" }
-        var sightings: [String: Int64] = [:]
+        var sightings: [UInt64: Int64] = [:]
         var list = ShoppingList()
         for (index, name) in names.enumerated() {
             let stamp = Stamp(millis: Self.start + Int64(index), counter: 0, replica: "a")

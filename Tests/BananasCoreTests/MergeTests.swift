@@ -191,21 +191,32 @@ struct ListDigest: Equatable, CustomStringConvertible {
 @Suite struct TombstoneExpiryTests {
     @Test func oldDeletesAndTheirHiddenRowsAreForgotten() throws {
         var list = try sampleList()
-        var sightings: [String: Int64] = [:]
+        var sightings: [UInt64: Int64] = [:]
         try list.apply(.delete(id: "A"), stamp: stamp(10))
         list.collectGarbage(now: 10, sightings: &sightings)  // first written at 10
         try list.apply(.delete(id: "B"), stamp: stamp(1_000))
         list.collectGarbage(now: 1_000, sightings: &sightings)
+        list.collectGarbage(now: 10 + ShoppingList.deletedRowLifetimeMillis - 1, sightings: &sightings)
+        #expect(list.rows["A"] != nil && list.rows["B"] != nil, "deleted rows are kept 30 days")
+        #expect(list.recentlyDeleted.map(\.item.id) == ["B", "A"])
+        list.collectGarbage(now: 500 + ShoppingList.deletedRowLifetimeMillis, sightings: &sightings)
+        #expect(list.rows["A"] == nil, "then the row goes")
+        #expect(list.rows["B"] != nil)
+        #expect(list.tombstones.count == 2, "its delete stays")
+        // A copy of A from before its delete (a device away for weeks) stays hidden while the
+        // delete is kept, without the row.
+        var away = try sampleList()
+        away.merge(list)
+        #expect(away.items.map(\.id) == ["C"])
         list.collectGarbage(now: 500 + ShoppingList.tombstoneLifetimeMillis, sightings: &sightings)
-        #expect(list.tombstones.keys.sorted() == ["B"])
-        #expect(list.rows["A"] == nil)
-        #expect(list.rows["B"] != nil, "a recent delete keeps its hidden row")
+        #expect(list.tombstones.keys.sorted() == [Tombstone.key(for: "B")])
+        #expect(list.rows["A"] == nil && list.rows["B"] == nil)
         #expect(list.items.map(\.id) == ["C"])
     }
 
     @Test func aTombstoneOfAResurrectedRowExpiresWithoutTouchingTheRow() throws {
         var list = try sampleList()
-        var sightings: [String: Int64] = [:]
+        var sightings: [UInt64: Int64] = [:]
         try list.apply(.delete(id: "A"), stamp: stamp(10))
         try list.apply(.insert(list.rows["A"]!), stamp: stamp(20))
         list.collectGarbage(now: 10, sightings: &sightings)
@@ -218,14 +229,14 @@ struct ListDigest: Equatable, CustomStringConvertible {
     func expiryCountsFromThisDevicesFirstSighting() throws {
         var list = try sampleList()
         try list.apply(.delete(id: "A"), stamp: stamp(1))  // a clock decades behind
-        list.tombstones["A"]!.firstSeen = 1  // a file that claims it was first seen in 1970
-        var sightings: [String: Int64] = [:]
+        list.tombstones[Tombstone.key(for: "A")]!.firstSeen = 1  // a file that claims it was first seen in 1970
+        var sightings: [UInt64: Int64] = [:]
         let now: Int64 = 1_800_000_000_000
         list.collectGarbage(now: now, sightings: &sightings)
-        #expect(list.tombstones["A"] != nil && list.item("A") == nil, "first seen here now: kept")
+        #expect(list.tombstones[Tombstone.key(for: "A")] != nil && list.item("A") == nil, "first seen here now: kept")
         list.collectGarbage(now: now + ShoppingList.tombstoneLifetimeMillis - 1, sightings: &sightings)
-        #expect(list.tombstones["A"] != nil)
+        #expect(list.tombstones[Tombstone.key(for: "A")] != nil)
         list.collectGarbage(now: now + ShoppingList.tombstoneLifetimeMillis + 1, sightings: &sightings)
-        #expect(list.tombstones["A"] == nil && list.rows["A"] == nil)
+        #expect(list.tombstones[Tombstone.key(for: "A")] == nil && list.rows["A"] == nil)
     }
 }

@@ -29,7 +29,11 @@ import PropertyBased
             fields.append(text)
         }
         guard any else { return flags.isEmpty ? nil : "|" + Array(repeating: "", count: Field.allCases.count).joined(separator: ",") + "|" + flags }
-        var text = table.map { $0.compact ?? $0.encoded }.joined(separator: " ") + "|" + fields.joined(separator: ",")
+        // A later stamp of the first one's replica is written without it (version 4).
+        var text = table.enumerated().map { n, stamp in
+            guard let compact = stamp.compact else { return stamp.encoded }
+            return n > 0 && stamp.replica == table[0].replica ? String(compact.dropLast(stamp.replica.count)) : compact
+        }.joined(separator: " ") + "|" + fields.joined(separator: ",")
         if !flags.isEmpty { text += "|" + flags }
         return text
     }
@@ -39,7 +43,8 @@ import PropertyBased
         guard parts.count == 2 || parts.count == 3 else { return nil }
         var table: [Stamp] = []
         for text in parts[0].split(separator: UInt8(ascii: " ")) {
-            guard let stamp = Meta.stamp(text) else { return nil }
+            let replicaLeftOut = !table.isEmpty && text.count == Stamp.compactMillisDigits + Stamp.compactCounterDigits
+            guard let stamp = Meta.stamp(replicaLeftOut ? Array(text) + Array(table[0].replica.utf8) : Array(text)) else { return nil }
             table.append(stamp)
         }
         let fields = parts[1].split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false)

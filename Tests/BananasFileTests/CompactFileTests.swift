@@ -58,12 +58,12 @@ import BananasCore
         #expect(perItem <= 300)
 
         let decoded = try ListCodec.decode(bytes)
-        #expect(decoded.schemaVersion == 3)
+        #expect(decoded.schemaVersion == ListCodec.currentSchemaVersion)
         #expect(decoded.problems.isEmpty)
         #expect(decoded.list == list)
 
         let root = try #require(try JSONText.parse(bytes).objectValue)
-        #expect(root["schemaVersion"] == .number("3"))
+        #expect(root["schemaVersion"] == .number(String(ListCodec.currentSchemaVersion)))
         let rows = try #require(root["items"]?.arrayValue)
         #expect(rows.count == count)
         let row = try #require(rows.first?.objectValue)

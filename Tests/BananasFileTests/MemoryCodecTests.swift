@@ -11,7 +11,7 @@ import Testing
 
     /// A list whose deleted rows were collected, so its memory holds them, plus a forget.
     static func listWithStoredMemory() throws -> ShoppingList {
-        var sightings: [String: Int64] = [:]
+        var sightings: [UInt64: Int64] = [:]
         var list = ShoppingList(sections: ["Dairy"])
         for (index, name) in ["Milk", "Crème fraîche", "Eggs"].enumerated() {
             let stamp = Stamp(millis: start + Int64(index), counter: 0, replica: "abcd")
@@ -70,7 +70,7 @@ import Testing
 extension ShoppingList {
     /// `collectGarbage` on a device that first saw each delete at the `now` of the call that
     /// first met it (as its published history records), kept in `sightings`.
-    mutating func collectGarbage(now: Int64, sightings: inout [String: Int64]) {
+    mutating func collectGarbage(now: Int64, sightings: inout [UInt64: Int64]) {
         for id in tombstones.keys where sightings[id] == nil { sightings[id] = now }
         let seen = sightings
         collectGarbage(now: now, deleteFirstSeen: { id, _ in seen[id] })

@@ -84,10 +84,10 @@ extension PublishedHistory {
             raw("]")
         }
         raw(",\n\"deletes\": {")
-        for (index, id) in deletesSeen.keys.sorted().enumerated() {
+        for (index, key) in deletesSeen.keys.sorted().enumerated() {
             raw(index == 0 ? "\n" : ",\n")
-            string(id)
-            let sighting = deletesSeen[id]!
+            string(hex(key, digits: 16))
+            let sighting = deletesSeen[key]!
             raw(": [\(sighting.firstSeen), ")
             if let hidden = sighting.hidden { string(hidden.encoded) } else { raw("null") }
             raw("]")
@@ -168,7 +168,9 @@ extension PublishedHistory {
             }) else { return nil }
             sections[key] = list
         }
-        for (id, value) in top["deletes"]?.objectValue ?? [:] {
+        for (name, value) in top["deletes"]?.objectValue ?? [:] {
+            // By `Tombstone.key` in 16 hex digits; by row id before deletes were kept by key.
+            let id = name.utf8.count == 16 ? UInt64(name, radix: 16) ?? Tombstone.key(for: name) : Tombstone.key(for: name)
             // `[firstSeen, hidden]`; a bare number before sightings kept the version.
             if let seen = int64(value) {
                 deletesSeen[id] = DeleteSighting(hidden: nil, firstSeen: seen)

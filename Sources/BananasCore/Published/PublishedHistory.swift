@@ -43,10 +43,10 @@ public struct PublishedHistory: Hashable, Sendable {
     var sections: [String: [Version<SectionEntry>]] = [:]
     /// The app's last save here (the newest unmarked `save`), if still kept.
     public internal(set) var appLine: Int?
-    /// When this device first saw each delete (by row id, with the version it hides): a delete
+    /// When this device first saw each delete (by `Tombstone.key`, with the version it hides): a delete
     /// expires counting from here, never from a stamp or what a file claims. A later version
     /// deleted is a delete first seen then.
-    public internal(set) var deletesSeen: [String: DeleteSighting] = [:]
+    public internal(set) var deletesSeen: [UInt64: DeleteSighting] = [:]
 
     public struct DeleteSighting: Hashable, Sendable {
         /// `Tombstone.hidden`; nil in a history saved before sightings kept it (the first
@@ -106,10 +106,10 @@ public struct PublishedHistory: Hashable, Sendable {
             sections[key]!.append(Version(from: number, value: nil))
         }
         deletesSeen = deletesSeen.filter { list.tombstones[$0.key] != nil }
-        for (id, tombstone) in list.tombstones where deleteFirstSeen(id, hiding: tombstone.hidden) == nil {
-            deletesSeen[id] = DeleteSighting(hidden: tombstone.hidden, firstSeen: now)
+        for (key, tombstone) in list.tombstones where deleteFirstSeen(key, hiding: tombstone.hidden) == nil {
+            deletesSeen[key] = DeleteSighting(hidden: tombstone.hidden, firstSeen: now)
         }
-        for (id, sighting) in deletesSeen where sighting.hidden == nil { deletesSeen[id]!.hidden = list.tombstones[id]?.hidden }
+        for (key, sighting) in deletesSeen where sighting.hidden == nil { deletesSeen[key]!.hidden = list.tombstones[key]?.hidden }
         if states.isEmpty, !born, !list.rows.isEmpty { evidenceFloor = number }
         states.append(State(number: number, hash: hash, kind: kind, firstSeen: now))
         if kind == .save(marked: false) { appLine = number }
@@ -226,10 +226,10 @@ public struct PublishedHistory: Hashable, Sendable {
         }
     }
 
-    /// When this device first saw the delete of row `id` hiding the version `hiding`
-    /// (`Tombstone.hidden`); nil when it has not yet.
-    public func deleteFirstSeen(_ id: String, hiding: Stamp) -> Int64? {
-        guard let sighting = deletesSeen[id], sighting.hidden == nil || sighting.hidden == hiding else { return nil }
+    /// When this device first saw the delete kept under `key` (`Tombstone.key`) hiding the
+    /// version `hiding` (`Tombstone.hidden`); nil when it has not yet.
+    public func deleteFirstSeen(_ key: UInt64, hiding: Stamp) -> Int64? {
+        guard let sighting = deletesSeen[key], sighting.hidden == nil || sighting.hidden == hiding else { return nil }
         return sighting.firstSeen
     }
 }

@@ -31,8 +31,7 @@ public struct ItemLayout: Sendable {
 
     /// Whether `ids` are exactly `list`'s visible items, in list order.
     static func isListOrder(ids: LayoutIDs, orders: [Double], of list: ShoppingList) -> Bool {
-        var hidden = 0
-        for id in list.tombstones.keys where list.rows[id] != nil && !list.isVisible(id) { hidden += 1 }
+        let hidden = list.hiddenRowCount
         guard ids.count == list.rows.count - hidden else { return false }
         for i in ids.indices.dropFirst() {
             let a = orders[i - 1], b = orders[i]
@@ -247,7 +246,9 @@ extension ListCodec {
             && list.memory == old.memory && list.extra == old.extra && list.syncExtra == old.syncExtra
         let sameFrame = sameOtherKeys && list.writeStamp == old.writeStamp
         // Deleted rows are written under `sync`: they must be the same rows.
-        for id in list.tombstones.keys where list.rows[id] != old.rows[id] { return nil }
+        if !list.tombstones.isEmpty {
+            for (id, row) in list.rows where list.tombstone(for: id) != nil && row != old.rows[id] { return nil }
+        }
         // The rows that changed and those added, found by walking both tables side by side
         // where they pair up (no hash of every id).
         var added: [String] = []

@@ -20,7 +20,7 @@ public struct DecodedList: Sendable, Equatable {
 /// kept, and rows it cannot read are kept verbatim and reported. The encoder writes only
 /// additive changes to the version-1 shape and gives the same bytes for the same list.
 public enum ListCodec {
-    public static let currentSchemaVersion = 3
+    public static let currentSchemaVersion = 4
     /// Files larger than this are refused (a shopping list of 100,000 items is about 50 MB).
     public static let maxFileSize = 128 * 1024 * 1024
 
@@ -31,7 +31,7 @@ public enum ListCodec {
                            "id", "name", "amount", "section", "checked", "optional", "sortOrder", "lastModified", "stamps", "sectionKey", "v",
                            "written", "sectionsStamp", "deleted", "deletedRows", "conflicts", "memory",
                            "cleared", "forgotten", "remembered", "bought",
-                           "key", "position", "removed", "at", "item", "field", "lost", "lostStamp",
+                           "key", "position", "removed", "at", "seen", "horizon", "rows", "item", "field", "lost", "lostStamp",
                            "resolved", "resolution", "firstSeen"]
 
     public enum DecodeError: Error, Equatable, CustomStringConvertible {
@@ -110,7 +110,7 @@ public enum ListCodec {
 
         var sectionsStamp = Stamp.zero
         var entries: [String: SectionEntry]?
-        var tombstones: [String: Tombstone] = [:]
+        var tombstones: [UInt64: Tombstone] = [:]
         var records: [ConflictRecord] = []
         var folds: [ConflictFold] = []
         var writeStamp = Stamp.zero
@@ -122,12 +122,18 @@ public enum ListCodec {
             for (key, entry) in sync where !syncKeys.contains(key) { syncExtra[key] = entry }
             sectionsStamp = sync["sectionsStamp"]?.stringValue.flatMap(Stamp.init(encoded:)) ?? .zero
             if case .array(let stored)? = sync["sections"] { entries = decodeSectionEntries(stored) }
-            if case .object(let deleted)? = sync["deleted"] {
+            switch sync["deleted"] {
+            case .array(let groups)?:
+                for group in groups { decodeDeleteGroup(group, into: &tombstones) }
+            case .object(let deleted)?:
+                // Versions 2 and 3: one entry per row id.
                 for (id, stamp) in deleted {
-                    if let tombstone = decodeTombstone(stamp) { tombstones[normalizedID(id)] = tombstone }
+                    if let tombstone = decodeTombstone(stamp) { tombstones[Tombstone.key(for: normalizedID(id))] = tombstone }
                 }
+            default: break
             }
-            if case .array(let hidden)? = sync["deletedRows"] {
+            if case .array(let stored)? = sync["deletedRows"] {
+                let hidden = stored.map(hiddenRowObject)
                 var ignored: [String] = []
                 var ignoredRows: [UnreadableRow] = []
                 var hiddenTable = DecodedRows(onDemand: nil, rows: hidden.count)
@@ -931,11 +937,9 @@ public enum ListCodec {
         if !list.sectionEntries.isEmpty {
             sync["sections"] = sectionsLeftEmpty ? .array([]) : .array(list.sectionEntries.keys.sorted { $0.precedesInTextOrder($1) }.map { encodeSectionEntry(list.sectionEntries[$0]!) })
         }
-        if !list.tombstones.isEmpty {
-            sync["deleted"] = .object(list.tombstones.mapValues(encodeTombstone))
-        }
+        if !list.tombstones.isEmpty { sync["deleted"] = encodeDeleteGroups(list.tombstones) }
         let hidden = list.hiddenRows
-        if !hidden.isEmpty { sync["deletedRows"] = .array(hidden.map { encodeItem($0, in: list) }) }
+        if !hidden.isEmpty { sync["deletedRows"] = .array(hidden.map { hiddenRow(encodeItem($0, in: list)) }) }
         if !list.writeStamp.isZero { sync["written"] = .string(list.writeStamp.compact ?? list.writeStamp.encoded) }
         if !list.conflicts.isEmpty {
             sync["conflicts"] = .array(list.conflicts.keys.sorted().map { encodeConflict(list.conflicts[$0]!) })
@@ -957,13 +961,17 @@ public enum ListCodec {
         if !memory.cleared.isZero { object["cleared"] = compactStamp(memory.cleared) }
         if !memory.forgotten.isEmpty { object["forgotten"] = .object(memory.forgotten.mapValues(compactStamp)) }
         if !memory.entries.isEmpty {
+            // `[name, section, bought, lastUsed, amount, optional]`, trailing defaults left out:
+            // purchases and when last used in base-36 milliseconds, the latter only when it is
+            // not the newest purchase (docs/file-format.md).
             object["remembered"] = .array(memory.entries.keys.sorted { $0.precedesInTextOrder($1) }.map { key in
                 let entry = memory.entries[key]!
-                var row: [String: JSONValue] = ["name": .string(entry.name), "section": .string(entry.section), "v": compactStamp(entry.stamp)]
-                if !entry.amount.isEmpty { row["amount"] = .string(entry.amount) }
-                if entry.optional { row["optional"] = .bool(true) }
-                if !entry.purchases.isEmpty { row["bought"] = .array(entry.purchases.map(compactStamp)) }
-                return .object(row)
+                var row: [JSONValue] = [.string(entry.name), .string(entry.section),
+                                        .string(entry.purchases.map { base36($0.millis) }.joined(separator: " ")),
+                                        .string(entry.purchases.first?.millis == entry.stamp.millis ? "" : base36(entry.stamp.millis)),
+                                        .string(entry.amount), entry.optional ? .number("1") : .number("0")]
+                while row.count > 3, row.last == .string("") || row.last == .number("0") { row.removeLast() }
+                return .array(row)
             })
         }
         return .object(object)
@@ -975,7 +983,15 @@ public enum ListCodec {
         guard case .object(let object) = value else { return ItemMemory() }
         var entries: [String: ItemMemory.Entry] = [:]
         if case .array(let stored)? = object["remembered"] {
-            for case .object(let row) in stored {
+            for element in stored {
+                if case .array(let fields) = element {
+                    guard let entry = rememberedEntry(fields) else { continue }
+                    let folded = ItemMemory.fold(entry.name)
+                    guard !folded.isEmpty else { continue }
+                    entries[folded] = entries[folded].map { $0.merged(with: entry) } ?? entry
+                    continue
+                }
+                guard case .object(let row) = element else { continue }
                 guard case .string(let name)? = row["name"], case .string(let section)? = row["section"],
                       let stamp = row["v"]?.stringValue.flatMap(Meta.stamp) else { continue }
                 let folded = ItemMemory.fold(name)
@@ -999,6 +1015,57 @@ public enum ListCodec {
         let cleared = object["cleared"]?.stringValue.flatMap(Meta.stamp) ?? .zero
         return ItemMemory(entries: entries, forgotten: forgotten, cleared: cleared)
     }
+
+    /// The keys of a deleted row written by place (version 4): its values in this order, then
+    /// an object of any other keys it has.
+    static let hiddenRowKeys = ["id", "name", "amount", "section", "checked", "optional", "sortOrder", "v"]
+
+    /// A deleted row as written in `sync.deletedRows`: an array, not an object (no key names).
+    static func hiddenRow(_ object: JSONValue) -> JSONValue {
+        guard case .object(var keys) = object else { return object }
+        var row: [JSONValue] = []
+        for key in hiddenRowKeys {
+            guard let value = keys.removeValue(forKey: key) else { return object }
+            row.append(value)
+        }
+        if !keys.isEmpty { row.append(.object(keys)) }
+        return .array(row)
+    }
+
+    /// A deleted row as the item decoder reads it: version 4's array as an object, an object
+    /// (version 3) as it is.
+    static func hiddenRowObject(_ value: JSONValue) -> JSONValue {
+        guard case .array(let row) = value, row.count == hiddenRowKeys.count || row.count == hiddenRowKeys.count + 1 else { return value }
+        var object: [String: JSONValue] = [:]
+        if row.count > hiddenRowKeys.count, case .object(let rest) = row[hiddenRowKeys.count] { object = rest }
+        for (key, value) in zip(hiddenRowKeys, row) { object[key] = value }
+        return .object(object)
+    }
+
+    /// A version-4 remembered name (`encodeMemory`); nil when anything in it is unreadable.
+    static func rememberedEntry(_ fields: [JSONValue]) -> ItemMemory.Entry? {
+        guard fields.count >= 3, fields.count <= 6, case .string(let name) = fields[0], case .string(let section) = fields[1],
+              case .string(let bought) = fields[2] else { return nil }
+        func instant(_ text: Substring) -> Stamp? { Int64(text, radix: 36).map { Stamp(millis: $0, counter: 0, replica: "") } }
+        var purchases: [Stamp] = []
+        for text in bought.split(separator: " ") {
+            guard let stamp = instant(text) else { return nil }
+            purchases.append(stamp)
+        }
+        var used = purchases.max()
+        if fields.count > 3 {
+            guard case .string(let text) = fields[3] else { return nil }
+            if !text.isEmpty { guard let stamp = instant(text[...]) else { return nil }; used = stamp }
+        }
+        guard let used else { return nil }
+        var amount = ""
+        if fields.count > 4 { guard case .string(let text) = fields[4] else { return nil }; amount = text }
+        var optional = false
+        if fields.count > 5 { guard case .number(let flag) = fields[5] else { return nil }; optional = flag != "0" }
+        return ItemMemory.Entry(name: name, section: section, amount: amount, optional: optional, stamp: used, purchases: purchases)
+    }
+
+    static func base36(_ millis: Int64) -> String { String(millis, radix: 36) }
 
     /// `sync.sections` as the tree writer writes `.array(entries.map(encodeSectionEntry))` in
     /// its place (`sync`'s first key): each entry's keys in `keyOrder`'s order.
@@ -1058,11 +1125,48 @@ public enum ListCodec {
         return entries
     }
 
-    static func encodeTombstone(_ tombstone: Tombstone) -> JSONValue {
-        var object: [String: JSONValue] = ["at": .string(tombstone.stamp.compact ?? tombstone.stamp.encoded)]
-        if let meta = Meta.encode(tombstone.seen) { object["v"] = .string(meta) }
-        if tombstone.firstSeen != 0 { object["firstSeen"] = .number(String(tombstone.firstSeen)) }
-        return .object(object)
+    /// Deletes, one entry per delete edit: the rows it deleted share its stamp, what it saw
+    /// and when it was first written, so those are written once, with the rows' keys
+    /// (`Tombstone.key`, 16 hex digits each) in ascending order (docs/file-format.md).
+    static func encodeDeleteGroups(_ tombstones: [UInt64: Tombstone]) -> JSONValue {
+        var groups: [Tombstone: [UInt64]] = [:]
+        for (key, tombstone) in tombstones { groups[tombstone, default: []].append(key) }
+        let encoded: [(text: String, value: JSONValue)] = groups.map { tombstone, keys in
+            var object: [String: JSONValue] = ["at": .string(compactText(tombstone.stamp))]
+            let seen = tombstone.seen.newest.values.sorted().map(compactText)
+            if !seen.isEmpty { object["seen"] = .string(seen.joined(separator: " ")) }
+            if !tombstone.seen.horizon.isZero { object["horizon"] = .string(compactText(tombstone.seen.horizon)) }
+            if tombstone.firstSeen != 0 { object["firstSeen"] = .number(String(tombstone.firstSeen)) }
+            object["rows"] = .string(keys.sorted().map { hexKey($0) }.joined(separator: " "))
+            let value = JSONValue.object(object)
+            return (JSONText.compact(value), value)
+        }
+        return .array(encoded.sorted { $0.text < $1.text }.map(\.value))
+    }
+
+    static func compactText(_ stamp: Stamp) -> String { stamp.compact ?? stamp.encoded }
+
+    static func hexKey(_ key: UInt64) -> String {
+        let digits = String(key, radix: 16)
+        return String(repeating: "0", count: 16 - digits.count) + digits
+    }
+
+    /// One entry of `sync.deleted` (version 4); an entry it cannot read is skipped whole.
+    static func decodeDeleteGroup(_ value: JSONValue, into tombstones: inout [UInt64: Tombstone]) {
+        guard case .object(let object) = value, let at = object["at"]?.stringValue.flatMap(Meta.stamp),
+              let rows = object["rows"]?.stringValue else { return }
+        var seen = Knowledge(horizon: object["horizon"]?.stringValue.flatMap(Meta.stamp) ?? .zero)
+        for text in (object["seen"]?.stringValue ?? "").split(separator: " ") {
+            guard let stamp = Meta.stamp(String(text)) else { return }
+            seen.add(stamp)
+        }
+        var firstSeen: Int64 = 0
+        if case .number(let literal)? = object["firstSeen"], let millis = Int64(literal) { firstSeen = millis }
+        let tombstone = Tombstone(stamp: at, seen: seen, firstSeen: firstSeen)
+        for text in rows.split(separator: " ") {
+            guard text.utf8.count == 16, let key = UInt64(text, radix: 16) else { continue }
+            tombstones[key] = tombstones[key].map { $0.merged(with: tombstone) } ?? tombstone
+        }
     }
 
     static func decodeTombstone(_ value: JSONValue) -> Tombstone? {
@@ -1072,7 +1176,7 @@ public enum ListCodec {
         case .object(let object):
             guard let at = object["at"]?.stringValue.flatMap(Meta.stamp) else { return nil }
             var tombstone = Tombstone(stamp: at, seen: ItemStamps(all: at))
-            if let text = object["v"]?.stringValue, let meta = Meta.decode(Array(text.utf8), as: ItemField.self) { tombstone.seen = meta.stamps }
+            if let text = object["v"]?.stringValue, let meta = Meta.decode(Array(text.utf8), as: ItemField.self) { tombstone.seen = Knowledge(of: meta.stamps) }
             if case .number(let literal)? = object["firstSeen"], let millis = Int64(literal) { tombstone.firstSeen = millis }
             return tombstone
         default:
@@ -1194,7 +1298,7 @@ public enum ListCodec {
 
     static let keyRank = JSONText.keyRanks(keyOrder)
     /// Arrays whose elements are written one to a line.
-    public static let rowKeys: Set<String> = ["items", "deletedRows", "remembered"]
+    public static let rowKeys: Set<String> = ["items", "deleted", "deletedRows", "remembered"]
     static let trueBytes = Array("true".utf8), falseBytes = Array("false".utf8)
     /// The stamp fields in the order the writer sorts their keys.
     static let stampOrder = ItemField.allCases.sorted { (keyRank[$0.rawValue] ?? Int.max, $0.rawValue) < (keyRank[$1.rawValue] ?? Int.max, $1.rawValue) }
@@ -1358,10 +1462,11 @@ public enum ListCodec {
     }
 }
 
-/// The `v` text of schema version 3: a table of stamps and its fields' stamps and histories in
-/// one short string. `STAMP STAMP…|F,F,…[|FLAGS]`: the distinct stamps (compact form), then per
-/// field (in the fields' order) the index of its stamp, with `:i.j` for the stamps it
-/// superseded; an empty field has no stamp. For a row with one stamp: `0mi4x0b9a400009d4d…|0,0,0,0,0,0`.
+/// The `v` text of schema versions 3 and 4: a table of stamps and its fields' stamps and
+/// histories in one short string. `STAMP STAMP…|F,F,…[|FLAGS]`: the distinct stamps (compact
+/// form; from version 4 a later stamp of the first one's replica without it), then per field
+/// (in the fields' order) the index of its stamp, with `:i.j` for the stamps it superseded; an
+/// empty field has no stamp. For a row with one stamp: `0mi4x0b9a400009d4d…|0,0,0,0,0,0`.
 enum Meta {
     static func encode<Field: StampedField>(_ stamps: StampTable<Field>, flags: String = "") -> String? {
         var out: [UInt8] = []
@@ -1397,7 +1502,8 @@ enum Meta {
         guard any || !flags.isEmpty else { return false }
         for (n, stamp) in table.enumerated() {
             if n > 0 { out.append(UInt8(ascii: " ")) }
-            if !stamp.appendCompact(to: &out) { stamp.appendEncoded(to: &out) }
+            // A later stamp of the first one's replica leaves the replica out (version 4).
+            if !stamp.appendCompact(to: &out, replica: n == 0 || stamp.replica != table[0].replica) { stamp.appendEncoded(to: &out) }
         }
         out.append(UInt8(ascii: "|"))
         out.append(contentsOf: fields)
@@ -1439,7 +1545,9 @@ enum Meta {
             if bytes[i] == UInt8(ascii: " ") { i += 1; continue }
             var j = i
             while j < tableEnd, bytes[j] != UInt8(ascii: " ") { j += 1 }
-            guard let stamp = stamp(UnsafeBufferPointer(rebasing: bytes[i..<j])) else { return nil }
+            let token = UnsafeBufferPointer(rebasing: bytes[i..<j])
+            guard let stamp = count > 0 && token.count == Stamp.compactMillisDigits + Stamp.compactCounterDigits
+                ? Stamp(compactUTF8: Array(token) + Array(first!.replica.utf8)) : stamp(token) else { return nil }
             if count == 0 { first = stamp } else { if count == 1 { table.append(first!) }; table.append(stamp) }
             count += 1
             i = j

@@ -49,6 +49,8 @@ public struct BaseStore: Sendable {
         var incoming: String { state.path + "/incoming-hash" }
         /// The published history (`PublishedHistory`, rule 5): saved with the base, under the lock.
         var history: String { state.path + "/published.json" }
+        /// This device's replica id for commands (`commandReplica`).
+        var replica: String { state.path + "/replica" }
     }
 
     /// The state folder's files (the spare's are named alike).
@@ -68,6 +70,37 @@ public struct BaseStore: Sendable {
     public init(folder: StateFolder) {
         main = Files(state: folder)
         spare = folder.spare.map(Files.init(state:))
+    }
+
+    /// The replica id this device's commands stamp with, read under the list's lock (made
+    /// there the first time): one replica per device, not one per command, keeps what a
+    /// delete saw (`Knowledge`) a stamp or two. The file names the machine it was made on, so
+    /// a state folder copied to another machine makes a replica of its own there. Nil when
+    /// the state folder cannot keep it (the caller stamps with a random replica then).
+    public func commandReplica() -> String? {
+        let files = current
+        let machine = Self.machine()
+        if let bytes = readBytes(files.replica, limit: 256, in: files) {
+            let fields = String(decoding: bytes, as: UTF8.self).split(whereSeparator: \.isWhitespace).map(String.init)
+            if fields.count == 2, ReplicaID.isValid(fields[0]), fields[1] == machine { return fields[0] }
+        }
+        guard files.state.make(files.state.path) == nil else { return nil }
+        let replica = ReplicaID.random()
+        do { try AtomicWrite.replace(files.replica, with: Array("\(replica) \(machine)\n".utf8)) } catch { return nil }
+        return replica
+    }
+
+    /// This machine's id (systemd's machine-id, else the host name), as one word.
+    static func machine() -> String {
+        for path in ["/etc/machine-id", "/var/lib/dbus/machine-id"] {
+            if let bytes = FileSystem.contents(atPath: path) {
+                let id = String(decoding: bytes, as: UTF8.self).filter { $0.isLetter || $0.isNumber }
+                if !id.isEmpty { return id }
+            }
+        }
+        var name = [CChar](repeating: 0, count: 256)
+        let host = (gethostname(&name, name.count) == 0 ? String(cString: name) : "").filter { $0.isLetter || $0.isNumber || $0 == "." || $0 == "-" }
+        return host.isEmpty ? "unknown" : host
     }
 
     /// Where the state is now: the spare while it holds written hashes (one stat when it
