@@ -19,6 +19,7 @@ extension ShoppingList {
         for (key, record) in conflicts where before.conflicts[key] != record { delta.conflicts[key] = record }
         for (subject, fold) in conflictFolds where before.conflictFolds[subject] != fold { delta.conflictFolds[subject] = fold }
         if memory != before.memory { delta.memory = memory }
+        for (id, entry) in deletedItems where before.deletedItems[id] != entry { delta.deletedItems[id] = entry }
         return delta
     }
 

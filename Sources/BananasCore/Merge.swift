@@ -66,6 +66,9 @@ extension ShoppingList {
         if !conflicts.isEmpty { dropConflictsSeenSince() }
         writeStamp = max(writeStamp, other.writeStamp)
         memory.merge(other.memory)
+        if other.deletedItems != deletedItems {
+            for (id, theirs) in other.deletedItems { deletedItems[id] = deletedItems[id].map { $0.merged(with: theirs) } ?? theirs }
+        }
         extra = Self.mergeExtra(extra, other.extra)
         syncExtra = Self.mergeExtra(syncExtra, other.syncExtra)
         if other.unreadableRows != unreadableRows {
@@ -257,10 +260,13 @@ extension ShoppingList {
     /// How long a delete is remembered: 180 days from when this device first saw it. A copy
     /// that stays away longer than this may bring a deleted row back (docs/decisions.md).
     public static let tombstoneLifetimeMillis: Int64 = 180 * 86_400_000
-    /// How long a deleted row itself is kept ("recently deleted", and a body for an edit made
-    /// elsewhere meanwhile to come back to): 30 days from when this device first saw its
-    /// delete. The delete stays, without the row, for `tombstoneLifetimeMillis`.
-    public static let deletedRowLifetimeMillis: Int64 = 30 * 86_400_000
+    /// How long a deleted row itself is kept whole (a body for an edit made elsewhere
+    /// meanwhile to come back to, merged field by field): 7 days from when this device first
+    /// saw its delete. The delete stays, without the row, for `tombstoneLifetimeMillis`.
+    public static let deletedRowLifetimeMillis: Int64 = 7 * 86_400_000
+    /// How long "recently deleted" shows a deleted item (its `DeletedItem` once the row is
+    /// let go of): 30 days from when this device first saw its delete.
+    public static let recentlyDeletedLifetimeMillis: Int64 = 30 * 86_400_000
     /// How long a reviewed conflict record is kept (so every device learns it was reviewed).
     /// How many a list keeps is `conflictCapacity` (ConflictBound.swift).
     public static let reviewedConflictLifetimeMillis: Int64 = 30 * 86_400_000
@@ -275,20 +281,35 @@ extension ShoppingList {
     /// stays in the memory.
     public mutating func collectGarbage(now: Int64, deleteFirstSeen: (UInt64, Stamp) -> Int64? = { _, _ in nil }) {
         var expired: [UInt64] = []
-        var rowsDue = Set<UInt64>()
+        var rowsDue = Set<UInt64>(), namesDue = Set<UInt64>()
         for (key, tombstone) in tombstones {
             if tombstone.firstSeen == 0 { tombstones[key]!.firstSeen = now }
             guard let seen = deleteFirstSeen(key, tombstone.hidden) else { continue }
             if seen < now - Self.deletedRowLifetimeMillis { rowsDue.insert(key) }
+            if seen < now - Self.recentlyDeletedLifetimeMillis { namesDue.insert(key) }
             if seen < now - Self.tombstoneLifetimeMillis { expired.append(key) }
         }
         if !rowsDue.isEmpty {
             var dropped: [String] = []
             for (id, row) in rows where rowsDue.contains(Tombstone.key(for: id)) && tombstone(for: id)?.hides(row) == true { dropped.append(id) }
             rememberForgottenRows(dropped, now: now)
-            for id in dropped { rows[id] = nil }
+            for id in dropped {
+                let row = rows[id]!
+                if !namesDue.contains(Tombstone.key(for: id)) {
+                    let entry = DeletedItem(id: id, name: row.name, amount: row.amount, section: row.section, checked: row.checked)
+                    deletedItems[id] = deletedItems[id].map { $0.merged(with: entry) } ?? entry
+                }
+                rows[id] = nil
+            }
         }
         for key in expired { tombstones[key] = nil }
+        if !deletedItems.isEmpty {
+            // Shown while its delete is, for 30 days; gone with a row of its id back.
+            for id in deletedItems.keys {
+                let key = Tombstone.key(for: id)
+                if tombstones[key] == nil || namesDue.contains(key) || rows[id] != nil { deletedItems[id] = nil }
+            }
+        }
         collectConflictRecords(now: now)
     }
 }

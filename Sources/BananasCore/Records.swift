@@ -120,6 +120,32 @@ public struct Tombstone: Hashable, Sendable {
     }
 }
 
+/// What "recently deleted" shows and restores of a deleted item once its row is let go of
+/// (`ShoppingList.deletedRowLifetimeMillis`): its name, amount, section (by key) and whether it
+/// was checked; when, its delete says. Not part of the merge contract: the delete's
+/// `Knowledge` is what hides copies of the row; this is for people to look back and undo.
+public struct DeletedItem: Hashable, Sendable {
+    public var id: String
+    public var name: String
+    public var amount: String
+    public var section: String
+    public var checked: Bool
+
+    public init(id: String, name: String, amount: String, section: String, checked: Bool) {
+        (self.id, self.name, self.amount, self.section, self.checked) = (id, name, amount, section, checked)
+    }
+
+    /// Two records of one id (deleted twice, differently, on two devices): the greater, so any
+    /// order of merges keeps the same.
+    func merged(with other: DeletedItem) -> DeletedItem {
+        if self == other { return self }
+        return (other.name, other.amount, other.section, other.checked ? 1 : 0) > (name, amount, section, checked ? 1 : 0) ? other : self
+    }
+
+    /// The item as restored: a row with these values (unchecked, at the end of its section).
+    public var item: Item { Item(id: id, name: name, amount: amount, section: section, checked: checked) }
+}
+
 /// The stamped fields of a section.
 public enum SectionField: String, CaseIterable, Sendable, Hashable, StampedField {
     case name, position, removed

@@ -28,6 +28,8 @@ public struct ShoppingList: Hashable, Sendable {
     public var writeStamp: Stamp = .zero
     /// What is remembered of items beyond the rows (docs/memory.md).
     public internal(set) var memory = ItemMemory()
+    /// Deleted items whose rows were let go of, by id, kept for "recently deleted".
+    public var deletedItems: [String: DeletedItem] = [:]
     /// Top-level keys we do not understand, kept across a rewrite.
     public var extra: [String: JSONValue]
     /// Keys inside `sync` we do not understand.
@@ -41,7 +43,7 @@ public struct ShoppingList: Hashable, Sendable {
     /// (`differingRowIDs`), which spares hashing every id when most rows are the same boxes.
     public static func == (a: ShoppingList, b: ShoppingList) -> Bool {
         guard a.sectionEntries == b.sectionEntries, a.tombstones == b.tombstones, a.conflicts == b.conflicts, a.conflictFolds == b.conflictFolds, a.writeStamp == b.writeStamp, a.memory == b.memory,
-              a.extra == b.extra, a.syncExtra == b.syncExtra, a.unreadableRows == b.unreadableRows else { return false }
+              a.deletedItems == b.deletedItems, a.extra == b.extra, a.syncExtra == b.syncExtra, a.unreadableRows == b.unreadableRows else { return false }
         return a.rows == b.rows
     }
 
@@ -285,10 +287,18 @@ public struct ShoppingList: Hashable, Sendable {
     /// Deleted items people may bring back ("recently deleted"), newest delete first, their
     /// sections by name.
     public var recentlyDeleted: [(item: Item, deleted: Tombstone)] {
-        rows.values.compactMap { row in
-            guard let tombstone = tombstone(for: row.id), tombstone.hides(row) else { return nil }
-            return (shown(row), tombstone)
-        }.sorted { $0.deleted.stamp != $1.deleted.stamp ? $0.deleted.stamp > $1.deleted.stamp : $0.item.id.precedesInTextOrder($1.item.id) }
+        var found: [(item: Item, deleted: Tombstone)] = []
+        if !tombstones.isEmpty {
+            for row in rows.values {
+                guard let tombstone = tombstone(for: row.id), tombstone.hides(row) else { continue }
+                found.append((shown(row), tombstone))
+            }
+        }
+        for entry in deletedItems.values where rows[entry.id] == nil {
+            guard let tombstone = tombstone(for: entry.id) else { continue }
+            found.append((shown(entry.item), tombstone))
+        }
+        return found.sorted { $0.deleted.stamp != $1.deleted.stamp ? $0.deleted.stamp > $1.deleted.stamp : $0.item.id.precedesInTextOrder($1.item.id) }
     }
 
     public var visibleCount: Int { rows.keys.reduce(0) { $0 + (isVisible($1) ? 1 : 0) } }

@@ -26,10 +26,10 @@ public enum ListCodec {
 
     static let topLevelKeys: Set<String> = ["schemaVersion", "sections", "items", "sync"]
     static let itemKeys: Set<String> = ["id", "name", "amount", "section", "checked", "optional", "sortOrder", "lastModified", "stamps", "sectionKey", "v"]
-    static let syncKeys: Set<String> = ["sectionsStamp", "sections", "deleted", "deletedRows", "conflicts", "conflictsFolded", "written", "memory"]
+    static let syncKeys: Set<String> = ["sectionsStamp", "sections", "deleted", "deletedRows", "deletedItems", "conflicts", "conflictsFolded", "written", "memory"]
     static let keyOrder = ["schemaVersion", "sections", "items", "sync",
                            "id", "name", "amount", "section", "checked", "optional", "sortOrder", "lastModified", "stamps", "sectionKey", "v",
-                           "written", "sectionsStamp", "deleted", "deletedRows", "conflicts", "memory",
+                           "written", "sectionsStamp", "deleted", "deletedRows", "deletedItems", "conflicts", "memory",
                            "cleared", "forgotten", "remembered", "bought",
                            "key", "position", "removed", "at", "seen", "horizon", "rows", "item", "field", "lost", "lostStamp",
                            "resolved", "resolution", "firstSeen"]
@@ -115,6 +115,7 @@ public enum ListCodec {
         var folds: [ConflictFold] = []
         var writeStamp = Stamp.zero
         var memory = ItemMemory()
+        var deletedItems: [String: DeletedItem] = [:]
         var syncExtra: [String: JSONValue] = [:]
         if let value = top["sync"] {
             guard case .object(let sync) = value else { throw .structure("sync is \(value.typeDescription), not an object") }
@@ -146,6 +147,14 @@ public enum ListCodec {
                 // re-reading only changed rows would not know to bring back.
                 if joining.count != hiddenRows.count || !ignoredRows.isEmpty { layout.usable = false }
             }
+            if case .array(let stored)? = sync["deletedItems"] {
+                for case .array(let fields) in stored {
+                    guard fields.count == 4 || fields.count == 5, case .string(let id) = fields[0], case .string(let name) = fields[1],
+                          case .string(let amount) = fields[2], case .string(let section) = fields[3] else { continue }
+                    let checked = fields.count == 5 && fields[4] == .number("1")
+                    deletedItems[id] = DeletedItem(id: id, name: name, amount: amount, section: section, checked: checked)
+                }
+            }
             if case .array(let stored)? = sync["conflicts"] { records = stored.compactMap(decodeConflict) }
             if case .array(let stored)? = sync["conflictsFolded"] { folds = stored.compactMap(decodeConflictFold) }
             records += conflictStream.list.conflicts.values
@@ -175,6 +184,7 @@ public enum ListCodec {
         )
         list.keySections(explicitKeys: explicitKeys)
         list.writeStamp = writeStamp
+        list.deletedItems = deletedItems
         // Bounded as read, not only as written: a file's million records cost every later step.
         list.boundConflicts()
         return DecodedList(list: list, schemaVersion: schemaVersion, problems: problems)
@@ -940,6 +950,14 @@ public enum ListCodec {
         if !list.tombstones.isEmpty { sync["deleted"] = encodeDeleteGroups(list.tombstones) }
         let hidden = list.hiddenRows
         if !hidden.isEmpty { sync["deletedRows"] = .array(hidden.map { hiddenRow(encodeItem($0, in: list)) }) }
+        if !list.deletedItems.isEmpty {
+            // `[id, name, amount, section key, checked]`, checked left out when false.
+            sync["deletedItems"] = .array(list.deletedItems.keys.sorted { $0.precedesInTextOrder($1) }.map { id in
+                let entry = list.deletedItems[id]!
+                let row: [JSONValue] = [.string(id), .string(entry.name), .string(entry.amount), .string(entry.section)]
+                return .array(entry.checked ? row + [.number("1")] : row)
+            })
+        }
         if !list.writeStamp.isZero { sync["written"] = .string(list.writeStamp.compact ?? list.writeStamp.encoded) }
         if !list.conflicts.isEmpty {
             sync["conflicts"] = .array(list.conflicts.keys.sorted().map { encodeConflict(list.conflicts[$0]!) })
@@ -1298,7 +1316,7 @@ public enum ListCodec {
 
     static let keyRank = JSONText.keyRanks(keyOrder)
     /// Arrays whose elements are written one to a line.
-    public static let rowKeys: Set<String> = ["items", "deleted", "deletedRows", "remembered"]
+    public static let rowKeys: Set<String> = ["items", "deleted", "deletedRows", "deletedItems", "remembered"]
     static let trueBytes = Array("true".utf8), falseBytes = Array("false".utf8)
     /// The stamp fields in the order the writer sorts their keys.
     static let stampOrder = ItemField.allCases.sorted { (keyRank[$0.rawValue] ?? Int.max, $0.rawValue) < (keyRank[$1.rawValue] ?? Int.max, $1.rawValue) }
