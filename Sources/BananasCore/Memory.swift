@@ -19,9 +19,10 @@ public struct ItemMemory: Hashable, Sendable {
         /// still had them when it was bought). Never older than a purchase, so a forget either
         /// covers an entry whole or not at all, and merging then forgetting gives the same
         /// memory in any order (a kept purchase never keeps values older than the forget).
-        /// To the millisecond (`Stamp.instant`): what is stored of a name is small.
+        /// To the day (`Stamp.day`): what is stored of a name is small, and a forget made
+        /// after it was stored is stamped later than that day's start anyway.
         public var stamp: Stamp
-        /// Purchases (the instants of the deletes of checked rows), newest first.
+        /// Purchases (the days of the deletes of checked rows), newest first.
         public var purchases: [Stamp]
 
         public init(name: String, section: String, amount: String = "", optional: Bool = false, stamp: Stamp, purchases: [Stamp] = []) {
@@ -29,8 +30,8 @@ public struct ItemMemory: Hashable, Sendable {
             self.section = section
             self.amount = amount
             self.optional = optional
-            self.purchases = Self.bounded(purchases.map(\.instant))
-            self.stamp = max(stamp, self.purchases.first ?? .zero).instant
+            self.purchases = Self.bounded(purchases.map(\.day))
+            self.stamp = max(stamp, self.purchases.first ?? .zero).day
         }
 
         /// The newer values (by stamp); the purchases of both.
@@ -189,7 +190,7 @@ extension ShoppingList {
         let deleted = tombstone(for: row.id)
         var source = MemorySources.Source(row: row, visible: deleted.map { !$0.hides(row) } ?? true)
         if !source.visible, let deleted, row.checked, forget.isZero || deleted.stamp > forget {
-            source.purchase = deleted.stamp.instant
+            source.purchase = deleted.stamp
         }
         let newest = max(source.stamp, deleted?.stamp ?? .zero)
         guard forget.isZero || newest > forget || source.purchase != nil else { return nil }
@@ -267,7 +268,11 @@ struct MemorySources {
     private var section: (String, Stamp)?
     private var amount: (String, Stamp)?
     private var optional: (Bool, Stamp)?
+    /// Purchases the rows show (their deletes' stamps), and the days of those stored
+    /// (`ItemMemory.Entry`, kept to the day): a stored day stands for the purchases of that
+    /// day no row shows, so a purchase both kept and still shown by a row counts once.
     private var purchases: Set<Stamp> = []
+    private var storedDays: Set<Stamp> = []
     private var lastUsed = Stamp.zero
     private var onList = false
     private var sectionName: (String) -> String = { $0 }
@@ -301,17 +306,19 @@ struct MemorySources {
     mutating func add(_ entry: ItemMemory.Entry, from list: ShoppingList) {
         let stamp = entry.stamp
         add(name: entry.name, section: entry.section, amount: entry.amount, optional: entry.optional, stamps: (stamp, stamp, stamp, stamp), list: list)
-        purchases.formUnion(entry.purchases)
+        storedDays.formUnion(entry.purchases)
         lastUsed = max(lastUsed, stamp, entry.purchases.first ?? .zero)
     }
 
     func remembered(now: Int64) -> RememberedItem {
-        let bought = purchases.map(\.millis)
+        let shownDays = Set(purchases.map(\.day))
+        let all = Array(purchases) + storedDays.filter { !shownDays.contains($0) }
+        let bought = all.map(\.millis)
         return RememberedItem(
             name: name?.0 ?? "", section: sectionName(section?.0 ?? ""), amount: amount?.0 ?? "",
-            optional: optional?.0 ?? false, timesBought: purchases.count, lastBought: bought.max(),
+            optional: optional?.0 ?? false, timesBought: all.count, lastBought: bought.max(),
             lastUsed: lastUsed.millis, onList: onList,
-            score: Self.score(purchases: Array(purchases), lastUsed: lastUsed.millis, now: now)
+            score: Self.score(purchases: all, lastUsed: lastUsed.millis, now: now)
         )
     }
 

@@ -109,7 +109,7 @@ public struct Tombstone: Hashable, Sendable {
     }
 
     /// The key a delete is kept under: a 64-bit FNV-1a hash of the row's id, so a delete whose
-    /// row is gone costs 16 characters, not the id's 36.
+    /// row is gone costs 13 characters, not the id's 36.
     public static func key(for id: String) -> UInt64 {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in id.utf8 {

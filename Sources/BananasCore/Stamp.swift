@@ -248,9 +248,14 @@ extension Stamp {
         return Stamp(millis: replaced.millis + 1, counter: 0, replica: replica)
     }
 
-    /// Its millisecond alone (no counter, no replica): a purchase is known by when it was
-    /// made, which is all the memory keeps of it (two in one millisecond are one).
-    public var instant: Stamp { counter == 0 && replica.isEmpty ? self : Stamp(millis: millis, counter: 0, replica: "") }
+    /// The start of its day (UTC), no counter, no replica: what the memory keeps of when an
+    /// item was bought or last used (two purchases in one day count once).
+    public var day: Stamp {
+        let start = millis - ((millis % Self.dayMillis) + Self.dayMillis) % Self.dayMillis
+        return start == millis && counter == 0 && replica.isEmpty ? self : Stamp(millis: start, counter: 0, replica: "")
+    }
+
+    public static let dayMillis: Int64 = 86_400_000
 
     /// How far this stamp's time is ahead of `now`, in ms (0 when it is not).
     public func lead(over now: Int64) -> Int64 { max(0, millis - now) }

@@ -89,7 +89,7 @@ import BananasTestSupport
         await cli("add", "Milk", "Eggs")
         await cli("check", "Milk")
         let json = try JSONSerialization.jsonObject(with: Data(await cli("status", "--json").stdout.utf8)) as! [String: Any]
-        #expect(json["schemaVersion"] as? Int == 3)
+        #expect(json["schemaVersion"] as? Int == 4)
         #expect(json["items"] as? Int == 2 && json["checked"] as? Int == 1)
         #expect(json["file"] as? String == cli.listPath)
         createTestFile(atPath: cli.listPath + ".lock", contents: Data(String(getpid()).utf8))

@@ -52,7 +52,7 @@ struct DoctorTests {
         #expect(outcome.status == 0 && outcome.healthy, "\(outcome.broken)")
         #expect(outcome.summary(of: "list") == cli.listPath)
         #expect(outcome.named("list").first?["details"] as? [String] == ["chosen by $BANANAS_FILE"])
-        #expect(outcome.summary(of: "schema") == "version 3")
+        #expect(outcome.summary(of: "schema") == "version \(ListCodec.currentSchemaVersion)")
         for id in ["list access", "lock", "state folder", "instances", "conflict copies", "sync", "terminal", "locale", "bananas-mcp", "MCP clients"] {
             #expect(!outcome.named(id).isEmpty, "\(id) is checked")
         }

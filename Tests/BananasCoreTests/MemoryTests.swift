@@ -158,7 +158,8 @@ import BananasTestSupport
         var sightings: [UInt64: Int64] = [:]
         var list = ShoppingList()
         for (index, name) in names.enumerated() {
-            let stamp = Stamp(millis: Self.start + Int64(index), counter: 0, replica: "a")
+            // Three hours apart: the memory keeps days, and ranks older ones lower.
+            let stamp = Stamp(millis: Self.start + Int64(index) * 3 * 3_600_000, counter: 0, replica: "a")
             try list.apply(.insert(Item(id: "i\(index)", name: name, section: "S\(index % 7)", checked: true)), stamp: stamp)
             try list.apply(.delete(id: "i\(index)"), stamp: stamp)
         }
@@ -183,10 +184,12 @@ import BananasTestSupport
     /// Found by `memoryMergeIsAJoin` (shrunk): an entry kept only for a purchase after a
     /// `forget --all` kept values from before it, and which ones depended on the merge order.
     @Test func valuesBoughtAfterAForgetAreTheOnesKeptInAnyOrder() {
+        // Days apart: what is stored of a name is kept to the day (`Stamp.day`).
+        let day = Stamp.dayMillis
         let boughtAfter = ItemMemory(entries: ["milk": .init(name: "Milk", section: "Dairy", stamp: Stamp(millis: 0, counter: 0, replica: "a"),
-                                                             purchases: [Stamp(millis: 6, counter: 0, replica: "a")])])
-        let editedBefore = ItemMemory(entries: ["milk": .init(name: "Milk", section: "Pantry", stamp: Stamp(millis: 1, counter: 0, replica: "b"))])
-        let forgetAll = ItemMemory(cleared: Stamp(millis: 5, counter: 0, replica: "c"))
+                                                             purchases: [Stamp(millis: 6 * day, counter: 0, replica: "a")])])
+        let editedBefore = ItemMemory(entries: ["milk": .init(name: "Milk", section: "Pantry", stamp: Stamp(millis: 1 * day, counter: 0, replica: "b"))])
+        let forgetAll = ItemMemory(cleared: Stamp(millis: 5 * day, counter: 0, replica: "c"))
         func merged(_ x: ItemMemory, _ y: ItemMemory) -> ItemMemory { var z = x; z.merge(y); return z }
         let leftFirst = merged(merged(boughtAfter, editedBefore), forgetAll)
         let rightFirst = merged(boughtAfter, merged(editedBefore, forgetAll))

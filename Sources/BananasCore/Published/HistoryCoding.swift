@@ -1,15 +1,19 @@
 /// The published history as bytes (the state folder's `published.json`; docs/sync.md):
 ///
-///     {"version": 1, "appLine": 7,
+///     {"version": 2, "appLine": 7,
 ///      "states": [[number, "hash", "w" | "r" | "s" | "m", "mark", firstSeen], ...],
-///      "rows": {"id": [[from, null | [name, amount, section, checked, optional, sortOrder, [6 stamps]]], ...]},
-///      "sections": {"key": [[from, null | [name, position, removed, [3 stamps]]], ...]},
-///      "deletes": {"id": firstSeen}}
+///      "rows": {"id": [[from, null | [name, amount, section, checked, optional, sortOrder, "stamps"]], ...]},
+///      "sections": {"key": [[from, null | [name, position, removed, "stamps"]], ...]},
+///      "deleted": [[firstSeen, "hidden", "key key …"], ...]}
+///
+/// Stamps in their compact form; a record's stamps one stamp when all are equal, else
+/// `"STAMP STAMP…|i,i,…"` (the distinct stamps, then each field's index). Version 1 (long
+/// stamps, an array of stamps per record, `"deletes": {"key": [firstSeen, "hidden"]}`) is read too.
 ///
 /// Bytes that do not decode are no history: every stampless save is then judged as one that
 /// saw nothing (it deletes nothing, and what it replaces is kept for review).
 extension PublishedHistory {
-    public static let formatVersion = 1
+    public static let formatVersion = 2
 
     /// Written straight to bytes (no tree of values): a history holds every row of the list,
     /// and is written at every write. A row's stamps are one string when all six are equal.
@@ -23,13 +27,15 @@ extension PublishedHistory {
         }
         func stamps<Field>(_ table: StampTable<Field>) {
             let first = table[Field.allCases.first!]
-            if Field.allCases.allSatisfy({ table[$0] == first }) { return string(first.encoded) }
-            raw("[")
-            for (index, field) in Field.allCases.enumerated() {
-                if index > 0 { raw(",") }
-                string(table[field].encoded)
+            if Field.allCases.allSatisfy({ table[$0] == first }) { return string(Self.text(first)) }
+            var distinct: [Stamp] = []
+            let indices = Field.allCases.map { field in
+                let stamp = table[field]
+                if let at = distinct.firstIndex(of: stamp) { return at }
+                distinct.append(stamp)
+                return distinct.count - 1
             }
-            raw("]")
+            string(distinct.map(Self.text).joined(separator: " ") + "|" + indices.map(String.init).joined(separator: ","))
         }
         func versions<Value>(_ all: [String: [Version<Value>]], _ value: (Value) -> Void) {
             raw("{")
@@ -59,7 +65,7 @@ extension PublishedHistory {
             case .save(let marked): (marked ? "m" : "s", .zero)
             }
             raw("\n[\(state.number), \"\(hex(state.hash, digits: 16))\", \"\(kind)\", ")
-            string(mark.isZero ? "" : mark.encoded)
+            string(mark.isZero ? "" : Self.text(mark))
             raw(", \(state.firstSeen)]")
         }
         raw("],\n\"rows\": ")
@@ -83,18 +89,27 @@ extension PublishedHistory {
             stamps(entry.stamps)
             raw("]")
         }
-        raw(",\n\"deletes\": {")
-        for (index, key) in deletesSeen.keys.sorted().enumerated() {
-            raw(index == 0 ? "\n" : ",\n")
-            string(hex(key, digits: 16))
-            let sighting = deletesSeen[key]!
-            raw(": [\(sighting.firstSeen), ")
-            if let hidden = sighting.hidden { string(hidden.encoded) } else { raw("null") }
+        // The deletes one edit made were first seen together: one entry for all their keys.
+        var sightings: [DeleteSighting: [UInt64]] = [:]
+        for (key, sighting) in deletesSeen { sightings[sighting, default: []].append(key) }
+        let groups = sightings.map { sighting, keys in (sighting, keys.sorted()) }.sorted { $0.1[0] < $1.1[0] }
+        raw(",\n\"deleted\": [")
+        for (index, (sighting, keys)) in groups.enumerated() {
+            raw(index == 0 ? "\n[" : ",\n[")
+            raw("\(sighting.firstSeen), ")
+            if let hidden = sighting.hidden { string(Self.text(hidden)) } else { raw("null") }
+            raw(", ")
+            string(keys.map { hex($0, digits: 16) }.joined(separator: " "))
             raw("]")
         }
-        raw("}}\n")
+        raw("]}\n")
         return out
     }
+
+    static func text(_ stamp: Stamp) -> String { stamp.compact ?? stamp.encoded }
+
+    /// A stamp in either form (compact, or long with `-`).
+    static func stamp(_ text: String) -> Stamp? { text.contains("-") ? Stamp(encoded: text) : Stamp(compactUTF8: Array(text.utf8)) }
 
     /// About how many bytes `encoded` writes, counted without writing them.
     var estimatedBytes: Int {
@@ -112,12 +127,20 @@ extension PublishedHistory {
     /// The history these bytes hold; nil when they are not one (damaged, or a newer format).
     public init?(encoded bytes: [UInt8]) {
         guard case .object(let top)? = try? JSONText.parse(bytes),
-              top["version"]?.doubleValue == Double(Self.formatVersion),
+              let version = top["version"]?.doubleValue, version == 1 || version == Double(Self.formatVersion),
               let statesJSON = top["states"]?.arrayValue else { return nil }
         func int(_ value: JSONValue?) -> Int? { value?.doubleValue.flatMap { Int(exactly: $0) } }
         func int64(_ value: JSONValue?) -> Int64? { value?.doubleValue.flatMap { Int64(exactly: $0) } }
         func stamps<Field>(_ value: JSONValue?) -> StampTable<Field>? {
-            if let one = value?.stringValue.flatMap(Stamp.init(encoded:)) { return StampTable(all: one) }
+            if let text = value?.stringValue {
+                if let one = Self.stamp(text) { return StampTable(all: one) }
+                let parts = text.split(separator: "|")
+                guard parts.count == 2 else { return nil }
+                let distinct = parts[0].split(separator: " ").compactMap { Self.stamp(String($0)) }
+                let indices = parts[1].split(separator: ",", omittingEmptySubsequences: false).compactMap { Int($0) }
+                guard indices.count == Field.fieldCount, indices.allSatisfy({ $0 >= 0 && $0 < distinct.count }) else { return nil }
+                return StampTable(stamps: indices.map { distinct[$0] })
+            }
             guard let texts = value?.arrayValue, texts.count == Field.fieldCount else { return nil }
             let parsed = texts.compactMap { $0.stringValue.flatMap(Stamp.init(encoded:)) }
             return parsed.count == Field.fieldCount ? StampTable(stamps: parsed) : nil
@@ -142,8 +165,8 @@ extension PublishedHistory {
                   let kindText = s[2].stringValue, let markText = s[3].stringValue, let seen = int64(s[4]) else { return nil }
             let kind: Kind
             switch kindText {
-            case "w": kind = .write(mark: Stamp(encoded: markText) ?? .zero)
-            case "r": kind = .received(mark: Stamp(encoded: markText) ?? .zero)
+            case "w": kind = .write(mark: Self.stamp(markText) ?? .zero)
+            case "r": kind = .received(mark: Self.stamp(markText) ?? .zero)
             case "s": kind = .save(marked: false)
             case "m": kind = .save(marked: true)
             default: return nil
@@ -177,6 +200,11 @@ extension PublishedHistory {
             } else if let pair = value.arrayValue, pair.count == 2, let seen = int64(pair[0]) {
                 deletesSeen[id] = DeleteSighting(hidden: pair[1].stringValue.flatMap(Stamp.init(encoded:)), firstSeen: seen)
             }
+        }
+        for entry in top["deleted"]?.arrayValue ?? [] {
+            guard let fields = entry.arrayValue, fields.count == 3, let seen = int64(fields[0]), let keys = fields[2].stringValue else { continue }
+            let sighting = DeleteSighting(hidden: fields[1].stringValue.flatMap(Self.stamp), firstSeen: seen)
+            for text in keys.split(separator: " ") { if let key = UInt64(text, radix: 16) { deletesSeen[key] = sighting } }
         }
         appLine = int(top["appLine"])
         evidenceFloor = int(top["evidenceFloor"]) ?? 0

@@ -980,13 +980,13 @@ public enum ListCodec {
         if !memory.forgotten.isEmpty { object["forgotten"] = .object(memory.forgotten.mapValues(compactStamp)) }
         if !memory.entries.isEmpty {
             // `[name, section, bought, lastUsed, amount, optional]`, trailing defaults left out:
-            // purchases and when last used in base-36 milliseconds, the latter only when it is
-            // not the newest purchase (docs/file-format.md).
+            // the days of the purchases and of the last use (days since 1970, base 36), the
+            // latter only when it is not the newest purchase's (docs/file-format.md).
             object["remembered"] = .array(memory.entries.keys.sorted { $0.precedesInTextOrder($1) }.map { key in
                 let entry = memory.entries[key]!
                 var row: [JSONValue] = [.string(entry.name), .string(entry.section),
-                                        .string(entry.purchases.map { base36($0.millis) }.joined(separator: " ")),
-                                        .string(entry.purchases.first?.millis == entry.stamp.millis ? "" : base36(entry.stamp.millis)),
+                                        .string(entry.purchases.map { base36Days($0.millis) }.joined(separator: " ")),
+                                        .string(entry.purchases.first?.millis == entry.stamp.millis ? "" : base36Days(entry.stamp.millis)),
                                         .string(entry.amount), entry.optional ? .number("1") : .number("0")]
                 while row.count > 3, row.last == .string("") || row.last == .number("0") { row.removeLast() }
                 return .array(row)
@@ -1064,7 +1064,10 @@ public enum ListCodec {
     static func rememberedEntry(_ fields: [JSONValue]) -> ItemMemory.Entry? {
         guard fields.count >= 3, fields.count <= 6, case .string(let name) = fields[0], case .string(let section) = fields[1],
               case .string(let bought) = fields[2] else { return nil }
-        func instant(_ text: Substring) -> Stamp? { Int64(text, radix: 36).map { Stamp(millis: $0, counter: 0, replica: "") } }
+        func instant(_ text: Substring) -> Stamp? {
+            guard let days = Int64(text, radix: 36), days >= 0, days < 3_000_000 else { return nil }
+            return Stamp(millis: days * Stamp.dayMillis, counter: 0, replica: "")
+        }
         var purchases: [Stamp] = []
         for text in bought.split(separator: " ") {
             guard let stamp = instant(text) else { return nil }
@@ -1083,7 +1086,7 @@ public enum ListCodec {
         return ItemMemory.Entry(name: name, section: section, amount: amount, optional: optional, stamp: used, purchases: purchases)
     }
 
-    static func base36(_ millis: Int64) -> String { String(millis, radix: 36) }
+    static func base36Days(_ millis: Int64) -> String { String(max(0, millis / Stamp.dayMillis), radix: 36) }
 
     /// `sync.sections` as the tree writer writes `.array(entries.map(encodeSectionEntry))` in
     /// its place (`sync`'s first key): each entry's keys in `keyOrder`'s order.
@@ -1145,7 +1148,7 @@ public enum ListCodec {
 
     /// Deletes, one entry per delete edit: the rows it deleted share its stamp, what it saw
     /// and when it was first written, so those are written once, with the rows' keys
-    /// (`Tombstone.key`, 16 hex digits each) in ascending order (docs/file-format.md).
+    /// (`Tombstone.key`, 13 base-36 digits each) in ascending order (docs/file-format.md).
     static func encodeDeleteGroups(_ tombstones: [UInt64: Tombstone]) -> JSONValue {
         var groups: [Tombstone: [UInt64]] = [:]
         for (key, tombstone) in tombstones { groups[tombstone, default: []].append(key) }
@@ -1155,7 +1158,7 @@ public enum ListCodec {
             if !seen.isEmpty { object["seen"] = .string(seen.joined(separator: " ")) }
             if !tombstone.seen.horizon.isZero { object["horizon"] = .string(compactText(tombstone.seen.horizon)) }
             if tombstone.firstSeen != 0 { object["firstSeen"] = .number(String(tombstone.firstSeen)) }
-            object["rows"] = .string(keys.sorted().map { hexKey($0) }.joined(separator: " "))
+            object["rows"] = .string(keys.sorted().map { base36Key($0) }.joined(separator: " "))
             let value = JSONValue.object(object)
             return (JSONText.compact(value), value)
         }
@@ -1164,9 +1167,10 @@ public enum ListCodec {
 
     static func compactText(_ stamp: Stamp) -> String { stamp.compact ?? stamp.encoded }
 
-    static func hexKey(_ key: UInt64) -> String {
-        let digits = String(key, radix: 16)
-        return String(repeating: "0", count: 16 - digits.count) + digits
+    /// A `Tombstone.key` in 13 base-36 digits (zero-padded, so text order is number order).
+    static func base36Key(_ key: UInt64) -> String {
+        let digits = String(key, radix: 36)
+        return String(repeating: "0", count: 13 - digits.count) + digits
     }
 
     /// One entry of `sync.deleted` (version 4); an entry it cannot read is skipped whole.
@@ -1182,7 +1186,7 @@ public enum ListCodec {
         if case .number(let literal)? = object["firstSeen"], let millis = Int64(literal) { firstSeen = millis }
         let tombstone = Tombstone(stamp: at, seen: seen, firstSeen: firstSeen)
         for text in rows.split(separator: " ") {
-            guard text.utf8.count == 16, let key = UInt64(text, radix: 16) else { continue }
+            guard text.utf8.count == 13, let key = UInt64(text, radix: 36) else { continue }
             tombstones[key] = tombstones[key].map { $0.merged(with: tombstone) } ?? tombstone
         }
     }
