@@ -342,10 +342,10 @@ final class ContractModel {
                         tolerated["a row forgotten with its delete, once the window passed", default: 0] += 1
                         continue
                     }
-                    // A deleted row is kept 30 days, then only its delete: a value its delete
+                    // A deleted row is kept whole 7 days, then only its name and delete: a value its delete
                     // saw goes with it (never one an edit made unseen by every delete).
                     if (deletesOf[itemID] ?? []).contains(where: { rowExpired($0) && events[$0].knowledge.contains(id) }) {
-                        tolerated["a deleted row let go of after its 30 days", default: 0] += 1
+                        tolerated["a deleted row let go of after its 7 days", default: 0] += 1
                         continue
                     }
                     fail("rule 5 (nothing lost)", "row \(itemID) is gone from the merge")

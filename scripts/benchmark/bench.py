@@ -209,24 +209,101 @@ class Bench:
         for size in self.args.sizes:
             row = {}
             for tool, setup in tools.items():
-                snapshot, live, env, commands = setup(size)
-                restore = os.path.join(self.work, f"restore-{tool}-{size}.sh")
-                with open(restore, "w") as f:
-                    # `sync`: the copy's dirty pages are written out before the timed run, not
-                    # inside it (where they landed on whichever tool fsyncs, bananas).
-                    f.write(f"#!/bin/sh\nrm -rf '{live}' && cp -a '{snapshot}' '{live}' && sync\n")
-                os.chmod(restore, 0o755)
-                row[tool] = {}
-                for op, command in commands.items():
-                    runs = self.runs(30, 10, size)
-                    row[tool][op] = self.hyperfine(command, restore, env, runs)
-                    say(f"{size:>7} items  {tool:<12} {op:<6} median {row[tool][op]['median']:8.1f} ms")
+                row[tool] = self.race(tool, setup(size), size)
             out[str(size)] = row
         self.results["peers"] = out
         # A command that only starts and exits: with the in-process atomic write of the file,
         # the least a bananas command that writes the list can take (the floor table).
         self.results["processStart"] = self.hyperfine(f"{self.bin} --version", "true", self.env(self.work), self.runs(30, 30, 0))
         say(f"process start (bananas --version) median {self.results['processStart']['median']:8.1f} ms")
+
+    def race(self, tool, setup, size, label=""):
+        """Each of the tool's commands, timed by hyperfine with the folder put back before each run."""
+        snapshot, live, env, commands = setup
+        restore = os.path.join(self.work, f"restore-{tool}-{size}{label}.sh")
+        with open(restore, "w") as f:
+            # `sync`: the copy's dirty pages are written out before the timed run, not
+            # inside it (where they landed on whichever tool fsyncs, bananas).
+            f.write(f"#!/bin/sh\nrm -rf '{live}' && cp -a '{snapshot}' '{live}' && sync\n")
+        os.chmod(restore, 0o755)
+        out = {}
+        for op, command in commands.items():
+            out[op] = self.hyperfine(command, restore, env, self.runs(30, 10, size))
+            say(f"{size:>7} items {label:<11} {tool:<12} {op:<6} median {out[op]['median']:8.1f} ms")
+        return out
+
+    # Real shapes of list (issue 40) -------------------------------------------------------
+
+    def shapes(self):
+        """The peer lead on two shapes of list people have: `heavy`, 300 visible items after a
+        year of weekly use with 1,000 remembered names; `getbananas`, 10,000 items in 8 sections
+        named "item N", every row taken in from a Get Bananas save (so fully stamped)."""
+        say("== whole processes on real shapes: a heavy list, a list Get Bananas shaped")
+        out = {}
+        for shape, size, setup in (("heavy", 300, self.setup_heavy), ("getbananas", 10_000, self.setup_getbananas)):
+            row = {"items": size}
+            for tool, make in (("bananas", setup), ("taskwarrior", self.setup_taskwarrior), ("todo.txt", self.setup_todotxt)):
+                row[tool] = self.race(tool, make(size), size, shape)
+            out[shape] = row
+        self.results["shapes"] = out
+
+    def setup_heavy(self, size):
+        """A year of weekly shopping ending a week ago (the injected clock), 1,000 names bought
+        before it, then `size` items on the list."""
+        import random
+        live = os.path.join(self.work, "heavy-live")
+        shutil.rmtree(live, ignore_errors=True)
+        os.makedirs(live + "/home")
+        day = 86_400_000
+        rng = random.Random(300)
+        products = [f"{w} {k}" if k else w for k in range(10) for w in self.YEAR_WORDS][:400]
+        sections = ["Produce", "Dairy", "Bakery", "Pantry", "Frozen", "Household"]
+
+        def cli(weeks_ago, *args):
+            subprocess.run([self.test_tool, "cli", f"--clock-offset={-weeks_ago * 7 * day}", "--", *args], env=self.env(live),
+                           capture_output=True, check=True)
+
+        def shop(weeks_ago, names):
+            for name in names:
+                cli(weeks_ago, "add", name, "--section", sections[products.index(name) % 6 if name in products else len(name) % 6])
+            cli(weeks_ago, "check", *names)
+            cli(weeks_ago, "clear-checked")
+
+        shop(54, [f"Remembered {n}" for n in range(1_000)])
+        for week in range(53, 1, -1):
+            shop(week, rng.sample(products, 40))
+        for n in range(size):
+            cli(1, "add", f"Item {n}", "--section", sections[n % 6])
+        cli(1, "check", *[f"Item {n}" for n in range(0, size, 5)])
+        snapshot = live.replace("live", "snapshot")
+        shutil.rmtree(snapshot, ignore_errors=True)
+        shutil.copytree(live, snapshot, symlinks=True)
+        return snapshot, live, self.env(live), {
+            "add": f"{self.bin} add 'Peer item' --section Pantry",
+            "list": f"{self.bin} list",
+            "check": f"{self.bin} check 'Item 1'",
+        }
+
+    def setup_getbananas(self, size):
+        """The Get Bananas app's file of `size` items (version 1, no stamps), taken in by a
+        bananas write: every row stamped as the app's edit."""
+        live = os.path.join(self.work, "getbananas-live")
+        shutil.rmtree(live, ignore_errors=True)
+        os.makedirs(live + "/home")
+        sections = [f"Section {k}" for k in range(8)]
+        items = [{"id": f"B0000000-0000-4000-8000-{n:012X}", "name": f"item {n}", "amount": "", "section": sections[n % 8],
+                  "optional": False, "checked": n % 5 == 0} for n in range(size)]
+        with open(live + "/BananaList.json", "w") as f:
+            json.dump({"sections": sections, "items": items}, f)
+        subprocess.run([self.bin, "add", "Seed item"], env=self.env(live), check=True, stdout=subprocess.DEVNULL)
+        snapshot = live.replace("live", "snapshot")
+        shutil.rmtree(snapshot, ignore_errors=True)
+        shutil.copytree(live, snapshot, symlinks=True)
+        return snapshot, live, self.env(live), {
+            "add": f"{self.bin} add 'Peer item' --section Pantry",
+            "list": f"{self.bin} list",
+            "check": f"{self.bin} check B0000000-0000-4000-8000-000000000001",
+        }
 
     # A year of use ------------------------------------------------------------------------
 
@@ -475,13 +552,13 @@ def main():
     parser.add_argument("--sizes", default="100,1000,10000,100000", type=lambda s: [int(x) for x in s.split(",")])
     parser.add_argument("--quick", action="store_true", help="a quarter of the runs (a smoke run; not for the docs)")
     parser.add_argument("--idle-seconds", type=int, default=30)
-    parser.add_argument("--only", default="", help="comma-separated parts: inprocess,cold,resources,propagation,peers,mcp,year")
+    parser.add_argument("--only", default="", help="comma-separated parts: inprocess,cold,resources,propagation,peers,shapes,mcp,year")
     parser.add_argument("--out", default=os.path.join(ROOT, "docs"), help="where performance.md and performance/ go")
     parser.add_argument("--no-report", action="store_true", help="print only; do not write docs/")
     args = parser.parse_args()
     bench = Bench(args)
     parts = {"inprocess": bench.in_process, "cold": bench.editor_cold_start, "resources": bench.editor_resources,
-             "propagation": bench.propagation, "peers": bench.peers, "mcp": bench.mcp, "year": bench.year}
+             "propagation": bench.propagation, "peers": bench.peers, "shapes": bench.shapes, "mcp": bench.mcp, "year": bench.year}
     chosen = [p for p in args.only.split(",") if p] or list(parts)
     raw = os.path.join(args.out, "performance", "results.json")
     previous = {}
