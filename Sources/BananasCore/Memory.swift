@@ -30,7 +30,11 @@ public struct ItemMemory: Hashable, Sendable {
             self.section = section
             self.amount = amount
             self.optional = optional
-            self.purchases = Self.bounded(purchases.map(\.day))
+            // As read from a file they are already days, newest first, one each.
+            let kept = purchases.count <= ItemMemory.purchaseLimit && purchases.indices.allSatisfy {
+                purchases[$0] == purchases[$0].day && ($0 == 0 || purchases[$0 - 1] > purchases[$0])
+            }
+            self.purchases = kept ? purchases : Self.bounded(purchases.map(\.day))
             self.stamp = max(stamp, self.purchases.first ?? .zero).day
         }
 

@@ -1064,19 +1064,21 @@ public enum ListCodec {
     static func rememberedEntry(_ fields: [JSONValue]) -> ItemMemory.Entry? {
         guard fields.count >= 3, fields.count <= 6, case .string(let name) = fields[0], case .string(let section) = fields[1],
               case .string(let bought) = fields[2] else { return nil }
-        func instant(_ text: Substring) -> Stamp? {
-            guard let days = Int64(text, radix: 36), days >= 0, days < 3_000_000 else { return nil }
-            return Stamp(millis: days * Stamp.dayMillis, counter: 0, replica: "")
+        func day<Bytes: Collection<UInt8>>(_ word: Bytes) -> Stamp? {
+            guard word.count <= 6, let days = Words.base36(word) else { return nil }
+            return Stamp(millis: Int64(days) * Stamp.dayMillis, counter: 0, replica: "")
         }
         var purchases: [Stamp] = []
-        for text in bought.split(separator: " ") {
-            guard let stamp = instant(text) else { return nil }
+        var readable = true
+        Words.each(in: bought) { word in
+            guard let stamp = day(word) else { readable = false; return }
             purchases.append(stamp)
         }
+        guard readable else { return nil }
         var used = purchases.max()
         if fields.count > 3 {
             guard case .string(let text) = fields[3] else { return nil }
-            if !text.isEmpty { guard let stamp = instant(text[...]) else { return nil }; used = stamp }
+            if !text.isEmpty { guard let stamp = day(Array(text.utf8)) else { return nil }; used = stamp }
         }
         guard let used else { return nil }
         var amount = ""
@@ -1158,7 +1160,13 @@ public enum ListCodec {
             if !seen.isEmpty { object["seen"] = .string(seen.joined(separator: " ")) }
             if !tombstone.seen.horizon.isZero { object["horizon"] = .string(compactText(tombstone.seen.horizon)) }
             if tombstone.firstSeen != 0 { object["firstSeen"] = .number(String(tombstone.firstSeen)) }
-            object["rows"] = .string(keys.sorted().map { base36Key($0) }.joined(separator: " "))
+            var text: [UInt8] = []
+            text.reserveCapacity(keys.count * 14)
+            for (n, key) in keys.sorted().enumerated() {
+                if n > 0 { text.append(UInt8(ascii: " ")) }
+                Words.appendBase36(key, digits: 13, to: &text)
+            }
+            object["rows"] = .string(String(decoding: text, as: UTF8.self))
             let value = JSONValue.object(object)
             return (JSONText.compact(value), value)
         }
@@ -1167,27 +1175,25 @@ public enum ListCodec {
 
     static func compactText(_ stamp: Stamp) -> String { stamp.compact ?? stamp.encoded }
 
-    /// A `Tombstone.key` in 13 base-36 digits (zero-padded, so text order is number order).
-    static func base36Key(_ key: UInt64) -> String {
-        let digits = String(key, radix: 36)
-        return String(repeating: "0", count: 13 - digits.count) + digits
-    }
 
     /// One entry of `sync.deleted` (version 4); an entry it cannot read is skipped whole.
     static func decodeDeleteGroup(_ value: JSONValue, into tombstones: inout [UInt64: Tombstone]) {
         guard case .object(let object) = value, let at = object["at"]?.stringValue.flatMap(Meta.stamp),
               let rows = object["rows"]?.stringValue else { return }
         var seen = Knowledge(horizon: object["horizon"]?.stringValue.flatMap(Meta.stamp) ?? .zero)
-        for text in (object["seen"]?.stringValue ?? "").split(separator: " ") {
-            guard let stamp = Meta.stamp(String(text)) else { return }
+        var readable = true
+        Words.each(in: object["seen"]?.stringValue ?? "") { word in
+            guard let stamp = Meta.stamp(word) else { readable = false; return }
             seen.add(stamp)
         }
+        guard readable else { return }
         var firstSeen: Int64 = 0
         if case .number(let literal)? = object["firstSeen"], let millis = Int64(literal) { firstSeen = millis }
         let tombstone = Tombstone(stamp: at, seen: seen, firstSeen: firstSeen)
-        for text in rows.split(separator: " ") {
-            guard text.utf8.count == 13, let key = UInt64(text, radix: 36) else { continue }
-            tombstones[key] = tombstones[key].map { $0.merged(with: tombstone) } ?? tombstone
+        tombstones.reserveCapacity(tombstones.count + rows.utf8.count / 14 + 1)
+        Words.each(in: rows) { word in
+            guard word.count == 13, let key = Words.base36(word) else { return }
+            if let known = tombstones[key] { tombstones[key] = known.merged(with: tombstone) } else { tombstones[key] = tombstone }
         }
     }
 
