@@ -6,7 +6,7 @@
 ///      "sections": {"key": [[from, null | [name, position, removed, "stamps"]], ...]},
 ///      "deleted": [[firstSeen, "hidden", "key key …"], ...]}
 ///
-/// Stamps in their compact form; a record's stamps one stamp when all are equal, else
+/// Stamps in their compact form (`0` for none); a record's stamps one stamp when all are equal, else
 /// `"STAMP STAMP…|i,i,…"` (the distinct stamps, then each field's index). Version 1 (long
 /// stamps, an array of stamps per record, `"deletes": {"key": [firstSeen, "hidden"]}`) is read too.
 ///
@@ -25,17 +25,33 @@ extension PublishedHistory {
         func number(_ value: Double) {
             if case .number(let text) = JSONValue.number(value) { raw(text) }
         }
+        // Stamps are ASCII letters, digits and `-`: written between quotes as they are; none
+        // (an unstamped field) is `0`.
+        func stamp(_ stamp: Stamp) {
+            if stamp.isZero { return raw("0") }
+            if !stamp.appendCompact(to: &out) { stamp.appendEncoded(to: &out) }
+        }
         func stamps<Field>(_ table: StampTable<Field>) {
             let first = table[Field.allCases.first!]
-            if Field.allCases.allSatisfy({ table[$0] == first }) { return string(Self.text(first)) }
+            raw("\"")
+            defer { raw("\"") }
+            if Field.allCases.allSatisfy({ table[$0] == first }) { return stamp(first) }
             var distinct: [Stamp] = []
-            let indices = Field.allCases.map { field in
-                let stamp = table[field]
-                if let at = distinct.firstIndex(of: stamp) { return at }
-                distinct.append(stamp)
-                return distinct.count - 1
+            var indices: [UInt8] = []
+            for field in Field.allCases {
+                let value = table[field]
+                var at = distinct.firstIndex(of: value) ?? distinct.count
+                if at == distinct.count { distinct.append(value) }
+                if !indices.isEmpty { indices.append(UInt8(ascii: ",")) }
+                if at >= 10 { indices.append(UInt8(ascii: "0") + UInt8(at / 10)); at %= 10 }
+                indices.append(UInt8(ascii: "0") + UInt8(at))
             }
-            string(distinct.map(Self.text).joined(separator: " ") + "|" + indices.map(String.init).joined(separator: ","))
+            for (n, value) in distinct.enumerated() {
+                if n > 0 { raw(" ") }
+                stamp(value)
+            }
+            raw("|")
+            out.append(contentsOf: indices)
         }
         func versions<Value>(_ all: [String: [Version<Value>]], _ value: (Value) -> Void) {
             raw("{")
@@ -109,7 +125,46 @@ extension PublishedHistory {
     static func text(_ stamp: Stamp) -> String { stamp.compact ?? stamp.encoded }
 
     /// A stamp in either form (compact, or long with `-`).
-    static func stamp(_ text: String) -> Stamp? { text.contains("-") ? Stamp(encoded: text) : Stamp(compactUTF8: Array(text.utf8)) }
+    static func stamp(_ text: String) -> Stamp? {
+        var text = text
+        return text.withUTF8 { stamp($0) }
+    }
+
+    static func stamp(_ bytes: UnsafeBufferPointer<UInt8>) -> Stamp? {
+        if bytes.count == 1, bytes[0] == UInt8(ascii: "0") { return .zero }
+        return bytes.contains(UInt8(ascii: "-")) ? Stamp(encodedUTF8: bytes) : Stamp(compactUTF8: bytes)
+    }
+
+    /// A record's stamps as `stamps` in `encoded` writes them; nil when malformed.
+    static func stampTable<Field>(_ text: String) -> StampTable<Field>? {
+        var text = text
+        return text.withUTF8 { bytes -> StampTable<Field>? in
+            guard let bar = bytes.firstIndex(of: UInt8(ascii: "|")) else { return stamp(bytes).map { StampTable(all: $0) } }
+            var distinct: [Stamp] = []
+            var start = 0
+            for i in 0...bar where i == bar || bytes[i] == UInt8(ascii: " ") {
+                if i > start {
+                    guard let one = stamp(UnsafeBufferPointer(rebasing: bytes[start..<i])) else { return nil }
+                    distinct.append(one)
+                }
+                start = i + 1
+            }
+            var values: [Stamp] = []
+            var index = -1
+            for i in (bar + 1)...bytes.count {
+                if i == bytes.count || bytes[i] == UInt8(ascii: ",") {
+                    guard index >= 0, index < distinct.count else { return nil }
+                    values.append(distinct[index])
+                    index = -1
+                } else {
+                    let byte = bytes[i]
+                    guard byte >= 0x30, byte <= 0x39, index < 100 else { return nil }
+                    index = max(index, 0) * 10 + Int(byte - 0x30)
+                }
+            }
+            return values.count == Field.fieldCount ? StampTable(stamps: values) : nil
+        }
+    }
 
     /// About how many bytes `encoded` writes, counted without writing them.
     var estimatedBytes: Int {
@@ -132,15 +187,7 @@ extension PublishedHistory {
         func int(_ value: JSONValue?) -> Int? { value?.doubleValue.flatMap { Int(exactly: $0) } }
         func int64(_ value: JSONValue?) -> Int64? { value?.doubleValue.flatMap { Int64(exactly: $0) } }
         func stamps<Field>(_ value: JSONValue?) -> StampTable<Field>? {
-            if let text = value?.stringValue {
-                if let one = Self.stamp(text) { return StampTable(all: one) }
-                let parts = text.split(separator: "|")
-                guard parts.count == 2 else { return nil }
-                let distinct = parts[0].split(separator: " ").compactMap { Self.stamp(String($0)) }
-                let indices = parts[1].split(separator: ",", omittingEmptySubsequences: false).compactMap { Int($0) }
-                guard indices.count == Field.fieldCount, indices.allSatisfy({ $0 >= 0 && $0 < distinct.count }) else { return nil }
-                return StampTable(stamps: indices.map { distinct[$0] })
-            }
+            if let text = value?.stringValue { return Self.stampTable(text) }
             guard let texts = value?.arrayValue, texts.count == Field.fieldCount else { return nil }
             let parsed = texts.compactMap { $0.stringValue.flatMap(Stamp.init(encoded:)) }
             return parsed.count == Field.fieldCount ? StampTable(stamps: parsed) : nil
