@@ -48,4 +48,12 @@ import Testing
         #expect(read.deleteFirstSeen(Tombstone.key(for: "B"), hiding: Stamp(millis: 1_800_000_000_001, counter: 3, replica: "b")) == 1_800_000_000_040)
         #expect(PublishedHistory(encoded: read.encoded()) == read)
     }
+
+    /// The first form wrote an unstamped value as a stamp no parser reads, which made the whole
+    /// history unreadable: it reads now, as unstamped.
+    @Test func anUnstampedValueInTheFormerFormReads() throws {
+        let former = #"{"version": 1, "states": [[1, "0000000000000001", "w", "", 1]], "rows": {}, "sections": {"Dairy": [[1, ["Dairy", 2048, false, "0000000000000000-000000-"]]]}, "deletes": {}}"#
+        let read = try #require(PublishedHistory(encoded: Array(former.utf8)))
+        #expect(read.list(at: 1).sectionEntries["Dairy"]?.stamps[.name] == .zero)
+    }
 }

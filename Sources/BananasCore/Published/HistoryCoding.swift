@@ -132,6 +132,8 @@ extension PublishedHistory {
 
     static func stamp(_ bytes: UnsafeBufferPointer<UInt8>) -> Stamp? {
         if bytes.count == 1, bytes[0] == UInt8(ascii: "0") { return .zero }
+        // The first form's unstamped value (`Stamp.zero.encoded`), which no stamp parses.
+        if bytes.count == 24, bytes.elementsEqual("0000000000000000-000000-".utf8) { return .zero }
         return bytes.contains(UInt8(ascii: "-")) ? Stamp(encodedUTF8: bytes) : Stamp(compactUTF8: bytes)
     }
 
