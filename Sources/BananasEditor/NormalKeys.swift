@@ -17,7 +17,8 @@ extension EditorState {
     /// A key in normal mode: a count (`5j`), Esc, or a command of the key table, run by its
     /// handler (`run`).
     mutating func handleNormal(_ key: Key, list: ShoppingList, conflicts: [Conflict], memo: RowsMemo?) -> Reaction {
-        let cleared = clearMessage()
+        // A count whose "5…" expired is dropped unseen; said as a message change all the same.
+        let cleared = clearMessage().union(countPrefix > 0 ? .message : [])
         if case .char(let c) = key, let digit = c.wholeNumberValue, c.isASCII, digit > 0 || countPrefix > 0 {
             countPrefix = min(countPrefix * 10 + digit, 9_999)
             return .changed(say("\(countPrefix)…"))

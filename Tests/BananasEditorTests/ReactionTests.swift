@@ -72,6 +72,14 @@ import Testing
         #expect(state.selection == .item("A3"))
     }
 
+    @Test func aCountWhoseMessageExpiredIsDroppedByAKeyThatDoesNothing() {
+        var (state, list) = start()
+        _ = state.react(to: .char("3"), list: list)
+        state.message = nil  // the editor's tick expired "3…"
+        #expect(state.react(to: .escape, list: list).changed == .message)
+        #expect(state.countPrefix == 0)
+    }
+
     @Test func aReadOnlyEditIsOnlyItsHint() {
         var state = EditorState(readOnly: true)
         let list = sampleList()
