@@ -26,9 +26,8 @@ func mutate<Report>(
 /// Only a command that changes the list (`writing`) merges the conflict copies beside it into
 /// the file; a read command shows them merged and leaves them (docs/sync.md, "Who merges").
 ///
-/// A command is one short process: freeing the lists it decoded, item by item, on the way
-/// out was a fifth of the instructions of `bananas add` at 1,000 items (callgrind), and the
-/// system takes the memory back at once.
+/// A command is one short process: the system takes its memory back at once on exit, so the
+/// lists it decoded are not freed item by item on the way out, a large part of a command's work.
 func openList(_ file: ListFile, lockTimeoutMillis: Int64 = 1_000, writing: Bool = false) throws(ListFileError) -> CommandSession {
     file.reserveMemoryForOneCommand()
     let session = try CommandSession(file: file, lockTimeoutMillis: lockTimeoutMillis, writing: writing)

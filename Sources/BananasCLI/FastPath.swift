@@ -4,9 +4,9 @@ import ArgumentParser
 /// without swift-argument-parser's machinery.
 ///
 /// Why: the parser reflects over every command's properties and casts each to its own
-/// protocols, and each first cast makes the Swift runtime scan all of the binary's ~3,900
-/// conformance records. That is about 11 M instructions, 2–3 ms, more than the whole of what
-/// `bananas list` does with a 100-item list. These forms are cheap to recognise exactly:
+/// protocols, and each first cast makes the Swift runtime scan all of the binary's
+/// conformance records: more work than the whole of what `bananas list` does with a small
+/// list (docs/decisions.md, "Numbers behind the code"). These forms are cheap to recognise exactly:
 /// the subcommand, `--file`, the command's own options each followed by a value, its flags,
 /// and names. They build the very same command value the parser would (`FastPathTests`
 /// compares the two on many argument lists) and run it the same way. Anything else (help,

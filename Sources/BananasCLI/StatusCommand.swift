@@ -16,16 +16,17 @@ struct StatusCommand: ParsableCommand {
             if json {
                 Output.printJSON(report.json)
             } else {
-                report.lines.forEach { Output.line($0) }
+                report.textLines.forEach { Output.line($0) }
             }
             if let failure = report.failure { throw ExitCode(failure.exitCode) }
         }
     }
 }
 
-/// What `bananas status` says, built once from the list every read command shows (`list`,
-/// `conflicts`, `deleted`: one `CommandSession`, a stampless save taken in and conflict copies
-/// shown merged, in memory only), then printed as text or JSON. Nothing is written.
+/// What `bananas status` says: a value, read once from the list every read command shows
+/// (`init(file:lockTimeoutMillis:)`: `list`, `conflicts`, `deleted`'s one `CommandSession`, a
+/// stampless save taken in and conflict copies shown merged, in memory only), then rendered as
+/// `textLines` or `json`. Nothing is written.
 struct StatusReport {
     let path: String
     /// The file could not be read: nothing else is known of the list.
@@ -64,6 +65,12 @@ struct StatusReport {
         case unusable(String)
     }
 
+    /// A report of `path` with nothing known yet (tests build one field by field).
+    init(path: String) {
+        self.path = path
+    }
+
+    /// The report of `file` as it is now.
     init(file: ListFile, lockTimeoutMillis: Int64) {
         path = file.path
         if let state = file.state {
@@ -132,6 +139,9 @@ struct StatusReport {
         return status
     }
 
+    // MARK: - Renderers
+
+    /// `bananas status --json`.
     var json: JSONValue {
         var fields: [String: JSONValue] = ["file": .string(path)]
         let status = status
@@ -151,17 +161,7 @@ struct StatusReport {
             fields["error"] = .string(failure.description)
             fields["paused"] = .string(failure.pausedReason)
         } else {
-            fields["exists"] = .bool(exists)
-            fields["schemaVersion"] = .number(Double(schemaVersion))
-            fields["stampless"] = .bool(stampless)
-            fields["writable"] = .bool(writable)
-            fields["items"] = .number(Double(items))
-            fields["checked"] = .number(Double(checked))
-            fields["unchecked"] = .number(Double(items - checked))
-            fields["sections"] = .number(Double(sections))
-            fields["deleted"] = .number(Double(deleted))
-            fields["problems"] = .array(problems.map(JSONValue.string))
-            if let paused = status.pausedBy { fields["paused"] = .string(paused.pausedReason) }
+            fields.merge(listFields(pausedBy: status.pausedBy)) { _, new in new }
         }
         fields["unmergedCopies"] = .array(unmergedCopies.map {
             .object(["name": .string($0.name), "reason": .string($0.reason), "detail": .string($0.detail)])
@@ -170,17 +170,41 @@ struct StatusReport {
         fields["clockSkew"] = skew.map {
             .object(["aheadSeconds": .number(Double($0.millis / 1000)), "replica": .string($0.replica)])
         } ?? .null
-        switch lock {
-        case .free: fields["lock"] = .null
-        case .held(let holder):
-            let who: JSONValue = holder.pid.map { .number(Double($0)) } ?? .null
-            fields["lock"] = .object(["pid": who, "ageSeconds": .number(Double(holder.ageSeconds)), "alive": .bool(holder.alive)])
-        case .unusable(let problem): fields["lock"] = .object(["unusable": .string(problem)])
-        }
+        fields["lock"] = lockJSON
         return .object(fields)
     }
 
-    var lines: [String] {
+    /// The JSON fields of a list that could be read.
+    private func listFields(pausedBy: ListFileError?) -> [String: JSONValue] {
+        var fields: [String: JSONValue] = [
+            "exists": .bool(exists),
+            "schemaVersion": .number(Double(schemaVersion)),
+            "stampless": .bool(stampless),
+            "writable": .bool(writable),
+            "items": .number(Double(items)),
+            "checked": .number(Double(checked)),
+            "unchecked": .number(Double(items - checked)),
+            "sections": .number(Double(sections)),
+            "deleted": .number(Double(deleted)),
+            "problems": .array(problems.map(JSONValue.string)),
+        ]
+        if let pausedBy { fields["paused"] = .string(pausedBy.pausedReason) }
+        return fields
+    }
+
+    private var lockJSON: JSONValue {
+        switch lock {
+        case .free: return .null
+        case .held(let holder):
+            let who: JSONValue = holder.pid.map { .number(Double($0)) } ?? .null
+            return .object(["pid": who, "ageSeconds": .number(Double(holder.ageSeconds)), "alive": .bool(holder.alive)])
+        case .unusable(let problem): return .object(["unusable": .string(problem)])
+        }
+    }
+
+    /// `bananas status`: its lines, one per fact (each printed through `Output.line`, which
+    /// escapes it on its own).
+    var textLines: [String] {
         let status = status
         var lines = ["file: " + Output.safe(path), "state: " + status.state.rawValue]
         if failure == nil, stateProblem == nil, let held = status.pausedBy {
@@ -190,20 +214,38 @@ struct StatusReport {
             lines.append("paused: " + failure.pausedReason)
             lines.append(failure.description)
         } else {
-            if let stateProblem {
-                lines.append("paused: " + stateProblem.pausedReason)
-                lines.append(stateProblem.description)
-            } else if let keptInSpare {
-                lines.append(String(Output.keptInSpare(keptInSpare).dropFirst("note: ".count)))
-            }
-            lines.append(!exists ? "not created yet (the first edit creates it)"
-                : "schema version: \(schemaVersion)" + (stampless ? " (saved by a writer that keeps no stamps: Get Bananas, a hand edit)" : ""))
-            lines.append("items: \(items) (\(items - checked) to get, \(checked) checked) in \(sections) sections")
-            if !writable {
-                lines.append("read-only: written by a newer bananas (schemaVersion \(schemaVersion))")
-            }
-            lines += Output.problemNotes(problems)
+            lines += listLines
         }
+        lines += pendingLines
+        if !waitingCopies.isEmpty { lines.append(Output.waitingCopiesNote(waitingCopies)) }
+        for copy in unmergedCopies {
+            lines.append("conflict copy not merged: " + Output.safe(copy.name) + " (" + Output.safe(copy.detail) + ")")
+        }
+        if let lockLine { lines.append(lockLine) }
+        return lines
+    }
+
+    /// The lines of a list that could be read: the state folder, the schema, the counts, the problems.
+    private var listLines: [String] {
+        var lines: [String] = []
+        if let stateProblem {
+            lines.append("paused: " + stateProblem.pausedReason)
+            lines.append(stateProblem.description)
+        } else if let keptInSpare {
+            lines.append(String(Output.keptInSpare(keptInSpare).dropFirst("note: ".count)))
+        }
+        lines.append(!exists ? "not created yet (the first edit creates it)"
+            : "schema version: \(schemaVersion)" + (stampless ? " (saved by a writer that keeps no stamps: Get Bananas, a hand edit)" : ""))
+        lines.append("items: \(items) (\(items - checked) to get, \(checked) checked) in \(sections) sections")
+        if !writable {
+            lines.append("read-only: written by a newer bananas (schemaVersion \(schemaVersion))")
+        }
+        return lines + Output.problemNotes(problems)
+    }
+
+    /// What waits for the file, the conflicts to review and a clock ahead.
+    private var pendingLines: [String] {
+        var lines: [String] = []
         if runningEdits > 0 {
             lines.append("pending: \(runningEdits) edit\(runningEdits == 1 ? "" : "s") of a running bananas not yet in the file")
         }
@@ -219,17 +261,16 @@ struct StatusReport {
         if let skew {
             lines.append("clock skew: a stamp in the list is \(SyncStatus.duration(skew.millis)) ahead of this clock (from \(skew.replica)); edits here still win over the values they replace")
         }
-        if !waitingCopies.isEmpty { lines.append(Output.waitingCopiesNote(waitingCopies)) }
-        for copy in unmergedCopies {
-            lines.append("conflict copy not merged: " + Output.safe(copy.name) + " (" + Output.safe(copy.detail) + ")")
-        }
-        switch lock {
-        case .free: break
-        case .held(let holder):
-            lines.append("locked by " + (holder.pid.map { "pid \($0)" } ?? "an unknown holder") + " for \(holder.ageSeconds) s" + (holder.alive ? "" : " (not running: stale)"))
-        case .unusable(let problem):
-            lines.append("lock unusable: " + Output.safe(problem))
-        }
         return lines
+    }
+
+    private var lockLine: String? {
+        switch lock {
+        case .free: return nil
+        case .held(let holder):
+            return "locked by " + (holder.pid.map { "pid \($0)" } ?? "an unknown holder") + " for \(holder.ageSeconds) s" + (holder.alive ? "" : " (not running: stale)")
+        case .unusable(let problem):
+            return "lock unusable: " + Output.safe(problem)
+        }
     }
 }

@@ -253,8 +253,8 @@ extension EditorState {
 
     /// The rows built for `old`, brought up to `list` when the two differ only in a few
     /// items' values and not in which rows show or where (an edit from another instance):
-    /// nil when the rows must be built again. At 10,000 items, sorting and grouping the whole
-    /// list again was half of the time an edit took to reach this screen.
+    /// nil when the rows must be built again. Sorting and grouping a large list again would
+    /// be much of the time another writer's edit takes to reach this screen.
     static func patched(_ built: RowsMemo.Built, from old: ShoppingList, to list: ShoppingList, query: String,
                         collapsed: Set<String>, hideChecked: Bool) -> RowsMemo.Built? {
         guard old.sections == list.sections, old.tombstones == list.tombstones,

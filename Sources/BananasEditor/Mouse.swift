@@ -45,19 +45,39 @@ extension EditorState {
     /// when there are conflicts, help on `? help`.
     public mutating func handle(_ mouse: MouseEvent, list: ShoppingList, conflicts: [Conflict] = [],
                                 width: Int, memo: RowsMemo? = nil) -> EditorAction {
-        defer { settle(rows(for: list, memo: memo)) }
-        guard !tooSmall else { return .none }
+        react(to: mouse, list: list, conflicts: conflicts, width: width, memo: memo).action
+    }
+
+    /// Handles a mouse event (see `handle(_:list:conflicts:width:memo:)`), and returns what
+    /// to do to the list and what changed on screen.
+    public mutating func react(to mouse: MouseEvent, list: ShoppingList, conflicts: [Conflict] = [],
+                               width: Int, memo: RowsMemo? = nil) -> Reaction {
+        let before = self
+        var reaction = dispatch(mouse, list: list, conflicts: conflicts, width: width, memo: memo)
+        reaction.changed.formUnion(settled(on: list, memo: memo))
+        assert(!reaction.changed.isEmpty || self == before, "a click changed the state but said nothing changed")
+        return reaction
+    }
+
+    private mutating func dispatch(_ mouse: MouseEvent, list: ShoppingList, conflicts: [Conflict],
+                                   width: Int, memo: RowsMemo?) -> Reaction {
+        guard !tooSmall else { return .nothing }
         switch mode {
         case .help, .messages, .conflicts, .usual:
             switch mouse.kind {
             case .wheelUp, .wheelDown:
-                for _ in 0..<Self.wheelStep { _ = handle(mouse.kind == .wheelUp ? .up : .down, list: list, conflicts: conflicts, memo: memo) }
+                var changed: Changed = []
+                for _ in 0..<Self.wheelStep {
+                    changed.formUnion(react(to: mouse.kind == .wheelUp ? .up : .down, list: list, conflicts: conflicts, memo: memo).changed)
+                }
+                return .changed(changed)
             case .press:
-                if mode == .help || mode == .messages { mode = .normal }
+                guard mode == .help || mode == .messages else { return .nothing }
+                mode = .normal
+                return .changed(.overlay)
             }
-            return .none
         case .prompt, .confirm:
-            return .none  // a prompt or a question is answered with keys
+            return .nothing  // a prompt or a question is answered with keys
         case .normal:
             break
         }
@@ -65,43 +85,37 @@ extension EditorState {
         let index = cursorIndex(in: rows) ?? 0
         switch mouse.kind {
         case .wheelUp:
-            message = nil
-            move(to: index - Self.wheelStep, rows)
-            return .none
+            return .changed(clearMessage().union(move(to: index - Self.wheelStep, rows)))
         case .wheelDown:
-            message = nil
-            move(to: index + Self.wheelStep, rows)
-            return .none
+            return .changed(clearMessage().union(move(to: index + Self.wheelStep, rows)))
         case .press:
             break
         }
         let statusBar = viewportHeight + 2 + (keyBarShown ? 1 : 0)
         if keyBarShown, mouse.y == statusBar - 2 {
             // A click on a key bar entry presses its key, as htop's function bar does.
-            guard let key = Screen.keyBarLayout(self, width: width).first(where: { $0.columns.contains(mouse.x) })?.key else { return .none }
-            return handle(key, list: list, conflicts: conflicts, memo: memo)
+            guard let key = Screen.keyBarLayout(self, width: width).first(where: { $0.columns.contains(mouse.x) })?.key else { return .nothing }
+            return react(to: key, list: list, conflicts: conflicts, memo: memo)
         }
         if mouse.y == statusBar {
             if mouse.x >= width - Screen.helpHint.count {
-                return handle(KeyMap.binding(for: .help).keys[0], list: list, conflicts: conflicts, memo: memo)
+                return react(to: KeyMap.binding(for: .help).keys[0], list: list, conflicts: conflicts, memo: memo)
             }
             if !conflicts.isEmpty {
-                return handle(KeyMap.binding(for: .conflicts).keys[0], list: list, conflicts: conflicts, memo: memo)
+                return react(to: KeyMap.binding(for: .conflicts).keys[0], list: list, conflicts: conflicts, memo: memo)
             }
-            return .none
+            return .nothing
         }
         let clicked = scrollTop + mouse.y - 1
-        guard mouse.y >= 1, mouse.y <= viewportHeight, clicked < rows.count else { return .none }
-        message = nil
-        move(to: clicked, rows)
+        guard mouse.y >= 1, mouse.y <= viewportHeight, clicked < rows.count else { return .nothing }
+        let changed = clearMessage().union(move(to: clicked, rows))
         switch rows[clicked] {
         case .section(let name, _, _, _):
-            toggleCollapse(name)
-            return .none
+            return .changed(changed.union(toggleCollapse(name)))
         case .item(let item):
-            guard Screen.checkboxColumns.contains(mouse.x) else { return .none }
-            if refusesEdit() { return .none }
-            return toggleChecked(item)
+            guard Screen.checkboxColumns.contains(mouse.x) else { return .changed(changed) }
+            if refusesEdit() { return .changed(changed.union(.message)) }
+            return toggleChecked(item).adding(changed)
         }
     }
 }

@@ -12,9 +12,8 @@ import Darwin
 /// MCP's stdio transport: one JSON-RPC message per line on stdin and stdout.
 ///
 /// In place of the swift-sdk's `StdioTransport`, which sets both descriptors non-blocking and
-/// sleeps 10 ms whenever a read or write would block: every request waited up to 10 ms to be
-/// read, an idle server woke 100 times a second, and a 2 MB result (`get_shopping_list` at
-/// 10,000 items) took 320 ms to write through a 64 KiB pipe. Here a thread of its own blocks
+/// sleeps whenever a read or write would block: requests waited, an idle server kept waking,
+/// and a large result crawled through the pipe (docs/mcp.md). Here a thread of its own blocks
 /// in `read`, and writes block (on a serial queue, off the cooperative pool) until the client
 /// has taken the bytes.
 public actor LineTransport: Transport {

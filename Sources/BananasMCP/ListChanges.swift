@@ -27,32 +27,7 @@ struct ListChanges {
         var updated: [(item: Item, fields: [String: Value], words: [String])] = []
         for item in afterItems {
             guard let was = before[item.id] else { continue }
-            var fields: [String: Value] = [:]
-            var words: [String] = []
-            if was.name != item.name {
-                fields["name"] = .string(item.name)
-                words.append("renamed from \"\(TextRules.escaped(was.name))\"")
-            }
-            if was.amount != item.amount {
-                fields["amount"] = .string(item.amount)
-                words.append("amount \"\(TextRules.escaped(item.amount))\"")
-            }
-            if was.section != item.section {
-                fields["section"] = .string(item.section)
-                words.append("moved to \(TextRules.escaped(item.section))")
-            }
-            if was.checked != item.checked {
-                fields["checked"] = .bool(item.checked)
-                words.append(item.checked ? "checked off" : "unchecked")
-            }
-            if was.optional != item.optional {
-                fields["optional"] = .bool(item.optional)
-                words.append(item.optional ? "made optional" : "made needed")
-            }
-            if was.sortOrder != item.sortOrder, fields.isEmpty {
-                fields["position"] = .bool(true)
-                words.append("moved in its section")
-            }
+            let (fields, words) = Self.changes(from: was, to: item)
             if !fields.isEmpty { updated.append((item, fields, words)) }
         }
         func brief(_ item: Item) -> Value {
@@ -93,5 +68,37 @@ struct ListChanges {
                 + (new.displaySections.count > Self.shown ? " and \(new.displaySections.count - Self.shown) more (mode \"summary\" lists them)." : "."))
         }
         text = lines.isEmpty ? "No item or section changed visibly (only the order)." : "Since then: " + lines.joined(separator: " ")
+    }
+
+    /// The fields of an item that changed (by their JSON keys) and the words that say so; a
+    /// new place is told only when nothing else changed.
+    private static func changes(from was: Item, to item: Item) -> (fields: [String: Value], words: [String]) {
+        var fields: [String: Value] = [:]
+        var words: [String] = []
+        if was.name != item.name {
+            fields["name"] = .string(item.name)
+            words.append("renamed from \"\(TextRules.escaped(was.name))\"")
+        }
+        if was.amount != item.amount {
+            fields["amount"] = .string(item.amount)
+            words.append("amount \"\(TextRules.escaped(item.amount))\"")
+        }
+        if was.section != item.section {
+            fields["section"] = .string(item.section)
+            words.append("moved to \(TextRules.escaped(item.section))")
+        }
+        if was.checked != item.checked {
+            fields["checked"] = .bool(item.checked)
+            words.append(item.checked ? "checked off" : "unchecked")
+        }
+        if was.optional != item.optional {
+            fields["optional"] = .bool(item.optional)
+            words.append(item.optional ? "made optional" : "made needed")
+        }
+        if was.sortOrder != item.sortOrder, fields.isEmpty {
+            fields["position"] = .bool(true)
+            words.append("moved in its section")
+        }
+        return (fields, words)
     }
 }

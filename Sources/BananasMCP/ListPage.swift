@@ -5,8 +5,8 @@ import Foundation
 import MCP
 
 /// The list as the store holds it, in list order, with its revision: computed once per change
-/// of the store (`ListStore.revision`), not at every read. At 10,000 items the order and the
-/// hash took 38 ms of every `get_shopping_list`, even of one page.
+/// of the store (`ListStore.revision`), not at every read: on a large list the order and the
+/// hash cost more than a page itself (docs/mcp.md).
 @MainActor
 final class ListSnapshot {
     let items: [Item]
@@ -137,6 +137,23 @@ struct ListPage {
 
     @MainActor
     func answer(_ snapshot: ListSnapshot) throws(Failure) -> Answer {
+        let (matching, shownSection) = try matchingItems(snapshot)
+        let structured: [String: Value] = [
+            "revision": .string(snapshot.revision),
+            "section_count": .int(snapshot.sections.count),
+            "mode": .string(mode.rawValue),
+            "total_items": .int(snapshot.items.count),
+            "unchecked_items": .int(snapshot.items.reduce(0) { $0 + ($1.checked ? 0 : 1) }),
+            "matching_items": .int(matching.count),
+        ]
+        if mode == .summary { return try summary(snapshot, matching, shownSection: shownSection, structured) }
+        return try itemsPage(snapshot, matching, structured)
+    }
+
+    /// The items the query's section, `unchecked_only` and text select, and the section as
+    /// the list spells it.
+    @MainActor
+    private func matchingItems(_ snapshot: ListSnapshot) throws(Failure) -> ([Item], shownSection: String?) {
         var matching = snapshot.items
         var shownSection: String?
         if let section {
@@ -157,53 +174,55 @@ struct ListPage {
         if let text = text?.lowercased(), !text.isEmpty {
             matching = matching.filter { $0.name.lowercased().contains(text) || $0.amount.lowercased().contains(text) }
         }
-        var structured: [String: Value] = [
-            "revision": .string(snapshot.revision),
-            "section_count": .int(snapshot.sections.count),
-            "mode": .string(mode.rawValue),
-            "total_items": .int(snapshot.items.count),
-            "unchecked_items": .int(snapshot.items.reduce(0) { $0 + ($1.checked ? 0 : 1) }),
-            "matching_items": .int(matching.count),
-        ]
-        if mode == .summary {
-            // Paged like items (a list may hold thousands of sections): `limit` sections a
-            // page, ending early at the size budget.
-            structured["items"] = .array([])
-            var counts: [String: (all: Int, unchecked: Int)] = [:]
-            for item in matching { counts[item.section, default: (0, 0)].all += 1; if !item.checked { counts[item.section]!.unchecked += 1 } }
-            let shown = snapshot.sections.filter { shownSection == nil || $0 == shownSection }
-            let start = try sectionStart(in: shown)
-            var values: [Value] = []
-            var text = "\(snapshot.items.count) items, \(structured["unchecked_items"]!.intValue!) still to buy, \(snapshot.sections.count) sections, revision \(snapshot.revision). By section (items, still to buy):"
-            var used = 400 + text.utf8.count
-            var index = start
-            while index < shown.count, values.count < limit {
-                let name = shown[index]
-                let line = "\n\(TextRules.escaped(name)): \(counts[name]?.all ?? 0), \(counts[name]?.unchecked ?? 0)"
-                // The name is in the text, in section_counts and in sections.
-                let size = line.utf8.count + 2 * Self.jsonSize(TextRules.escaped(name)) + 60
-                if !values.isEmpty, used + size > Self.budgetCharacters { break }
-                used += size
-                text += line
-                values.append(.object(["section": .string(name), "items": .int(counts[name]?.all ?? 0), "unchecked": .int(counts[name]?.unchecked ?? 0)]))
-                index += 1
-            }
-            structured["section_counts"] = .array(values)
-            structured["sections"] = .array(shown[start..<index].map(Value.string))
-            structured["has_more"] = .bool(index < shown.count)
-            if index < shown.count, index > 0 {
-                structured["next_cursor"] = .string(Self.sectionCursor(after: shown[index - 1], place: index, query: queryKey))
-                text += "\nMore sections follow. To read them, call again with this cursor:\n\(structured["next_cursor"]!.stringValue!)"
-            }
-            return Answer(structured: structured, text: text)
-        }
+        return (matching, shownSection)
+    }
 
+    /// Mode "summary": the counts per section, paged like items (a list may hold thousands of
+    /// sections): `limit` sections a page, ending early at the size budget.
+    @MainActor
+    private func summary(_ snapshot: ListSnapshot, _ matching: [Item], shownSection: String?,
+                         _ structured: [String: Value]) throws(Failure) -> Answer {
+        var structured = structured
+        structured["items"] = .array([])
+        var counts: [String: (all: Int, unchecked: Int)] = [:]
+        for item in matching { counts[item.section, default: (0, 0)].all += 1; if !item.checked { counts[item.section]!.unchecked += 1 } }
+        let shown = snapshot.sections.filter { shownSection == nil || $0 == shownSection }
+        let start = try sectionStart(in: shown)
+        var values: [Value] = []
+        var text = "\(snapshot.items.count) items, \(structured["unchecked_items"]!.intValue!) still to buy, \(snapshot.sections.count) sections, revision \(snapshot.revision). By section (items, still to buy):"
+        var used = 400 + text.utf8.count
+        var index = start
+        while index < shown.count, values.count < limit {
+            let name = shown[index]
+            let line = "\n\(TextRules.escaped(name)): \(counts[name]?.all ?? 0), \(counts[name]?.unchecked ?? 0)"
+            // The name is in the text, in section_counts and in sections.
+            let size = line.utf8.count + 2 * Self.jsonSize(TextRules.escaped(name)) + 60
+            if !values.isEmpty, used + size > Self.budgetCharacters { break }
+            used += size
+            text += line
+            values.append(.object(["section": .string(name), "items": .int(counts[name]?.all ?? 0), "unchecked": .int(counts[name]?.unchecked ?? 0)]))
+            index += 1
+        }
+        structured["section_counts"] = .array(values)
+        structured["sections"] = .array(shown[start..<index].map(Value.string))
+        structured["has_more"] = .bool(index < shown.count)
+        if index < shown.count, index > 0 {
+            structured["next_cursor"] = .string(Self.sectionCursor(after: shown[index - 1], place: index, query: queryKey))
+            text += "\nMore sections follow. To read them, call again with this cursor:\n\(structured["next_cursor"]!.stringValue!)"
+        }
+        return Answer(structured: structured, text: text)
+    }
+
+    /// A page of the matching items, ending early at the size budget.
+    @MainActor
+    private func itemsPage(_ snapshot: ListSnapshot, _ matching: [Item], _ structured: [String: Value]) throws(Failure) -> Answer {
+        var structured = structured
         let start = try startIndex(in: matching)
         var page: [Value] = []
         var lines: [String] = []
         var used = 400  // the frame: revision, counts, sync
-        // The sections of this page's items, in section order: every page repeating all of
-        // them was 162 KB at 3,000 sections (mode "summary" pages through them all).
+        // The sections of this page's items, in section order: all of them on every page
+        // would outgrow the answer on a list of many sections (mode "summary" pages through them).
         var pageSections: Set<String> = []
         var index = start
         while index < matching.count, page.count < limit {

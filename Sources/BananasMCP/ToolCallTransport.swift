@@ -10,8 +10,7 @@ import MCP
 /// The swift-sdk (0.12.1) runs a request through `TypedRequestHandler`, which encodes the
 /// handler's result to JSON, decodes that back into a `Value` (where every node tries Bool,
 /// Int, Double, String, array and object in turn, each miss a thrown error) and encodes it
-/// once more to send it. For `get_shopping_list` on 1,000 items that was about 150 ms of a
-/// 2 ms call, and seconds at 10,000 (docs/performance.md). Here the request is parsed with
+/// once more to send it: most of a large `get_shopping_list` call (docs/performance.md). Here the request is parsed with
 /// bananas's own JSON reader, the call goes to the same `BananasMCPServer.call` as the SDK's
 /// handler (which stays registered, for batches), and the result is written straight to bytes
 /// (`ValueJSON`). Everything else, `initialize` and resources included, goes through the SDK.

@@ -17,8 +17,6 @@ public final class Editor {
         return memo
     }
     private let memo = RowsMemo()
-    /// Called when the whole terminal should be repainted (Ctrl-L). Set by the backend.
-    public var onRepaintAll: (() -> Void)?
     /// Called whenever the screen should be drawn again (a change from another writer, a
     /// status change). Set by the backend.
     public var onNeedsDisplay: (() -> Void)?
@@ -122,6 +120,7 @@ public final class Editor {
     }
 
     public func render(width: Int, height: Int, now: Int64? = nil) -> Grid {
+        changedSinceFrame = []
         let now = now ?? store.time.nowMillis()
         var frame = Frame(state: state, list: store.list, status: SyncView(store.status, now: now), fileLabel: fileLabel, now: now)
         if store.status.pausedBy != nil, store.list.items.isEmpty, let base = store.file.state?.basePath,
@@ -160,12 +159,16 @@ public final class Editor {
     /// The terminal's width, as last set (for where a click lands on the status bar).
     private var screenWidth = 80
 
+    /// What the keys and clicks handled since the last frame changed on screen: the backend
+    /// draws a frame only when something did, and paints every cell for `.terminal`.
+    public private(set) var changedSinceFrame: Changed = []
+
     /// Handles one key. Returns false when the editor should quit.
     @discardableResult
     public func handle(_ key: Key) -> Bool {
         refreshRefusal()
         let before = state.message
-        return carryOut(state.handle(key, list: store.list, conflicts: store.status.conflicts, memo: rowsMemo), messageBefore: before)
+        return carryOut(state.react(to: key, list: store.list, conflicts: store.status.conflicts, memo: rowsMemo), messageBefore: before)
     }
 
     /// Handles a click or a turn of the wheel.
@@ -173,16 +176,19 @@ public final class Editor {
     public func handle(_ mouse: MouseEvent) -> Bool {
         refreshRefusal()
         let before = state.message
-        return carryOut(state.handle(mouse, list: store.list, conflicts: store.status.conflicts, width: screenWidth, memo: rowsMemo),
+        return carryOut(state.react(to: mouse, list: store.list, conflicts: store.status.conflicts, width: screenWidth, memo: rowsMemo),
                         messageBefore: before)
     }
 
-    private func carryOut(_ action: EditorAction, messageBefore: EditorState.Message?) -> Bool {
+    private func carryOut(_ reaction: Reaction, messageBefore: EditorState.Message?) -> Bool {
+        let action = reaction.action
+        changedSinceFrame.formUnion(reaction.changed)
         let keepGoing = perform(action)
         // A count being typed ("5…") is not worth keeping.
         if let message = state.message, message != messageBefore || action != .none, state.countPrefix == 0 { remember(message) }
         if state.mode == .conflicts && store.status.conflicts.isEmpty {
             state.mode = .normal  // the last one was reviewed
+            changedSinceFrame.insert(.overlay)
         }
         // `handle` settled the state on the list it was given; only a changed list needs more.
         switch action {
@@ -289,7 +295,7 @@ public final class Editor {
         case .quit:
             return false
         case .redraw:
-            onRepaintAll?()
+            break  // the reaction's `.terminal`: the backend paints every cell
         case .edit(let edit, let label, let select, let message):
             do {
                 try store.perform(edit, label: label)

@@ -40,7 +40,6 @@ public final class EditorRunner {
         try terminal.start()
         if mouse { terminal.reportMouse() }
         editor.onNeedsDisplay = { [weak self] in self?.setNeedsDisplay() }
-        editor.onRepaintAll = { [weak self] in self?.terminal.repaintAll() }
 
         let input = DispatchSource.makeReadSource(fileDescriptor: STDIN_FILENO, queue: .main)
         input.setEventHandler { [weak self] in MainActor.assumeIsolated { self?.readInput() } }
@@ -119,11 +118,13 @@ public final class EditorRunner {
             return
         }
         emptyReads = 0
+        var resized = false
         for input in keys {
             switch input {
             case .resize:
                 // ncurses saw the SIGWINCH itself (and already resized): paint everything.
                 if terminal.checkSize() == .same { terminal.repaintAll() }
+                resized = true
             case .key(let key):
                 if !editor.handle(key) {
                     finish()
@@ -136,7 +137,15 @@ public final class EditorRunner {
                 }
             }
         }
-        draw()
+        // What the keys changed says whether there is anything to draw (a key that changed
+        // nothing draws nothing) and whether every cell is painted again (Ctrl-L).
+        let changed = editor.changedSinceFrame
+        if changed.contains(.terminal) { terminal.repaintAll() }
+        if resized || !changed.isEmpty {
+            draw()
+        } else {
+            scheduleTick()
+        }
     }
 
     private func checkResize() {

@@ -1,5 +1,6 @@
-/// For tests only: the hostile text corpus every output path is walked with (issue 39, item 6),
-/// and the one independent check of what may never leave bananas raw.
+/// For tests only: the hostile text corpus every output path is walked with
+/// (CLIOutputWalkTests, MCPOutputWalkTests, HostileTextTests), and the one independent check
+/// of what may never leave bananas raw.
 public enum HostileText {
     /// Names another program stored: escape sequences (OSC title, clear screen, DCS), C0 and C1
     /// controls, DEL, bidi overrides and isolates, line separators, tag characters outside a

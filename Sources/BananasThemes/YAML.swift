@@ -2,9 +2,9 @@ import CYAML
 
 /// A YAML document as theme and config files need it: libyaml's events composed into a tree
 /// of scalars, mappings and sequences, each with the line it starts on. Tags are kept only to
-/// tell a null from a string; aliases are resolved. (This replaced Yams, whose Foundation
-/// dependency cost every `bananas` command about 1 ms of start-up; the parsing is the same
-/// libyaml, so the same files parse and the same problems are reported.)
+/// tell a null from a string; aliases are resolved. libyaml is called directly, not through
+/// Yams, whose Foundation dependency would slow every `bananas` command's start; the same
+/// files parse and the same problems are reported (docs/decisions.md, "Themes").
 struct YAMLNode {
     enum Content {
         case scalar(String, tag: String?, plain: Bool)

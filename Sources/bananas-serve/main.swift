@@ -85,24 +85,8 @@ struct Serve: ParsableCommand {
             return handler
         }
         let registry = DeviceRegistry(stateDirectory: Locations.stateDirectory())
-        var tlsConfiguration: TLSConfiguration?
-        if let tlsCert, let tlsKey {
-            do {
-                let chain = try NIOSSLCertificate.fromPEMFile(tlsCert)
-                let key = try NIOSSLPrivateKey(file: tlsKey, format: .pem)
-                tlsConfiguration = TLSConfiguration.makeServerConfiguration(certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
-            } catch {
-                printError("cannot use the certificate \(tlsCert) with the key \(tlsKey): \(error)")
-                throw ExitCode(ExitCodes.invalidInput)
-            }
-        }
-        var hosts = Set(host.map { $0.lowercased() })
-        var origins: Set<String> = []
-        if let publicURL, let origin = ServeURLs.origin(publicURL) {
-            origins.insert(origin)
-            hosts.insert(Gate.hostPart(String(origin.drop { $0 != "/" }.dropFirst(2))))
-        }
-        let settings = Gate.Settings(tls: tlsConfiguration != nil, hosts: hosts, origins: origins)
+        let tlsConfiguration = try tls()
+        let settings = gateSettings(tls: tlsConfiguration != nil)
         let listen = self.listen, port = self.port, publicURL = self.publicURL, noPair = self.noPair
         unsetenv("BANANAS_FILE")
         MainActor.assumeIsolated {
@@ -138,21 +122,7 @@ struct Serve: ParsableCommand {
             } else {
                 app = Application(router: router, server: .http1(), configuration: configuration, onServerRunning: { running($0.localAddress?.port ?? port) }, logger: logger)
             }
-            // Signals end the server at once (an open event stream would hold a graceful
-            // shutdown forever), after a last attempt to write pending edits.
-            for signal in [SIGINT, SIGTERM, SIGHUP] {
-                Glibc.signal(signal, SIG_IGN)
-                let source = DispatchSource.makeSignalSource(signal: signal, queue: .main)
-                source.setEventHandler {
-                    MainActor.assumeIsolated {
-                        let left = store.close()
-                        if left > 0 { printError("\(left) edits could not be written to \(file.path); they stay in the journal and the next instance writes them") }
-                        terminate(left == 0 ? 0 : ExitCodes.cannotWrite)
-                    }
-                }
-                source.resume()
-                Signals.sources.append(source)
-            }
+            Signals.endServing(store, file: file)
             Task {
                 do {
                     try await app.runService(gracefulShutdownSignals: [])
@@ -165,10 +135,55 @@ struct Serve: ParsableCommand {
         }
         dispatchMain()
     }
+
+    /// The certificate and key given, for HTTPS (nil: plain HTTP).
+    func tls() throws -> TLSConfiguration? {
+        guard let tlsCert, let tlsKey else { return nil }
+        do {
+            let chain = try NIOSSLCertificate.fromPEMFile(tlsCert)
+            let key = try NIOSSLPrivateKey(file: tlsKey, format: .pem)
+            return TLSConfiguration.makeServerConfiguration(certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
+        } catch {
+            printError("cannot use the certificate \(tlsCert) with the key \(tlsKey): \(error)")
+            throw ExitCode(ExitCodes.invalidInput)
+        }
+    }
+
+    /// The hosts and origins the gate accepts besides IP addresses and localhost: `--host`
+    /// names and the public URL's.
+    func gateSettings(tls: Bool) -> Gate.Settings {
+        var hosts = Set(host.map { $0.lowercased() })
+        var origins: Set<String> = []
+        if let publicURL, let origin = ServeURLs.origin(publicURL) {
+            origins.insert(origin)
+            hosts.insert(Gate.hostPart(String(origin.drop { $0 != "/" }.dropFirst(2))))
+        }
+        return Gate.Settings(tls: tls, hosts: hosts, origins: origins)
+    }
 }
 
 /// Keeps the signal sources alive.
-@MainActor enum Signals { static var sources: [any DispatchSourceSignal] = [] }
+@MainActor enum Signals {
+    static var sources: [any DispatchSourceSignal] = []
+
+    /// Signals end the server at once (an open event stream would hold a graceful shutdown
+    /// forever), after a last attempt to write pending edits.
+    static func endServing(_ store: ListStore, file: ListFile) {
+        for signal in [SIGINT, SIGTERM, SIGHUP] {
+            Glibc.signal(signal, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: signal, queue: .main)
+            source.setEventHandler {
+                MainActor.assumeIsolated {
+                    let left = store.close()
+                    if left > 0 { printError("\(left) edits could not be written to \(file.path); they stay in the journal and the next instance writes them") }
+                    terminate(left == 0 ? 0 : ExitCodes.cannotWrite)
+                }
+            }
+            source.resume()
+            sources.append(source)
+        }
+    }
+}
 
 struct Pair: ParsableCommand {
     static let configuration = CommandConfiguration(

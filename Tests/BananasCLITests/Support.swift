@@ -118,3 +118,8 @@ struct CLI {
         return object["items"] as! [[String: Any]]
     }
 }
+
+/// `seeded()`, `item(_:)` and `fileHas(_:_:)` for the end-to-end tests (BananasTestSupport).
+extension CLI: ListCommands {
+    func runCommand(_ arguments: [String]) async { await run(arguments) }
+}

@@ -1,39 +1,14 @@
 import Foundation
 import Testing
+import BananasTestSupport
 
 /// The real editor in tmux: keys in with send-keys, the screen out with capture-pane, the
 /// file checked through the CLI.
 @Suite("Editor in tmux", .serialized, .enabled(if: Tmux.isAvailable, "tmux is not installed"))
 struct TmuxEditorTests {
-    /// A list with two sections, made through the CLI.
-    func seeded() async -> CLI {
-        let cli = CLI()
-        await cli("add", "Bananas", "--section", "Produce", "--amount", "6")
-        await cli("add", "Oat milk", "--section", "Dairy", "--amount", "2 L")
-        await cli("add", "Butter", "--section", "Dairy")
-        return cli
-    }
-
-    func item(_ cli: CLI, _ name: String) async throws -> [String: Any]? {
-        try await cli.items().first { $0["name"] as? String == name }
-    }
-
-    /// Waits (up to 5 s) until the file, read through the CLI, satisfies `condition` for the
-    /// item named `name` (nil when it is not on the list): a change on screen reaches the
-    /// file a few milliseconds later.
-    func fileHas(_ cli: CLI, _ name: String, _ condition: ([String: Any]?) -> Bool) async -> Bool {
-        let deadline = Date().addingTimeInterval(5)
-        repeat {
-            if let found = try? await item(cli, name), condition(found) { return true }
-            if await (try? item(cli, name)) == nil, condition(nil) { return true }
-            try? await Task.sleep(for: .seconds(0.05))
-        } while Date() < deadline
-        return false
-    }
-
     @Test("add, edit, check, delete and undo, each reaching the file")
     func editing() async throws {
-        let cli = await seeded()
+        let cli = await CLI.seeded()
         defer { cli.cleanUp() }
         let tmux = try Tmux(cli)
         #expect(tmux.waitFor("Oat milk"))
@@ -47,7 +22,7 @@ struct TmuxEditorTests {
         tmux.type("200 g")
         tmux.keys("Enter", "Enter")
         #expect(tmux.waitFor("[ ] Crème fraîche 日本 🍋  200 g"))
-        #expect(await fileHas(cli, "Crème fraîche 日本 🍋") { $0?["amount"] as? String == "200 g" })
+        #expect(await cli.fileHas("Crème fraîche 日本 🍋") { $0?["amount"] as? String == "200 g" })
 
         // Edit the new item (the cursor is on it): rename, change the amount.
         tmux.keys("e", "End", "BSpace", "BSpace")
@@ -57,19 +32,19 @@ struct TmuxEditorTests {
         tmux.type("1 pot")
         tmux.keys("Enter")
         #expect(tmux.waitFor("Fresh Crème fraîche 日本  1 pot"))
-        #expect(await fileHas(cli, "Fresh Crème fraîche 日本") { $0?["amount"] as? String == "1 pot" })
+        #expect(await cli.fileHas("Fresh Crème fraîche 日本") { $0?["amount"] as? String == "1 pot" })
 
         // Check it, then delete Bananas, then undo the delete.
         tmux.keys("Space")
         #expect(tmux.waitFor("[x] Fresh Crème"))
-        #expect(await fileHas(cli, "Fresh Crème fraîche 日本") { $0?["checked"] as? Bool == true })
+        #expect(await cli.fileHas("Fresh Crème fraîche 日本") { $0?["checked"] as? Bool == true })
         tmux.keys("g", "j", "d")  // Space moved the cursor on: to the top, then Bananas
         #expect(tmux.waitFor("Deleted Bananas"))
-        #expect(await fileHas(cli, "Bananas") { $0 == nil })
+        #expect(await cli.fileHas("Bananas") { $0 == nil })
         tmux.keys("u")
         #expect(tmux.waitFor("Undid delete Bananas"))
         #expect(tmux.waitForScreen { $0.contains("[ ] Bananas  6") } != nil)
-        #expect(await fileHas(cli, "Bananas") { $0 != nil })
+        #expect(await cli.fileHas("Bananas") { $0 != nil })
 
         tmux.keys("q")
         #expect(tmux.waitForExit() == .status(0))
@@ -78,7 +53,7 @@ struct TmuxEditorTests {
 
     @Test("/ filters as you type; Esc brings every item back")
     func filter() async throws {
-        let cli = await seeded()
+        let cli = await CLI.seeded()
         defer { cli.cleanUp() }
         let tmux = try Tmux(cli)
         #expect(tmux.waitFor("Butter"))
@@ -95,7 +70,7 @@ struct TmuxEditorTests {
 
     @Test("resizing down to 20x6 and back redraws and keeps the cursor and view state")
     func resize() async throws {
-        let cli = await seeded()
+        let cli = await CLI.seeded()
         defer { cli.cleanUp() }
         let tmux = try Tmux(cli, width: 60, height: 16)
         #expect(tmux.waitFor("Butter"))
@@ -113,7 +88,7 @@ struct TmuxEditorTests {
 
     @Test("bananas view: live updates, a read-only hint on editing keys, and nothing written")
     func viewMode() async throws {
-        let cli = await seeded()
+        let cli = await CLI.seeded()
         defer { cli.cleanUp() }
         let stateFolder = cli.home + "/.local/state"
         func tree() -> [String] {
@@ -162,7 +137,7 @@ struct TmuxEditorTests {
 
     @Test("split view: an edit in one pane shows in the other within 100 ms; concurrent edits keep both fields; no keystroke lost")
     func splitView() async throws {
-        let cli = await seeded()
+        let cli = await CLI.seeded()
         defer { cli.cleanUp() }
         let tmux = try Tmux(cli, width: 120, height: 30)
         let left = tmux.firstPane
@@ -203,7 +178,7 @@ struct TmuxEditorTests {
         tmux.run(["send-keys", "-t", left, "Enter", ";", "send-keys", "-t", right, "Space"])
         #expect(tmux.waitForScreen(left) { $0.contains("[x] Bananas  12") } != nil, "\(tmux.screen(left))")
         #expect(tmux.waitForScreen(right) { $0.contains("[x] Bananas  12") } != nil, "\(tmux.screen(right))")
-        #expect(await fileHas(cli, "Bananas") { $0?["amount"] as? String == "12" && $0?["checked"] as? Bool == true })
+        #expect(await cli.fileHas("Bananas") { $0?["amount"] as? String == "12" && $0?["checked"] as? Bool == true })
 
         // Both panes type a run of items as fast as tmux delivers keys: every one lands.
         tmux.keys("G", "a", pane: left)
@@ -231,7 +206,7 @@ struct TmuxEditorTests {
     @Test("SIGTERM and Ctrl-C write pending edits, restore the terminal and exit 0")
     func signals() async throws {
         for signal in ["TERM", "INT"] {
-            let cli = await seeded()
+            let cli = await CLI.seeded()
             defer { cli.cleanUp() }
             let tmux = try Tmux(cli)
             #expect(tmux.waitFor("Butter"))
@@ -245,13 +220,13 @@ struct TmuxEditorTests {
             }
             #expect(tmux.waitForExit() == .status(0), "\(signal)")
             #expect(tmux.info("#{alternate_on}") == "0", "\(signal)")
-            #expect(try await item(cli, "Bananas")?["checked"] as? Bool == true)
+            #expect(await cli.item("Bananas")?["checked"] as? Bool == true)
         }
     }
 
     @Test("Alt keys do not act as Esc then a key; Ctrl-\\ quits cleanly")
     func altAndQuit() async throws {
-        let cli = await seeded()
+        let cli = await CLI.seeded()
         defer { cli.cleanUp() }
         let tmux = try Tmux(cli)
         #expect(tmux.waitFor("Butter"))
@@ -259,14 +234,14 @@ struct TmuxEditorTests {
         tmux.keys("M-d")  // Alt-d: ESC d in one write
         tmux.keys("C-l")
         try? await Task.sleep(for: .seconds(0.3))
-        #expect(await fileHas(cli, "Bananas") { $0 != nil })
+        #expect(await cli.fileHas("Bananas") { $0 != nil })
         #expect(tmux.screen().contains("Bananas"))
         tmux.keys("a")
         tmux.type("Kiwi fruit")
         tmux.keys("M-BSpace")  // Alt-Backspace erases a word, the prompt stays
         tmux.type("berries")
         tmux.keys("Enter", "Enter", "Enter")
-        #expect(await fileHas(cli, "Kiwi berries") { $0 != nil })
+        #expect(await cli.fileHas("Kiwi berries") { $0 != nil })
         tmux.keys("C-\\")
         #expect(tmux.waitForExit() == .status(0))
         #expect(tmux.info("#{alternate_on}") == "0")
@@ -274,7 +249,7 @@ struct TmuxEditorTests {
 
     @Test("when its terminal goes away without a SIGHUP reaching it, the editor writes what is pending and exits")
     func terminalGone() async throws {
-        let cli = await seeded()
+        let cli = await CLI.seeded()
         defer { cli.cleanUp() }
         let tmux = try Tmux(cli)
         #expect(tmux.waitFor("Butter"))
@@ -285,12 +260,12 @@ struct TmuxEditorTests {
         let deadline = Date().addingTimeInterval(5)
         while kill(pid, 0) == 0 && Date() < deadline { try? await Task.sleep(for: .seconds(0.05)) }
         #expect(kill(pid, 0) != 0, "bananas is still running without a terminal")
-        #expect(await fileHas(cli, "Bananas") { $0?["checked"] as? Bool == true })
+        #expect(await cli.fileHas("Bananas") { $0?["checked"] as? Bool == true })
     }
 
     @Test("a crash restores the terminal before the process dies")
     func crash() async throws {
-        let cli = await seeded()
+        let cli = await CLI.seeded()
         defer { cli.cleanUp() }
         let tmux = try Tmux(cli, program: [CLI.testTool, "crashing-editor"])
         #expect(tmux.waitFor("Butter"))
@@ -304,7 +279,7 @@ struct TmuxEditorTests {
 
     @Test("the help overlay opens with ? and lists the keys")
     func help() async throws {
-        let cli = await seeded()
+        let cli = await CLI.seeded()
         defer { cli.cleanUp() }
         let tmux = try Tmux(cli, width: 80, height: 50)
         #expect(tmux.waitFor("Butter"))
@@ -317,7 +292,7 @@ struct TmuxEditorTests {
 
     @Test("the theme's colours reach the terminal: 256 colours, 16 colours, and none with NO_COLOR")
     func themeColors() async throws {
-        let cli = await seeded()
+        let cli = await CLI.seeded()
         defer { cli.cleanUp() }
         let config = cli.home + "/config"
         try FileManager.default.createDirectory(atPath: config + "/bananas/themes", withIntermediateDirectories: true)
@@ -350,7 +325,7 @@ struct TmuxEditorTests {
 
     @Test("a broken theme: the editor says which file, line and key, and runs with the default")
     func brokenTheme() async throws {
-        let cli = await seeded()
+        let cli = await CLI.seeded()
         defer { cli.cleanUp() }
         let config = cli.home + "/config"
         try FileManager.default.createDirectory(atPath: config + "/bananas/themes", withIntermediateDirectories: true)

@@ -1,30 +1,10 @@
 import Foundation
 import Testing
+import BananasTestSupport
 
 /// The mouse in the real editor: SGR reports written to the pane as a terminal sends them.
 @Suite("Editor in tmux: the mouse", .serialized, .enabled(if: Tmux.isAvailable, "tmux is not installed"))
 struct TmuxMouseTests {
-    func seeded() async -> CLI {
-        let cli = CLI()
-        await cli("add", "Bananas", "--section", "Produce", "--amount", "6")
-        await cli("add", "Oat milk", "--section", "Dairy", "--amount", "2 L")
-        await cli("add", "Butter", "--section", "Dairy")
-        return cli
-    }
-
-    func item(_ cli: CLI, _ name: String) async -> [String: Any]? {
-        (try? await cli.items())?.first { $0["name"] as? String == name }
-    }
-
-    func eventually(_ condition: () async -> Bool) async -> Bool {
-        let deadline = Date().addingTimeInterval(5)
-        repeat {
-            if await condition() { return true }
-            try? await Task.sleep(for: .seconds(0.05))
-        } while Date() < deadline
-        return false
-    }
-
     /// A press and release of the left button at a cell (1-based, as the report counts), or
     /// a turn of the wheel.
     func click(_ tmux: Tmux, column: Int, row: Int, pane: String? = nil) {
@@ -38,7 +18,7 @@ struct TmuxMouseTests {
     @Test("click a box to check, a header to collapse, the wheel to move; at 100 and 49 columns")
     func clicks() async throws {
         for width in [100, 49] {
-            let cli = await seeded()
+            let cli = await CLI.seeded()
             defer { cli.cleanUp() }
             let tmux = try Tmux(cli, width: width, height: 16)
             #expect(tmux.waitFor("Butter"))
@@ -46,7 +26,7 @@ struct TmuxMouseTests {
             let bananas = try #require(lines.firstIndex { $0.contains("Bananas") }) + 1
             click(tmux, column: 4, row: bananas)
             #expect(tmux.waitFor("[x] Bananas"), "\(tmux.screen())")
-            #expect(await eventually { await item(cli, "Bananas")?["checked"] as? Bool == true })
+            #expect(await waitUntil { await cli.item("Bananas")?["checked"] as? Bool == true })
             let dairy = try #require(lines.firstIndex { $0.contains("Dairy") }) + 1
             click(tmux, column: 4, row: dairy)
             #expect(tmux.waitForScreen { $0.contains("▸ Dairy") && !$0.contains("Butter") } != nil, "\(tmux.screen())")
@@ -67,7 +47,7 @@ struct TmuxMouseTests {
 
     @Test("a click on the key bar presses its key: \"a add\" opens the add prompt, \"? help\" the help")
     func keyBarClicks() async throws {
-        let cli = await seeded()
+        let cli = await CLI.seeded()
         defer { cli.cleanUp() }
         let tmux = try Tmux(cli, width: 100, height: 16)
         #expect(tmux.waitFor("Butter"))
@@ -85,7 +65,7 @@ struct TmuxMouseTests {
 
     @Test("--no-mouse leaves the mouse to the terminal")
     func noMouse() async throws {
-        let cli = await seeded()
+        let cli = await CLI.seeded()
         defer { cli.cleanUp() }
         let tmux = try Tmux(cli, arguments: ["--no-mouse"])
         #expect(tmux.waitFor("Butter"))

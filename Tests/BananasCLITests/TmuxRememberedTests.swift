@@ -1,21 +1,11 @@
 import Foundation
 import Testing
+import BananasTestSupport
 
 /// Remembered items in the real editor (issue 24): what was bought last week comes back from
 /// the add prompt's suggestions and from the usual items view, each in its section.
 @Suite("Remembered items in tmux", .serialized, .enabled(if: Tmux.isAvailable, "tmux is not installed"))
 struct TmuxRememberedTests {
-    /// Waits (up to 5 s) until the file, read through the CLI, has an item `name` for which
-    /// `condition` holds.
-    func fileHas(_ cli: CLI, _ name: String, _ condition: ([String: Any]) -> Bool) async -> Bool {
-        let deadline = Date().addingTimeInterval(5)
-        repeat {
-            if let found = try? await cli.items().first(where: { $0["name"] as? String == name }), condition(found) { return true }
-            try? await Task.sleep(for: .seconds(0.05))
-        } while Date() < deadline
-        return false
-    }
-
     @Test("a typo in the add prompt suggests last week's item; Tab, Enter files it as last time; U adds two more")
     func suggestAndUsual() async throws {
         let cli = CLI()
@@ -43,7 +33,7 @@ struct TmuxRememberedTests {
         #expect(tmux.screen().contains("1 l"), "the usual amount, filled in")
         tmux.keys("Enter")
         #expect(tmux.waitFor("Milk added to Dairy (as last time)"), "\(tmux.screen())")
-        #expect(await fileHas(cli, "Milk") { $0["section"] as? String == "Dairy" && $0["amount"] as? String == "1 l" })
+        #expect(await cli.fileHas("Milk") { $0?["section"] as? String == "Dairy" && $0?["amount"] as? String == "1 l" })
         tmux.keys("Enter")  // an empty name ends adding
 
         tmux.keys("U")
@@ -53,8 +43,8 @@ struct TmuxRememberedTests {
         #expect(tmux.waitFor("2 marked"))
         tmux.keys("Enter")
         #expect(tmux.waitFor("Added 2 usual items"), "\(tmux.screen())")
-        #expect(await fileHas(cli, "Eggs") { $0["section"] as? String == "Dairy" && $0["amount"] as? String == "12" })
-        #expect(await fileHas(cli, "Coffee") { $0["section"] as? String == "Pantry" })
+        #expect(await cli.fileHas("Eggs") { $0?["section"] as? String == "Dairy" && $0?["amount"] as? String == "12" })
+        #expect(await cli.fileHas("Coffee") { $0?["section"] as? String == "Pantry" })
 
         tmux.keys("q")
         #expect(tmux.waitForExit() == .status(0))

@@ -1,39 +1,28 @@
 import Foundation
 import Testing
+import BananasTestSupport
 
 /// The editor in tmux as a demanding user drives it (issue 23): bursts of keys, a pane too
 /// small to show anything, emoji made of several code points.
 @Suite("Editor in tmux: what a user trips on", .serialized, .enabled(if: Tmux.isAvailable, "tmux is not installed"))
 struct TmuxUserTests {
-    func seeded() async -> CLI {
-        let cli = CLI()
-        await cli("add", "Bananas", "--section", "Produce", "--amount", "6")
-        await cli("add", "Oat milk", "--section", "Dairy", "--amount", "2 L")
-        await cli("add", "Butter", "--section", "Dairy")
-        return cli
-    }
-
-    func item(_ cli: CLI, _ name: String) async -> [String: Any]? {
-        (try? await cli.items())?.first { $0["name"] as? String == name }
-    }
-
     @Test("a key and Ctrl-C in one burst: the key is applied and written before quitting")
     func burstBeforeCtrlC() async throws {
         for run in 1...3 {
-            let cli = await seeded()
+            let cli = await CLI.seeded()
             defer { cli.cleanUp() }
             let tmux = try Tmux(cli)
             #expect(tmux.waitFor("Butter"))
             tmux.keys("Space", "C-c")  // one write to the terminal (the cursor starts on Bananas)
             #expect(tmux.waitForExit() == .status(0), "run \(run)")
-            #expect(await item(cli, "Bananas")?["checked"] as? Bool == true, "run \(run)")
+            #expect(await cli.item("Bananas")?["checked"] as? Bool == true, "run \(run)")
             #expect(tmux.info("#{alternate_on}") == "0")
         }
     }
 
     @Test("while \"Too small\" shows, Space, d and y act on nothing; a resize brings the same list back")
     func tooSmall() async throws {
-        let cli = await seeded()
+        let cli = await CLI.seeded()
         defer { cli.cleanUp() }
         let tmux = try Tmux(cli, width: 60, height: 16)
         #expect(tmux.waitFor("Butter"))
@@ -45,7 +34,7 @@ struct TmuxUserTests {
         let screen = tmux.waitForScreen { $0.contains("Butter") && $0.contains("Oat milk") }
         #expect(screen != nil, "\(tmux.screen())")
         #expect(screen?.contains("Remove") == false)
-        let butter = await item(cli, "Butter"), oatMilk = await item(cli, "Oat milk")
+        let butter = await cli.item("Butter"), oatMilk = await cli.item("Oat milk")
         #expect(butter != nil && oatMilk != nil)
         tmux.keys("q")
         #expect(tmux.waitForExit() == .status(0))
@@ -72,8 +61,8 @@ struct TmuxUserTests {
         tmux.keys("BSpace", "Enter", "Enter", "Escape")
         #expect(tmux.waitFor("[ ] 👍"), "\(tmux.screen())")
         let deadline = Date().addingTimeInterval(5)
-        while await item(cli, "👍🏽") == nil && Date() < deadline { try? await Task.sleep(for: .seconds(0.05)) }
-        #expect(await item(cli, "👍🏽") != nil)
+        while await cli.item("👍🏽") == nil && Date() < deadline { try? await Task.sleep(for: .seconds(0.05)) }
+        #expect(await cli.item("👍🏽") != nil)
     }
 }
 
@@ -103,19 +92,6 @@ struct TmuxNarrowTests {
 
 @Suite("Editor in tmux: fewer keystrokes", .serialized, .enabled(if: Tmux.isAvailable, "tmux is not installed"))
 struct TmuxKeystrokeTests {
-    func item(_ cli: CLI, _ name: String) async -> [String: Any]? {
-        (try? await cli.items())?.first { $0["name"] as? String == name }
-    }
-
-    func fileHas(_ cli: CLI, _ name: String, _ condition: ([String: Any]) -> Bool) async -> Bool {
-        let deadline = Date().addingTimeInterval(5)
-        repeat {
-            if let found = await item(cli, name), condition(found) { return true }
-            try? await Task.sleep(for: .seconds(0.05))
-        } while Date() < deadline
-        return false
-    }
-
     @Test("key bar, ? for optional, = for the amount, a count, n between matches; at 100 and 49 columns")
     func keystrokes() async throws {
         for width in [100, 49] {
@@ -132,13 +108,13 @@ struct TmuxKeystrokeTests {
             tmux.keys("Enter")
             tmux.type("3")
             tmux.keys("Enter", "Escape")
-            #expect(await fileHas(cli, "Avocados") { $0["optional"] as? Bool == true && $0["amount"] as? String == "3" })
+            #expect(await cli.fileHas("Avocados") { $0?["optional"] as? Bool == true && $0?["amount"] as? String == "3" })
             // = opens on the amount; typing replaces it.
             tmux.keys("g", "j", "=")
             #expect(tmux.waitFor("Amount for Bananas: 6"), "\(tmux.screen())")
             tmux.type("12")
             tmux.keys("Enter")
-            #expect(await fileHas(cli, "Bananas") { $0["amount"] as? String == "12" })
+            #expect(await cli.fileHas("Bananas") { $0?["amount"] as? String == "12" })
             // 3j then Space: three rows down.
             tmux.keys("g", "3", "j", "Space")
             let checked = tmux.waitForScreen { $0.contains("[x]") }
