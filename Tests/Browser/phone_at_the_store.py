@@ -132,14 +132,16 @@ class World:
         shutil.rmtree(self.folder, ignore_errors=True)
 
 
-def request(url, method="GET", headers=None, body=None):
+def request(url, method="GET", headers=None, body=None, with_headers=False):
     data = json.dumps(body).encode() if body is not None else None
     req = urllib.request.Request(url, data=data, method=method, headers=headers or {})
     try:
         with urllib.request.urlopen(req, timeout=WAIT) as response:
-            return response.status, response.read()
+            answer = (response.status, response.read())
+            return answer + (response.headers,) if with_headers else answer
     except urllib.error.HTTPError as error:
-        return error.code, error.read()
+        answer = (error.code, error.read())
+        return answer + (error.headers,) if with_headers else answer
 
 
 def browser(width, height):
@@ -212,14 +214,17 @@ def main():
                url=world.base)
         world.session()
 
-        # Page weight: everything the page loads, compressed.
-        sizes = {}
+        # Page weight: everything the page loads, as the server sends it to a browser that
+        # accepts gzip (and the same text once decompressed).
+        sizes, same = {}, True
         for path in ["/pair", "/app.js", "/style.css", "/sw.js", "/manifest.webmanifest", "/icon.svg"]:
             status, body = request(world.base + path)
-            sizes[path] = (len(body), len(gzip.compress(body, 9)))
+            status, sent, headers = request(world.base + path, headers={"Accept-Encoding": "gzip"}, with_headers=True)
+            same = same and headers.get("Content-Encoding") == "gzip" and gzip.decompress(sent) == body
+            sizes[path] = (len(body), len(sent))
         compressed = sum(c for _, c in sizes.values())
-        report("the page weighs at most 50 KB compressed", compressed <= 50 * 1024,
-               bytes=sum(b for b, _ in sizes.values()), gzip=compressed)
+        report("the page weighs at most 50 KB compressed", compressed <= 50 * 1024 and same,
+               bytes=sum(b for b, _ in sizes.values()), sent_gzipped=compressed, decompressed_equal=same)
 
         # Pair from a phone-sized viewport.
         driver = browser(360, 740)
