@@ -195,12 +195,13 @@ public final class WebList {
         case "check": return try check(fields)
         case "amount": return try amount(fields)
         case "move": return try move(fields)
+        case "place": return try place(fields)
         case "delete": return try delete(fields)
         case "restore": return try restore(fields)
         case "clear_checked": return try clearChecked(fields)
         case "conflict": return try review(fields)
         default:
-            throw RequestError(message: "op must be one of add, check, amount, move, delete, restore, clear_checked, conflict")
+            throw RequestError(message: "op must be one of add, check, amount, move, place, delete, restore, clear_checked, conflict")
         }
     }
 
@@ -272,6 +273,37 @@ public final class WebList {
         steps.append(.update(id: item.id, changes: [.section: .text(section)], seen: try seen(fields, [.section])))
         _ = try store.perform(.batch(steps), label: "move")
         return .ok("moved", "\(TextRules.escaped(item.name)) moved to \(section.isEmpty ? "no section" : TextRules.escaped(section)).")
+    }
+
+    /// Moves an item within its section: right after `after` (an item of the same section), or
+    /// first with `after` null. The editor's move (J/K): the core's `placeEdit`, which changes
+    /// the item's sortOrder (or, with no room left between its neighbours, renumbers the
+    /// section). As there, an order is not reviewed: the last move wins.
+    private func place(_ fields: [String: JSONValue]) throws -> Answer {
+        let item = try visibleItem(fields)
+        let list = store.list
+        let others = list.items(in: item.section).filter { $0.id != item.id }
+        var index = 0
+        switch fields["after"] {
+        case nil, .null?:
+            index = 0
+        case .string(let after)?:
+            guard after != item.id else { throw RequestError(message: "after must be another item of the section") }
+            guard let at = others.firstIndex(where: { $0.id == after }) else {
+                let name = list.item(after).map { TextRules.escaped($0.name) } ?? "the item it was to follow"
+                throw RequestError(status: 409, code: "changed",
+                                   message: "\(TextRules.escaped(item.name)) was not moved: \(name) is no longer in \(item.section.isEmpty ? "no section" : TextRules.escaped(item.section)). Look again and move it if you still mean to.")
+            }
+            index = at + 1
+        default:
+            throw RequestError(message: "after must be an item's id, or null for the first place")
+        }
+        let current = list.items(in: item.section).firstIndex { $0.id == item.id }
+        if current == index { return .ok("placed", "\(TextRules.escaped(item.name)) is there already.") }
+        _ = try store.perform(try list.placeEdit(item.id, inSection: item.section, at: index), label: "move")
+        let place = index == 0 ? "first in \(item.section.isEmpty ? "no section" : TextRules.escaped(item.section))"
+            : "after \(TextRules.escaped(others[index - 1].name))"
+        return .ok("placed", "\(TextRules.escaped(item.name)) moved \(place).")
     }
 
     private func update(_ item: Item, _ changes: [ItemField: FieldValue], _ fields: [String: JSONValue]) throws {

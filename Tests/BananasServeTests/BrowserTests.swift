@@ -25,6 +25,7 @@ struct BrowserTests {
         "reloaded with no connection, the page opens with the list and the waiting edits",
         "back online, every edit is in the file exactly once",
         "and in the running instance; the laptop's edit made meanwhile is on the page",
+        "an item moves up within its section: on the page, in the file and in the running instance",
         "delete with undo and clear checked work, and the cleared items are in recently deleted",
         "a value that lost is in the conflict review on the page and the CLI",
         "a hostile list renders as text and runs no script",

@@ -30,6 +30,7 @@ import urllib.request
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import Select
 
 WAIT = 60  # seconds: generous, for a loaded 2-core machine; every wait ends as soon as its condition holds
 
@@ -320,6 +321,22 @@ def main():
         wait_for("the running instance has them", lambda: {"Bananas", "Apples"} <= {i["name"] for i in world.session_items()})
         wait_for("Tea on the page", lambda: row(driver, "Tea"))
         report("and in the running instance; the laptop's edit made meanwhile is on the page", True)
+
+        # Move within a section: Tea (added after Coffee) up, with the row's Move menu.
+        def drinks_on_page():
+            return [li.find_element(By.CSS_SELECTOR, ".name").text
+                    for li in driver.find_elements(By.CSS_SELECTOR, "section.group[aria-label=Drinks] li.item")]
+        def drinks_in_file():
+            return [i["name"] for i in world.items() if i["section"] == "Drinks"]
+        before = drinks_in_file()
+        on_page("move Tea up", lambda: Select(row(driver, "Tea").find_element(By.CSS_SELECTOR, "select.move"))
+                .select_by_visible_text("\u2191 Move up"))
+        wait_for("Tea first in the file", lambda: drinks_in_file() == ["Tea", "Coffee"])
+        wait_for("Tea first on the page", lambda: drinks_on_page() == ["Tea", "Coffee"])
+        wait_for("and in the running instance", lambda: [i["name"] for i in world.session_items() if i["section"] == "Drinks"] == ["Tea", "Coffee"])
+        label = row(driver, "Tea").find_element(By.CSS_SELECTOR, "select.move").get_attribute("aria-label")
+        report("an item moves up within its section: on the page, in the file and in the running instance",
+               before == ["Coffee", "Tea"] and label == "Move Tea, in Drinks", before=before, label=label)
 
         # Delete with undo, clear checked, recently deleted.
         on_page("delete Eggs", lambda: row(driver, "Eggs").find_element(By.CSS_SELECTOR, "button.delete").click())

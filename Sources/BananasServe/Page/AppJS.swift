@@ -13,7 +13,7 @@ extension Page {
   const el = (tag, attrs, text) => {
     const node = document.createElement(tag);
     if (attrs) for (const [k, v] of Object.entries(attrs)) {
-      if (k === 'class') node.className = v; else if (k.startsWith('aria-') || k === 'role') node.setAttribute(k, v); else node[k] = v;
+      if (k === 'class') node.className = v; else if (k.startsWith('aria-') || k.startsWith('data-') || k === 'role') node.setAttribute(k, v); else node[k] = v;
     }
     if (text !== undefined) node.textContent = text;
     return node;
@@ -215,6 +215,16 @@ extension Page {
         if (body.section && !v.sections.includes(body.section)) v.sections.push(body.section);
         break;
       }
+      case 'place': {
+        // Within its section: right after `after`, or first in the section.
+        const from = v.items.findIndex((i) => i.id === body.id);
+        if (from < 0) break;
+        const [item] = v.items.splice(from, 1);
+        let to = body.after ? v.items.findIndex((i) => i.id === body.after) + 1 : v.items.findIndex((i) => i.section === item.section);
+        if (body.after && to === 0) to = from;  // the item it follows is gone: left where it was
+        v.items.splice(to < 0 ? v.items.length : to, 0, item);
+        break;
+      }
       case 'delete': {
         const index = v.items.findIndex((i) => i.id === body.id);
         if (index >= 0) { v.deleted.unshift(v.items[index]); v.items.splice(index, 1); }
@@ -279,10 +289,10 @@ extension Page {
       const group = el('section', { class: 'group', 'aria-label': section || 'No section' });
       group.append(el('h2', null, section || 'No section'));
       const ul = el('ul', { role: 'list' });
-      for (const item of items) {
+      items.forEach((item, index) => {
         if (item.checked) checkedCount++;
-        ul.append(row(item, v.sections));
-      }
+        ul.append(row(item, v.sections, items, index));
+      });
       group.append(ul);
       fragment.append(group);
     }
@@ -323,7 +333,7 @@ extension Page {
     $('deleted-list').replaceChildren(dl);
   }
 
-  function row(item, sections) {
+  function row(item, sections, siblings, index) {
     const li = el('li', { class: 'item' + (item.checked ? ' checked' : '') });
     li.dataset.id = item.id;
     const box = el('button', { type: 'button', class: 'check', role: 'checkbox', 'aria-checked': String(item.checked) });
@@ -359,15 +369,28 @@ extension Page {
       li.append(amount);
     }
 
+    // One menu moves the item: up or down within its section (the editor's J/K), or to
+    // another section. It shows the item's section.
     const move = el('select', { class: 'move' });
-    move.setAttribute('aria-label', 'Section of ' + item.name);
+    move.setAttribute('aria-label', 'Move ' + item.name + ', in ' + (item.section || 'no section'));
     const options = sections.includes(item.section) ? sections : sections.concat([item.section]);
+    const places = el('optgroup', { label: 'Within ' + (item.section || 'no section') });
+    if (index > 0) places.append(el('option', { value: '', 'data-place': 'up' }, '\u2191 Move up'));
+    if (index < siblings.length - 1) places.append(el('option', { value: '', 'data-place': 'down' }, '\u2193 Move down'));
+    const others = el('optgroup', { label: 'Section' });
     for (const s of options) {
       const option = el('option', { value: s }, s || 'No section');
       if (s === item.section) option.selected = true;
-      move.append(option);
+      others.append(option);
     }
-    move.addEventListener('change', () => enqueue(withSeen({ op: 'move', id: item.id, section: move.value }, item)));
+    if (places.children.length > 0) move.append(places);
+    move.append(others);
+    move.addEventListener('change', () => {
+      const place = move.selectedOptions[0] && move.selectedOptions[0].dataset.place;
+      if (place === 'up') enqueue({ op: 'place', id: item.id, after: index >= 2 ? siblings[index - 2].id : null });
+      else if (place === 'down') enqueue({ op: 'place', id: item.id, after: siblings[index + 1].id });
+      else enqueue(withSeen({ op: 'move', id: item.id, section: move.value }, item));
+    });
     li.append(move);
 
     const remove = el('button', { type: 'button', class: 'delete' }, '\u2715');
