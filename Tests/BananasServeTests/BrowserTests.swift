@@ -27,6 +27,7 @@ struct BrowserTests {
         "and in the running instance; the laptop's edit made meanwhile is on the page",
         "an item moves up within its section: on the page, in the file and in the running instance",
         "delete with undo and clear checked work, and the cleared items are in recently deleted",
+        "swiping a row sideways deletes it, with Undo; a short or vertical drag does not",
         "a value that lost is in the conflict review on the page and the CLI",
         "a hostile list renders as text and runs no script",
         "requests without a token, with a revoked token, a foreign Origin or Host are refused",

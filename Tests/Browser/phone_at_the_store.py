@@ -191,6 +191,24 @@ def set_offline(driver, offline):
         "offline": offline, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1})
 
 
+def swipe(driver, find, dx, dy):
+    """A finger on the row's name, dragged by (dx, dy) in steps, then lifted: W3C touch actions,
+    which Chrome turns into touch and pointer events (pointerType "touch")."""
+    from selenium.webdriver.common.actions import interaction
+    from selenium.webdriver.common.actions.action_builder import ActionBuilder
+    from selenium.webdriver.common.actions.pointer_input import PointerInput
+
+    def attempt():
+        target = find().find_element(By.CSS_SELECTOR, ".name")
+        actions = ActionBuilder(driver, mouse=PointerInput(interaction.POINTER_TOUCH, "finger"))
+        actions.pointer_action.move_to(target).pointer_down()
+        for _ in range(8):
+            actions.pointer_action.move_by(dx // 8, dy // 8)
+        actions.pointer_action.pointer_up()
+        actions.perform()
+    on_page("a swipe", attempt)
+
+
 def add_on_page(driver, name):
     field = driver.find_element(By.ID, "add-name")
     field.clear()
@@ -349,6 +367,22 @@ def main():
         deleted = world.cli("deleted")
         report("delete with undo and clear checked work, and the cleared items are in recently deleted",
                "Milk" in deleted and "Bread" in deleted)
+
+        # Swipe to delete: a finger drags Tea's row to the right (touch pointer events, as a phone
+        # sends them); then the same Undo. A short drag, or an up-and-down one, deletes nothing.
+        swipe(driver, lambda: row(driver, "Tea"), 40, 0)
+        swipe(driver, lambda: row(driver, "Tea"), 30, 150)
+        time.sleep(0.5)  # what a wrong delete would need to reach the server (nothing should)
+        kept = world.item("Tea") is not None and row(driver, "Tea") is not None
+        swipe(driver, lambda: row(driver, "Tea"), 240, 0)
+        wait_for("Tea deleted in the file", lambda: world.item("Tea") is None)
+        wait_for("Tea gone from the page", lambda: row(driver, "Tea") is None)
+        toast_text = driver.find_element(By.ID, "toast").text
+        on_page("undo", lambda: driver.find_element(By.CSS_SELECTOR, "#toast button").click())
+        wait_for("Tea back", lambda: world.item("Tea"))
+        wait_for("Tea back on the page", lambda: row(driver, "Tea"))
+        report("swiping a row sideways deletes it, with Undo; a short or vertical drag does not",
+               kept and "Deleted Tea" in toast_text, kept=kept, toast=toast_text)
 
         # A value that lost is in the conflict review on the page.
         eggs = world.item("Eggs")

@@ -29,6 +29,7 @@ extension Page {
     retryTimer: null,
     events: null,
     editingAmount: null,
+    swiping: false,      // a row is following a finger (swipe to delete)
     amountDraft: null,
   };
 
@@ -270,7 +271,9 @@ extension Page {
     $('insecure').hidden = window.isSecureContext;
 
     // The rows are drawn again only when what they show changed: a retry while offline, a
-    // message or a ping must not take the focus from the amount being typed.
+    // message or a ping must not take the focus from the amount being typed, nor a row from
+    // the finger swiping it.
+    if (state.swiping) { lastShown = null; return; }
     const shown = JSON.stringify([v.items, v.sections, v.conflicts, v.deleted.slice(0, 30), state.editingAmount]);
     if (shown === lastShown) return;
     lastShown = shown;
@@ -395,12 +398,70 @@ extension Page {
 
     const remove = el('button', { type: 'button', class: 'delete' }, '\u2715');
     remove.setAttribute('aria-label', 'Delete ' + item.name);
-    remove.addEventListener('click', () => {
-      enqueue(withSeen({ op: 'delete', id: item.id }, item));
-      toast('Deleted ' + item.name + '.', 'Undo', () => enqueue({ op: 'restore', id: item.id }));
-    });
+    remove.addEventListener('click', () => removeItem(item));
     li.append(remove);
+    swipeToDelete(li, item);
     return li;
+  }
+
+  function removeItem(item) {
+    enqueue(withSeen({ op: 'delete', id: item.id }, item));
+    toast('Deleted ' + item.name + '.', 'Undo', () => enqueue({ op: 'restore', id: item.id }));
+  }
+
+  // ---- Swipe a row sideways (a finger or a pen; not a mouse) to delete it, with the same Undo
+  // as its \u2715 button, which stays for everyone else. A row follows the finger once it has
+  // moved sideways more than up or down; let go past a third of its width (or 120 px) and it
+  // is deleted, else it goes back. Vertical moves scroll as usual (touch-action: pan-y).
+  function swipeToDelete(li, item) {
+    let start = null;
+    let dx = 0;
+    let swiping = false;
+    let swipedAt = 0;
+    // The click a finger lifted after a swipe may still send checks nothing.
+    li.addEventListener('click', (e) => {
+      if (Date.now() - swipedAt < 500) { e.stopPropagation(); e.preventDefault(); }
+    }, true);
+    li.addEventListener('pointerdown', (e) => {
+      if (e.pointerType === 'mouse' || !e.isPrimary) return;
+      start = { x: e.clientX, y: e.clientY, id: e.pointerId };
+      dx = 0;
+      swiping = false;
+    });
+    li.addEventListener('pointermove', (e) => {
+      if (!start || e.pointerId !== start.id) return;
+      const x = e.clientX - start.x;
+      const y = e.clientY - start.y;
+      if (!swiping) {
+        if (Math.abs(y) > 12 && Math.abs(y) > Math.abs(x)) { start = null; return; }
+        if (Math.abs(x) < 12 || Math.abs(x) < Math.abs(y) * 1.5) return;
+        swiping = true;
+        state.swiping = true;
+        try { li.setPointerCapture(e.pointerId); } catch (err) { /* the pointer is gone */ }
+        li.classList.add('swiping');
+      }
+      dx = x;
+      li.style.transform = 'translateX(' + dx + 'px)';
+    });
+    const end = (e) => {
+      if (!start || e.pointerId !== start.id) return;
+      start = null;
+      if (!swiping) return;
+      swiping = false;
+      state.swiping = false;
+      li.classList.remove('swiping');
+      swipedAt = Date.now();
+      if (e.type === 'pointerup' && Math.abs(dx) > Math.min(120, li.offsetWidth / 3)) {
+        li.classList.add('gone');
+        removeItem(item);
+      } else {
+        li.style.transform = '';
+        lastShown = null;
+        render();
+      }
+    };
+    li.addEventListener('pointerup', end);
+    li.addEventListener('pointercancel', end);
   }
 
   // The stamps of the values the page showed (as the server sent them): the server records an

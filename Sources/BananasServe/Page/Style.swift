@@ -32,7 +32,10 @@ button.small { min-height: 44px; padding: 0 0.75rem; }
 .suggestions { list-style: none; margin: 0; padding: 0; width: 100%; }
 .suggestion { width: 100%; text-align: left; background: var(--panel); color: var(--fg); margin-top: 2px; }
 ul { list-style: none; margin: 0; padding: 0; }
-.item { display: flex; align-items: center; gap: 0.25rem; border-bottom: 1px solid var(--line); min-height: 48px; }
+.item { display: flex; align-items: center; gap: 0.25rem; border-bottom: 1px solid var(--line); min-height: 48px;
+  touch-action: pan-y; background: var(--bg); transition: transform 0.15s ease-out, opacity 0.15s; }
+.item.swiping { transition: none; background: var(--panel); }
+.item.gone { opacity: 0; }
 .check { flex: 1 1 auto; display: flex; align-items: center; gap: 0.6rem; background: none; color: var(--fg); text-align: left; padding: 0 0.25rem; min-width: 0; }
 .mark { flex: none; width: 28px; height: 28px; border: 2px solid var(--muted); border-radius: 6px; display: inline-flex; align-items: center; justify-content: center; font-weight: 700; }
 .name, .text { unicode-bidi: isolate; overflow-wrap: anywhere; white-space: pre-wrap; min-width: 0; max-height: 8.5em; overflow: hidden; }
