@@ -10,13 +10,20 @@ import BananasSync
 public final class WebList {
     public let store: ListStore
     /// Answers already given, by idempotency key: a request sent again (the page lost the
-    /// answer, went offline, reloaded) gets the first answer and changes nothing.
-    private var answers: [String: Answer] = [:]
-    private var answerOrder: [String] = []
-    static let answersKept = 10_000
+    /// answer, went offline, reloaded, the server restarted) gets the first answer and changes
+    /// nothing. On disk when given a file (`AnswerLog`).
+    let answers: AnswerLog
 
-    public init(store: ListStore) {
+    /// `answersFile`: where the answers are kept across restarts (`answersPath`); nil keeps
+    /// them in memory only.
+    public init(store: ListStore, answersFile: String? = nil) {
         self.store = store
+        answers = AnswerLog(path: answersFile, now: store.time.nowMillis())
+    }
+
+    /// The file of the answers by key of the list at `listPath` (in the state folder).
+    public nonisolated static func answersPath(listPath: String, stateDirectory: String) -> String {
+        AnswerLog.path(listPath: listPath, stateDirectory: stateDirectory)
     }
 
     public struct Answer: Sendable, Equatable {
@@ -129,7 +136,7 @@ public final class WebList {
         guard let key = fields["key"]?.stringValue, Self.isKey(key) else {
             return .refused(400, "bad_request", "key is required: 8 to 64 letters, digits or dashes, new for every edit (it makes a repeated request harmless)")
         }
-        if let answer = answers[key] {
+        if let answer = answers.answer(key, now: store.time.nowMillis()) {
             var replayed = answer
             if case .object(var body) = replayed.body {
                 body["replayed"] = .bool(true)
@@ -159,7 +166,7 @@ public final class WebList {
         }
         // A refusal for bad input is remembered too: sent again, it is refused again, the same
         // way. A failure of the server's (500) is not: the page sends the edit again later.
-        if answer.status < 500 { remember(key, answer) }
+        if answer.status < 500 { answers.remember(key, answer, now: store.time.nowMillis()) }
         return answer
     }
 
@@ -177,16 +184,6 @@ public final class WebList {
     static func isItemID(_ text: String) -> Bool {
         let parts = text.split(separator: "-", omittingEmptySubsequences: false)
         return parts.map(\.count) == [8, 4, 4, 4, 12] && parts.allSatisfy { $0.allSatisfy(\.isHexDigit) }
-    }
-
-    private func remember(_ key: String, _ answer: Answer) {
-        answers[key] = answer
-        answerOrder.append(key)
-        if answerOrder.count > Self.answersKept {
-            let dropped = answerOrder.prefix(answerOrder.count - Self.answersKept)
-            for old in dropped { answers[old] = nil }
-            answerOrder.removeFirst(dropped.count)
-        }
     }
 
     private func perform(_ fields: [String: JSONValue], key: String) throws -> Answer {
@@ -207,8 +204,8 @@ public final class WebList {
 
     /// Through the core's one add rule: a name bought before goes where it was last, a checked
     /// one is unchecked, one already on the list is left alone. The new item's id comes from
-    /// the request's key, so the same add sent again after a restart of the server (which
-    /// forgets its answers) still adds nothing twice.
+    /// the request's key, so the same add sent again after its answer was forgotten (a day
+    /// later, or with the answers file lost) still adds nothing twice.
     private func add(_ fields: [String: JSONValue], key: String) throws -> Answer {
         let name = try TextRules.validated(try text(fields, "name", required: true) ?? "", as: .name)
         let amount = try text(fields, "amount").map { $0.trimmingWhitespace().isEmpty ? "" : try TextRules.validated($0, as: .amount) }
