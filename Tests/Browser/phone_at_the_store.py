@@ -122,7 +122,26 @@ class World:
             if "items" in answer:
                 return answer["items"]
 
+    def editor(self):
+        """The real full-screen editor (`bananas`, ncurses) running in a private tmux server, as
+        on the laptop while the phone is at the store: its screen is read with capture-pane."""
+        self.tmux = ["tmux", "-L", "bananas-browser-" + os.urandom(4).hex()]
+        # The server inherits this environment (the list, the state folder), none of our pipes.
+        env = {k: v for k, v in self.env.items() if k not in ("TMUX", "TMUX_PANE")}
+        subprocess.run(self.tmux + ["-f", "/dev/null", "new-session", "-d", "-s", "main", "-x", "100", "-y", "45", self.bananas],
+                       env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True, timeout=WAIT)
+        subprocess.run(self.tmux + ["set-option", "-g", "status", "off"], capture_output=True, timeout=WAIT)
+        wait_for("the editor's first screen", lambda: "Milk" in self.editor_screen())
+
+    def editor_screen(self):
+        return subprocess.run(self.tmux + ["capture-pane", "-p", "-t", "main"], capture_output=True, text=True, timeout=WAIT).stdout
+
+    def editor_lines(self):
+        return [line.strip() for line in self.editor_screen().splitlines()]
+
     def close(self):
+        if getattr(self, "tmux", None):
+            subprocess.run(self.tmux + ["kill-server"], capture_output=True, timeout=WAIT)
         for process in self.processes:
             if process.poll() is None:
                 process.send_signal(signal.SIGTERM)
@@ -209,6 +228,27 @@ def swipe(driver, find, dx, dy):
     on_page("a swipe", attempt)
 
 
+def accessibility_tree(driver):
+    """Chrome's accessibility tree (what a screen reader is given: DevTools
+    `Accessibility.getFullAXTree`), its nodes in reading order (depth first), ignored ones left
+    out, each as {role, name, properties}."""
+    nodes = driver.execute_cdp_cmd("Accessibility.getFullAXTree", {})["nodes"]
+    by_id = {node["nodeId"]: node for node in nodes}
+    children = {child for node in nodes for child in node.get("childIds", [])}
+    ordered = []
+
+    def walk(node):
+        if not node.get("ignored"):
+            ordered.append({"role": node.get("role", {}).get("value", ""), "name": (node.get("name") or {}).get("value", ""),
+                            "properties": {p["name"]: p.get("value", {}).get("value") for p in node.get("properties", [])}})
+        for child in node.get("childIds", []):
+            if child in by_id:
+                walk(by_id[child])
+    for root in (node for node in nodes if node["nodeId"] not in children):
+        walk(root)
+    return ordered
+
+
 def add_on_page(driver, name):
     field = driver.find_element(By.ID, "add-name")
     field.clear()
@@ -232,6 +272,7 @@ def main():
         report("bananas serve shows a pairing URL and a QR code", "/pair#" in world.pair_url and ("▀" in output or "▄" in output),
                url=world.base)
         world.session()
+        world.editor()
 
         # Page weight: everything the page loads, as the server sends it to a browser that
         # accepts gzip (and the same text once decompressed).
@@ -290,6 +331,10 @@ def main():
         wait_for("both in the running instance", lambda: any(i["name"] == "Eggs" for i in world.session_items())
                  and any(i["name"] == "Milk" and i["checked"] for i in world.session_items()))
         report("the phone checks and adds items: in the file and in a running instance", True)
+        screen = wait_for("the editor showing both", lambda: (lambda lines: any(l.startswith("[x] Milk") for l in lines)
+                                                              and any(l.startswith("[ ] Eggs") for l in lines) and lines)(world.editor_lines()))
+        report("the running editor (ncurses, in tmux) shows the phone's check and add", True,
+               lines=[l for l in screen if "Milk" in l or "Eggs" in l])
 
         # A CLI edit appears on the page, live.
         started = time.monotonic()
@@ -339,6 +384,13 @@ def main():
         wait_for("the running instance has them", lambda: {"Bananas", "Apples"} <= {i["name"] for i in world.session_items()})
         wait_for("Tea on the page", lambda: row(driver, "Tea"))
         report("and in the running instance; the laptop's edit made meanwhile is on the page", True)
+        def offline_edits_on_screen():
+            lines = world.editor_lines()
+            names = [l[4:].split("  ")[0] for l in lines if l.startswith("[")]
+            ok = names.count("Bananas") == 1 and names.count("Apples") == 1 and any(l.startswith("[x] Bread") for l in lines)
+            return names if ok else None
+        names = wait_for("the editor showing the offline edits", offline_edits_on_screen)
+        report("the running editor shows the edits made offline, once", True, names=names)
 
         # Move within a section: Tea (added after Coffee) up, with the row's Move menu.
         def drinks_on_page():
@@ -352,8 +404,10 @@ def main():
         wait_for("Tea first in the file", lambda: drinks_in_file() == ["Tea", "Coffee"])
         wait_for("Tea first on the page", lambda: drinks_on_page() == ["Tea", "Coffee"])
         wait_for("and in the running instance", lambda: [i["name"] for i in world.session_items() if i["section"] == "Drinks"] == ["Tea", "Coffee"])
+        wait_for("and in the running editor", lambda: [l[4:].split("  ")[0] for l in world.editor_lines()
+                                                        if l.startswith("[ ] Tea") or l.startswith("[ ] Coffee")] == ["Tea", "Coffee"])
         label = row(driver, "Tea").find_element(By.CSS_SELECTOR, "select.move").get_attribute("aria-label")
-        report("an item moves up within its section: on the page, in the file and in the running instance",
+        report("an item moves up within its section: on the page, in the file, the running instance and the editor",
                before == ["Coffee", "Tea"] and label == "Move Tea, in Drinks", before=before, label=label)
 
         # Delete with undo, clear checked, recently deleted.
@@ -367,6 +421,37 @@ def main():
         deleted = world.cli("deleted")
         report("delete with undo and clear checked work, and the cleared items are in recently deleted",
                "Milk" in deleted and "Bread" in deleted)
+
+        # What a screen reader is given (Chrome's accessibility tree): every control has a role
+        # and a name, checkboxes their state, the state is a polite live region, each section a
+        # heading before its items, and the items are read in the order the laptop's editor shows
+        # them.
+        def read_aloud():
+            tree = accessibility_tree(driver)
+            controls = [n for n in tree if n["properties"].get("focusable") and n["role"] != "RootWebArea"]
+            boxes = [n for n in tree if n["role"] == "checkbox"]
+            order = [n["name"] if n["role"] == "heading" else "\u00b7" + n["name"] for n in tree if n["role"] in ("heading", "checkbox")]
+            at = order.index("Drinks") if "Drinks" in order else -1
+            return {
+                "controls": len(controls),
+                "roles": sorted({n["role"] for n in controls}),
+                "unnamed": [(n["role"], n["name"]) for n in controls
+                            if not n["name"].strip() or n["role"] in ("generic", "none", "GenericContainer", "")][:10],
+                "stateless": [n["name"] for n in boxes if n["properties"].get("checked") not in ("true", "false")],
+                "live_regions": len([n for n in tree if n["role"] == "status" and n["properties"].get("live") == "polite"]),
+                "read": [n["name"] for n in boxes],
+                "editor": [l[4:].split("  ")[0] for l in world.editor_lines() if l.startswith("[")],
+                "drinks": order[at:at + 3] if at >= 0 else [],
+                "headings": [n["name"] for n in tree if n["role"] == "heading"],
+            }
+        deadline = time.monotonic() + WAIT
+        heard = read_aloud()
+        while heard["read"] != heard["editor"] and time.monotonic() < deadline:  # the editor catching up
+            time.sleep(0.1)
+            heard = read_aloud()
+        report("the accessibility tree: every control has a role and a name, checkboxes their state, items read in the editor's order",
+               heard["controls"] > 10 and heard["unnamed"] == [] and heard["stateless"] == [] and heard["live_regions"] == 1
+               and heard["read"] == heard["editor"] and heard["drinks"] == ["Drinks", "\u00b7Tea", "\u00b7Coffee"], **heard)
 
         # Swipe to delete: a finger drags Tea's row to the right (touch pointer events, as a phone
         # sends them); then the same Undo. A short drag, or an up-and-down one, deletes nothing.

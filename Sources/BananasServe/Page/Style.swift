@@ -17,7 +17,7 @@ body { margin: 0; background: var(--bg); color: var(--fg); font: 17px/1.4 system
 #app, #pair { max-width: 40rem; margin: 0 auto; padding: 0.5rem 0.75rem 6rem; }
 header { display: flex; align-items: baseline; justify-content: space-between; gap: 0.5rem; }
 h1 { font-size: 1.4rem; margin: 0.5rem 0; }
-h2 { font-size: 1rem; margin: 1rem 0 0.25rem; color: var(--muted); text-transform: uppercase; letter-spacing: 0.04em; }
+h2 { font-size: 1rem; margin: 1rem 0 0.25rem; color: var(--muted); letter-spacing: 0.02em; }
 .status { margin: 0; padding: 0.2rem 0.6rem; border-radius: 1rem; font-weight: 600; font-size: 0.95rem; border: 2px solid var(--line); overflow-wrap: anywhere; }
 .status.synced { border-color: #2e7d32; }
 .status.offline, .status.paused, .status.conflict { border-color: var(--danger); color: var(--danger); }
