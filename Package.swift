@@ -39,6 +39,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.0.0"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
+        // gzip of the web page's answers (zlib; Debian: zlib1g-dev). Hummingbird has none built in.
+        .package(url: "https://github.com/adam-fowler/compress-nio", from: "1.5.0"),
         // Test targets only: spawning processes with both pipes drained concurrently.
         .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.0"),
     ],
@@ -95,6 +97,7 @@ let package = Package(
                 "BananasCore", "BananasFile", "BananasSync", "CQRencode",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "CompressNIO", package: "compress-nio"),
             ]
         ),
         .executableTarget(
@@ -171,6 +174,7 @@ let package = Package(
             name: "BananasServeTests",
             dependencies: ["bananas", "bananas-serve", "bananas-test", "BananasServe", "BananasSync", "BananasFile", "BananasTestSupport",
                            .product(name: "HummingbirdTesting", package: "hummingbird"),
+                           .product(name: "CompressNIO", package: "compress-nio"),
                            .product(name: "Subprocess", package: "swift-subprocess")]
         ),
     ]

@@ -14,6 +14,8 @@ public enum WebServer {
 
     public static func router(web: WebList, events: EventHub, gate: Gate) -> Router<ServeContext> {
         let router = Router(context: ServeContext.self)
+        // Outermost, so refusals are compressed too; the gate and its headers inside it.
+        router.add(middleware: CompressionMiddleware())
         router.add(middleware: GateMiddleware(gate: gate))
 
         for (path, asset) in Page.assets {

@@ -10,13 +10,20 @@ import BananasSync
 public final class WebList {
     public let store: ListStore
     /// Answers already given, by idempotency key: a request sent again (the page lost the
-    /// answer, went offline, reloaded) gets the first answer and changes nothing.
-    private var answers: [String: Answer] = [:]
-    private var answerOrder: [String] = []
-    static let answersKept = 10_000
+    /// answer, went offline, reloaded, the server restarted) gets the first answer and changes
+    /// nothing. On disk when given a file (`AnswerLog`).
+    let answers: AnswerLog
 
-    public init(store: ListStore) {
+    /// `answersFile`: where the answers are kept across restarts (`answersPath`); nil keeps
+    /// them in memory only.
+    public init(store: ListStore, answersFile: String? = nil) {
         self.store = store
+        answers = AnswerLog(path: answersFile, now: store.time.nowMillis())
+    }
+
+    /// The file of the answers by key of the list at `listPath` (in the state folder).
+    public nonisolated static func answersPath(listPath: String, stateDirectory: String) -> String {
+        AnswerLog.path(listPath: listPath, stateDirectory: stateDirectory)
     }
 
     public struct Answer: Sendable, Equatable {
@@ -129,7 +136,7 @@ public final class WebList {
         guard let key = fields["key"]?.stringValue, Self.isKey(key) else {
             return .refused(400, "bad_request", "key is required: 8 to 64 letters, digits or dashes, new for every edit (it makes a repeated request harmless)")
         }
-        if let answer = answers[key] {
+        if let answer = answers.answer(key, now: store.time.nowMillis()) {
             var replayed = answer
             if case .object(var body) = replayed.body {
                 body["replayed"] = .bool(true)
@@ -159,7 +166,7 @@ public final class WebList {
         }
         // A refusal for bad input is remembered too: sent again, it is refused again, the same
         // way. A failure of the server's (500) is not: the page sends the edit again later.
-        if answer.status < 500 { remember(key, answer) }
+        if answer.status < 500 { answers.remember(key, answer, now: store.time.nowMillis()) }
         return answer
     }
 
@@ -179,35 +186,26 @@ public final class WebList {
         return parts.map(\.count) == [8, 4, 4, 4, 12] && parts.allSatisfy { $0.allSatisfy(\.isHexDigit) }
     }
 
-    private func remember(_ key: String, _ answer: Answer) {
-        answers[key] = answer
-        answerOrder.append(key)
-        if answerOrder.count > Self.answersKept {
-            let dropped = answerOrder.prefix(answerOrder.count - Self.answersKept)
-            for old in dropped { answers[old] = nil }
-            answerOrder.removeFirst(dropped.count)
-        }
-    }
-
     private func perform(_ fields: [String: JSONValue], key: String) throws -> Answer {
         switch fields["op"]?.stringValue {
         case "add": return try add(fields, key: key)
         case "check": return try check(fields)
         case "amount": return try amount(fields)
         case "move": return try move(fields)
+        case "place": return try place(fields)
         case "delete": return try delete(fields)
         case "restore": return try restore(fields)
         case "clear_checked": return try clearChecked(fields)
         case "conflict": return try review(fields)
         default:
-            throw RequestError(message: "op must be one of add, check, amount, move, delete, restore, clear_checked, conflict")
+            throw RequestError(message: "op must be one of add, check, amount, move, place, delete, restore, clear_checked, conflict")
         }
     }
 
     /// Through the core's one add rule: a name bought before goes where it was last, a checked
     /// one is unchecked, one already on the list is left alone. The new item's id comes from
-    /// the request's key, so the same add sent again after a restart of the server (which
-    /// forgets its answers) still adds nothing twice.
+    /// the request's key, so the same add sent again after its answer was forgotten (a day
+    /// later, or with the answers file lost) still adds nothing twice.
     private func add(_ fields: [String: JSONValue], key: String) throws -> Answer {
         let name = try TextRules.validated(try text(fields, "name", required: true) ?? "", as: .name)
         let amount = try text(fields, "amount").map { $0.trimmingWhitespace().isEmpty ? "" : try TextRules.validated($0, as: .amount) }
@@ -272,6 +270,37 @@ public final class WebList {
         steps.append(.update(id: item.id, changes: [.section: .text(section)], seen: try seen(fields, [.section])))
         _ = try store.perform(.batch(steps), label: "move")
         return .ok("moved", "\(TextRules.escaped(item.name)) moved to \(section.isEmpty ? "no section" : TextRules.escaped(section)).")
+    }
+
+    /// Moves an item within its section: right after `after` (an item of the same section), or
+    /// first with `after` null. The editor's move (J/K): the core's `placeEdit`, which changes
+    /// the item's sortOrder (or, with no room left between its neighbours, renumbers the
+    /// section). As there, an order is not reviewed: the last move wins.
+    private func place(_ fields: [String: JSONValue]) throws -> Answer {
+        let item = try visibleItem(fields)
+        let list = store.list
+        let others = list.items(in: item.section).filter { $0.id != item.id }
+        var index = 0
+        switch fields["after"] {
+        case nil, .null?:
+            index = 0
+        case .string(let after)?:
+            guard after != item.id else { throw RequestError(message: "after must be another item of the section") }
+            guard let at = others.firstIndex(where: { $0.id == after }) else {
+                let name = list.item(after).map { TextRules.escaped($0.name) } ?? "the item it was to follow"
+                throw RequestError(status: 409, code: "changed",
+                                   message: "\(TextRules.escaped(item.name)) was not moved: \(name) is no longer in \(item.section.isEmpty ? "no section" : TextRules.escaped(item.section)). Look again and move it if you still mean to.")
+            }
+            index = at + 1
+        default:
+            throw RequestError(message: "after must be an item's id, or null for the first place")
+        }
+        let current = list.items(in: item.section).firstIndex { $0.id == item.id }
+        if current == index { return .ok("placed", "\(TextRules.escaped(item.name)) is there already.") }
+        _ = try store.perform(try list.placeEdit(item.id, inSection: item.section, at: index), label: "move")
+        let place = index == 0 ? "first in \(item.section.isEmpty ? "no section" : TextRules.escaped(item.section))"
+            : "after \(TextRules.escaped(others[index - 1].name))"
+        return .ok("placed", "\(TextRules.escaped(item.name)) moved \(place).")
     }
 
     private func update(_ item: Item, _ changes: [ItemField: FieldValue], _ fields: [String: JSONValue]) throws {

@@ -92,7 +92,7 @@ struct Serve: ParsableCommand {
         MainActor.assumeIsolated {
             let store = ListStore(file: file, mode: .live)
             store.lockTimeoutMillis = 1_000
-            let web = WebList(store: store)
+            let web = WebList(store: store, answersFile: WebList.answersPath(listPath: file.path, stateDirectory: Locations.stateDirectory()))
             let events = EventHub(web: web, registry: registry)
             let router = WebServer.router(web: web, events: events, gate: Gate(settings: settings, registry: registry))
             let scheme = tlsConfiguration == nil ? "http" : "https"

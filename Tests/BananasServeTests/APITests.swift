@@ -153,6 +153,57 @@ import Testing
         #expect(try harness.sandbox.decoded().recentlyDeleted.contains { $0.item.name == "Oat milk" })
     }
 
+    /// Up and down within a section, as the editor's J/K: the order the list (and so every
+    /// surface) shows changes, the other sections do not, and it is in the file.
+    @Test func placeMovesAnItemWithinItsSection() async throws {
+        let harness = Harness()
+        defer { harness.close() }
+        let token = try harness.pair()
+        for name in ["Milk", "Butter", "Cheese", "Yogurt"] { _ = try harness.add(name, section: "Dairy") }
+        _ = try harness.add("Bread", section: "Bakery")
+        func dairy() -> [String] { harness.store.list.items(in: "Dairy").map(\.name) }
+        func id(_ name: String) -> JSONValue { .string(harness.store.list.items.first { $0.name == name }!.id) }
+        try await harness.app.test(.router) { @MainActor client in
+            func send(_ fields: [String: JSONValue]) async throws -> (HTTPResponse.Status, [String: JSONValue]) {
+                apply(try await client.execute(uri: "/api/edits", method: .post, headers: .device(token), body: edit(fields)), { ($0.status, json($0)) })
+            }
+            // Cheese up one: after Milk.
+            var (status, answer) = try await send(["op": "place", "id": id("Cheese"), "after": id("Milk")])
+            #expect(status == .ok && answer["outcome"] == .string("placed"))
+            #expect(dairy() == ["Milk", "Cheese", "Butter", "Yogurt"])
+            // Cheese up again: first.
+            (status, _) = try await send(["op": "place", "id": id("Cheese"), "after": .null])
+            #expect(status == .ok)
+            #expect(dairy() == ["Cheese", "Milk", "Butter", "Yogurt"])
+            // Milk down one: after Butter; then to the end.
+            (status, _) = try await send(["op": "place", "id": id("Milk"), "after": id("Butter")])
+            (status, _) = try await send(["op": "place", "id": id("Milk"), "after": id("Yogurt")])
+            #expect(status == .ok)
+            #expect(dairy() == ["Cheese", "Butter", "Yogurt", "Milk"])
+            // Where it is already: nothing changes.
+            let revision = harness.store.revision
+            (status, answer) = try await send(["op": "place", "id": id("Cheese"), "after": .null])
+            #expect(status == .ok && harness.store.revision == revision)
+            // An item of another section, or one deleted since: refused, nothing moved.
+            (status, answer) = try await send(["op": "place", "id": id("Milk"), "after": id("Bread")])
+            #expect(status == .conflict && answer["error"] == .string("changed"))
+            (status, answer) = try await send(["op": "place", "id": id("Milk"), "after": id("Milk")])
+            #expect(status == .badRequest)
+            (status, answer) = try await send(["op": "place", "id": id("Milk"), "after": 3])
+            #expect(status == .badRequest)
+            (status, answer) = try await send(["op": "place", "id": "00000000-0000-4000-8000-000000000000", "after": .null])
+            #expect(status == .notFound)
+            #expect(dairy() == ["Cheese", "Butter", "Yogurt", "Milk"])
+            #expect(harness.store.list.items(in: "Bakery").map(\.name) == ["Bread"])
+            // The list the page reads is in that order too.
+            let listed = apply(try await client.execute(uri: "/api/list", method: .get, headers: .device(token)), { json($0) })
+            let names = listed["items"]?.arrayValue?.compactMap { $0.objectValue?["section"] == .string("Dairy") ? $0.objectValue?["name"]?.stringValue : nil }
+            #expect(names == ["Cheese", "Butter", "Yogurt", "Milk"])
+        }
+        #expect(await harness.store.waitUntilFlushed())
+        #expect(try harness.sandbox.decoded().items(in: "Dairy").map(\.name) == ["Cheese", "Butter", "Yogurt", "Milk"])
+    }
+
     @Test func aRepeatedRequestChangesNothingTwice() async throws {
         let harness = Harness()
         defer { harness.close() }

@@ -30,6 +30,7 @@ import urllib.request
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import Select
 
 WAIT = 60  # seconds: generous, for a loaded 2-core machine; every wait ends as soon as its condition holds
 
@@ -121,7 +122,26 @@ class World:
             if "items" in answer:
                 return answer["items"]
 
+    def editor(self):
+        """The real full-screen editor (`bananas`, ncurses) running in a private tmux server, as
+        on the laptop while the phone is at the store: its screen is read with capture-pane."""
+        self.tmux = ["tmux", "-L", "bananas-browser-" + os.urandom(4).hex()]
+        # The server inherits this environment (the list, the state folder), none of our pipes.
+        env = {k: v for k, v in self.env.items() if k not in ("TMUX", "TMUX_PANE")}
+        subprocess.run(self.tmux + ["-f", "/dev/null", "new-session", "-d", "-s", "main", "-x", "100", "-y", "45", self.bananas],
+                       env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True, timeout=WAIT)
+        subprocess.run(self.tmux + ["set-option", "-g", "status", "off"], capture_output=True, timeout=WAIT)
+        wait_for("the editor's first screen", lambda: "Milk" in self.editor_screen())
+
+    def editor_screen(self):
+        return subprocess.run(self.tmux + ["capture-pane", "-p", "-t", "main"], capture_output=True, text=True, timeout=WAIT).stdout
+
+    def editor_lines(self):
+        return [line.strip() for line in self.editor_screen().splitlines()]
+
     def close(self):
+        if getattr(self, "tmux", None):
+            subprocess.run(self.tmux + ["kill-server"], capture_output=True, timeout=WAIT)
         for process in self.processes:
             if process.poll() is None:
                 process.send_signal(signal.SIGTERM)
@@ -132,14 +152,16 @@ class World:
         shutil.rmtree(self.folder, ignore_errors=True)
 
 
-def request(url, method="GET", headers=None, body=None):
+def request(url, method="GET", headers=None, body=None, with_headers=False):
     data = json.dumps(body).encode() if body is not None else None
     req = urllib.request.Request(url, data=data, method=method, headers=headers or {})
     try:
         with urllib.request.urlopen(req, timeout=WAIT) as response:
-            return response.status, response.read()
+            answer = (response.status, response.read())
+            return answer + (response.headers,) if with_headers else answer
     except urllib.error.HTTPError as error:
-        return error.code, error.read()
+        answer = (error.code, error.read())
+        return answer + (error.headers,) if with_headers else answer
 
 
 def browser(width, height):
@@ -188,6 +210,45 @@ def set_offline(driver, offline):
         "offline": offline, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1})
 
 
+def swipe(driver, find, dx, dy):
+    """A finger on the row's name, dragged by (dx, dy) in steps, then lifted: W3C touch actions,
+    which Chrome turns into touch and pointer events (pointerType "touch")."""
+    from selenium.webdriver.common.actions import interaction
+    from selenium.webdriver.common.actions.action_builder import ActionBuilder
+    from selenium.webdriver.common.actions.pointer_input import PointerInput
+
+    def attempt():
+        target = find().find_element(By.CSS_SELECTOR, ".name")
+        actions = ActionBuilder(driver, mouse=PointerInput(interaction.POINTER_TOUCH, "finger"))
+        actions.pointer_action.move_to(target).pointer_down()
+        for _ in range(8):
+            actions.pointer_action.move_by(dx // 8, dy // 8)
+        actions.pointer_action.pointer_up()
+        actions.perform()
+    on_page("a swipe", attempt)
+
+
+def accessibility_tree(driver):
+    """Chrome's accessibility tree (what a screen reader is given: DevTools
+    `Accessibility.getFullAXTree`), its nodes in reading order (depth first), ignored ones left
+    out, each as {role, name, properties}."""
+    nodes = driver.execute_cdp_cmd("Accessibility.getFullAXTree", {})["nodes"]
+    by_id = {node["nodeId"]: node for node in nodes}
+    children = {child for node in nodes for child in node.get("childIds", [])}
+    ordered = []
+
+    def walk(node):
+        if not node.get("ignored"):
+            ordered.append({"role": node.get("role", {}).get("value", ""), "name": (node.get("name") or {}).get("value", ""),
+                            "properties": {p["name"]: p.get("value", {}).get("value") for p in node.get("properties", [])}})
+        for child in node.get("childIds", []):
+            if child in by_id:
+                walk(by_id[child])
+    for root in (node for node in nodes if node["nodeId"] not in children):
+        walk(root)
+    return ordered
+
+
 def add_on_page(driver, name):
     field = driver.find_element(By.ID, "add-name")
     field.clear()
@@ -211,15 +272,19 @@ def main():
         report("bananas serve shows a pairing URL and a QR code", "/pair#" in world.pair_url and ("▀" in output or "▄" in output),
                url=world.base)
         world.session()
+        world.editor()
 
-        # Page weight: everything the page loads, compressed.
-        sizes = {}
+        # Page weight: everything the page loads, as the server sends it to a browser that
+        # accepts gzip (and the same text once decompressed).
+        sizes, same = {}, True
         for path in ["/pair", "/app.js", "/style.css", "/sw.js", "/manifest.webmanifest", "/icon.svg"]:
             status, body = request(world.base + path)
-            sizes[path] = (len(body), len(gzip.compress(body, 9)))
+            status, sent, headers = request(world.base + path, headers={"Accept-Encoding": "gzip"}, with_headers=True)
+            same = same and headers.get("Content-Encoding") == "gzip" and gzip.decompress(sent) == body
+            sizes[path] = (len(body), len(sent))
         compressed = sum(c for _, c in sizes.values())
-        report("the page weighs at most 50 KB compressed", compressed <= 50 * 1024,
-               bytes=sum(b for b, _ in sizes.values()), gzip=compressed)
+        report("the page weighs at most 50 KB compressed", compressed <= 50 * 1024 and same,
+               bytes=sum(b for b, _ in sizes.values()), sent_gzipped=compressed, decompressed_equal=same)
 
         # Pair from a phone-sized viewport.
         driver = browser(360, 740)
@@ -266,6 +331,10 @@ def main():
         wait_for("both in the running instance", lambda: any(i["name"] == "Eggs" for i in world.session_items())
                  and any(i["name"] == "Milk" and i["checked"] for i in world.session_items()))
         report("the phone checks and adds items: in the file and in a running instance", True)
+        screen = wait_for("the editor showing both", lambda: (lambda lines: any(l.startswith("[x] Milk") for l in lines)
+                                                              and any(l.startswith("[ ] Eggs") for l in lines) and lines)(world.editor_lines()))
+        report("the running editor (ncurses, in tmux) shows the phone's check and add", True,
+               lines=[l for l in screen if "Milk" in l or "Eggs" in l])
 
         # A CLI edit appears on the page, live.
         started = time.monotonic()
@@ -315,6 +384,31 @@ def main():
         wait_for("the running instance has them", lambda: {"Bananas", "Apples"} <= {i["name"] for i in world.session_items()})
         wait_for("Tea on the page", lambda: row(driver, "Tea"))
         report("and in the running instance; the laptop's edit made meanwhile is on the page", True)
+        def offline_edits_on_screen():
+            lines = world.editor_lines()
+            names = [l[4:].split("  ")[0] for l in lines if l.startswith("[")]
+            ok = names.count("Bananas") == 1 and names.count("Apples") == 1 and any(l.startswith("[x] Bread") for l in lines)
+            return names if ok else None
+        names = wait_for("the editor showing the offline edits", offline_edits_on_screen)
+        report("the running editor shows the edits made offline, once", True, names=names)
+
+        # Move within a section: Tea (added after Coffee) up, with the row's Move menu.
+        def drinks_on_page():
+            return [li.find_element(By.CSS_SELECTOR, ".name").text
+                    for li in driver.find_elements(By.CSS_SELECTOR, "section.group[aria-label=Drinks] li.item")]
+        def drinks_in_file():
+            return [i["name"] for i in world.items() if i["section"] == "Drinks"]
+        before = drinks_in_file()
+        on_page("move Tea up", lambda: Select(row(driver, "Tea").find_element(By.CSS_SELECTOR, "select.move"))
+                .select_by_visible_text("\u2191 Move up"))
+        wait_for("Tea first in the file", lambda: drinks_in_file() == ["Tea", "Coffee"])
+        wait_for("Tea first on the page", lambda: drinks_on_page() == ["Tea", "Coffee"])
+        wait_for("and in the running instance", lambda: [i["name"] for i in world.session_items() if i["section"] == "Drinks"] == ["Tea", "Coffee"])
+        wait_for("and in the running editor", lambda: [l[4:].split("  ")[0] for l in world.editor_lines()
+                                                        if l.startswith("[ ] Tea") or l.startswith("[ ] Coffee")] == ["Tea", "Coffee"])
+        label = row(driver, "Tea").find_element(By.CSS_SELECTOR, "select.move").get_attribute("aria-label")
+        report("an item moves up within its section: on the page, in the file, the running instance and the editor",
+               before == ["Coffee", "Tea"] and label == "Move Tea, in Drinks", before=before, label=label)
 
         # Delete with undo, clear checked, recently deleted.
         on_page("delete Eggs", lambda: row(driver, "Eggs").find_element(By.CSS_SELECTOR, "button.delete").click())
@@ -327,6 +421,53 @@ def main():
         deleted = world.cli("deleted")
         report("delete with undo and clear checked work, and the cleared items are in recently deleted",
                "Milk" in deleted and "Bread" in deleted)
+
+        # What a screen reader is given (Chrome's accessibility tree): every control has a role
+        # and a name, checkboxes their state, the state is a polite live region, each section a
+        # heading before its items, and the items are read in the order the laptop's editor shows
+        # them.
+        def read_aloud():
+            tree = accessibility_tree(driver)
+            controls = [n for n in tree if n["properties"].get("focusable") and n["role"] != "RootWebArea"]
+            boxes = [n for n in tree if n["role"] == "checkbox"]
+            order = [n["name"] if n["role"] == "heading" else "\u00b7" + n["name"] for n in tree if n["role"] in ("heading", "checkbox")]
+            at = order.index("Drinks") if "Drinks" in order else -1
+            return {
+                "controls": len(controls),
+                "roles": sorted({n["role"] for n in controls}),
+                "unnamed": [(n["role"], n["name"]) for n in controls
+                            if not n["name"].strip() or n["role"] in ("generic", "none", "GenericContainer", "")][:10],
+                "stateless": [n["name"] for n in boxes if n["properties"].get("checked") not in ("true", "false")],
+                "live_regions": len([n for n in tree if n["role"] == "status" and n["properties"].get("live") == "polite"]),
+                "read": [n["name"] for n in boxes],
+                "editor": [l[4:].split("  ")[0] for l in world.editor_lines() if l.startswith("[")],
+                "drinks": order[at:at + 3] if at >= 0 else [],
+                "headings": [n["name"] for n in tree if n["role"] == "heading"],
+            }
+        deadline = time.monotonic() + WAIT
+        heard = read_aloud()
+        while heard["read"] != heard["editor"] and time.monotonic() < deadline:  # the editor catching up
+            time.sleep(0.1)
+            heard = read_aloud()
+        report("the accessibility tree: every control has a role and a name, checkboxes their state, items read in the editor's order",
+               heard["controls"] > 10 and heard["unnamed"] == [] and heard["stateless"] == [] and heard["live_regions"] == 1
+               and heard["read"] == heard["editor"] and heard["drinks"] == ["Drinks", "\u00b7Tea", "\u00b7Coffee"], **heard)
+
+        # Swipe to delete: a finger drags Tea's row to the right (touch pointer events, as a phone
+        # sends them); then the same Undo. A short drag, or an up-and-down one, deletes nothing.
+        swipe(driver, lambda: row(driver, "Tea"), 40, 0)
+        swipe(driver, lambda: row(driver, "Tea"), 30, 150)
+        time.sleep(0.5)  # what a wrong delete would need to reach the server (nothing should)
+        kept = world.item("Tea") is not None and row(driver, "Tea") is not None
+        swipe(driver, lambda: row(driver, "Tea"), 240, 0)
+        wait_for("Tea deleted in the file", lambda: world.item("Tea") is None)
+        wait_for("Tea gone from the page", lambda: row(driver, "Tea") is None)
+        toast_text = driver.find_element(By.ID, "toast").text
+        on_page("undo", lambda: driver.find_element(By.CSS_SELECTOR, "#toast button").click())
+        wait_for("Tea back", lambda: world.item("Tea"))
+        wait_for("Tea back on the page", lambda: row(driver, "Tea"))
+        report("swiping a row sideways deletes it, with Undo; a short or vertical drag does not",
+               kept and "Deleted Tea" in toast_text, kept=kept, toast=toast_text)
 
         # A value that lost is in the conflict review on the page.
         eggs = world.item("Eggs")

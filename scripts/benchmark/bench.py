@@ -514,6 +514,18 @@ class Bench:
         return {"get_shopping_list": stats(get), "add_items_100": stats(add), "page_server": stats(served),
                 "default_answer_tokens": tokens}
 
+    # The web page (bananas serve) ---------------------------------------------------------------
+
+    def serve(self):
+        """The phone's page (scripts/benchmark/serve.py): its weight, the server's latency and
+        memory at 100, 500 and 1,000 items, a change's way to the event stream, and in headless
+        Chromium the first render (CPU 4x slower) and the scrolling of 500 items."""
+        say("== the web page (bananas serve): weight, server latency and memory, first render, scrolling")
+        if not os.path.exists(os.path.join(os.path.dirname(self.bin), "bananas-serve")):
+            sys.exit(f"bananas-serve is missing next to {self.bin} (scripts/benchmark/run builds it)")
+        import serve
+        self.results["serve"] = serve.run(os.path.dirname(self.bin), runs=self.runs(200, 200, 0), say=say)
+
     # Machine -----------------------------------------------------------------------------------
 
     def machine(self):
@@ -552,13 +564,14 @@ def main():
     parser.add_argument("--sizes", default="100,1000,10000,100000", type=lambda s: [int(x) for x in s.split(",")])
     parser.add_argument("--quick", action="store_true", help="a quarter of the runs (a smoke run; not for the docs)")
     parser.add_argument("--idle-seconds", type=int, default=30)
-    parser.add_argument("--only", default="", help="comma-separated parts: inprocess,cold,resources,propagation,peers,shapes,mcp,year")
+    parser.add_argument("--only", default="", help="comma-separated parts: inprocess,cold,resources,propagation,peers,shapes,mcp,year,serve")
     parser.add_argument("--out", default=os.path.join(ROOT, "docs"), help="where performance.md and performance/ go")
     parser.add_argument("--no-report", action="store_true", help="print only; do not write docs/")
     args = parser.parse_args()
     bench = Bench(args)
     parts = {"inprocess": bench.in_process, "cold": bench.editor_cold_start, "resources": bench.editor_resources,
-             "propagation": bench.propagation, "peers": bench.peers, "shapes": bench.shapes, "mcp": bench.mcp, "year": bench.year}
+             "propagation": bench.propagation, "peers": bench.peers, "shapes": bench.shapes, "mcp": bench.mcp, "year": bench.year,
+             "serve": bench.serve}
     chosen = [p for p in args.only.split(",") if p] or list(parts)
     raw = os.path.join(args.out, "performance", "results.json")
     previous = {}

@@ -102,6 +102,32 @@ def targets(r):
             ratios = {op: last["year"][op]["median"] / last["fresh"][op]["median"] for op in ("list", "add", "check")}
             add("…and `list`, `add`, `check` within 1.3x of a fresh list", "52 weeks", ratios,
                 ", ".join(f"{op} {v:.2f}x" for op, v in ratios.items()), max(ratios.values()) <= 1.3)
+    serve = r.get("serve")
+    if serve:
+        page = serve.get("page")
+        if page:
+            sent = page.get("wireBytes", page["bytes"])
+            add("The web page ≤ 50 KB compressed (as sent to a browser)", "all its files", sent,
+                f"{sent / 1024:.1f} KB ({page['bytes'] / 1024:.1f} KB uncompressed)", sent <= 50 * 1024)
+        browser = serve.get("browser")
+        if browser:
+            f = browser["firstRender"]["median"]
+            add("Web page: first render < 1 s with the CPU 4x slower", "500 items", f, fmt(f), f < 1000)
+            add("Web page: scrolling drops no frame (none over 25 ms)", "500 items", browser["slowFrames"],
+                f"{browser['slowFrames']} of {browser['scrollFrames']} frames over 25 ms", browser["slowFrames"] == 0)
+        for size in ("100", "1000"):
+            s = get(serve, "sizes", size)
+            if not s:
+                continue
+            live = s.get("live")
+            if live:
+                add("Web page: a change made elsewhere reaches it < 100 ms", f"{items(size)} items", live,
+                    f"p50 {fmt(live['median'])}, p99 {fmt(live['p99'])}", live["p99"] < 100)
+            worst = max(s["list"]["p99"], s["listGzip"]["p99"], s["edit"]["p99"])
+            add("Web server: every request p99 < 50 ms", f"{items(size)} items", worst,
+                f"list {fmt(s['listGzip']['p99'])} (gzip), check {fmt(s['edit']['p99'])}", worst < 50)
+            add("Web server under 64 MB resident", f"{items(size)} items", s["peakMiB"], f"peak {s['peakMiB']:.1f} MiB",
+                s["peakMiB"] < 64)
     return rows
 
 
@@ -404,6 +430,40 @@ def write(r, out):
             "Peak (VmHWM) after opening, moving through the list and opening the search and sort prompts; "
             "CPU time of all threads over the idle stretch (/proc/PID/stat ticks or per-thread schedstat, the larger), the file's inode, size and mtime "
             "compared before and after.")
+    serve = r.get("serve")
+    if serve:
+        md += ["## The web page (bananas serve)", "",
+               "`scripts/benchmark/run --only serve` (scripts/benchmark/serve.py): the release `bananas serve` on "
+               "127.0.0.1 with lists of 100, 500 and 1,000 items (8 sections, every fifth checked), a client on the "
+               "same machine. Per size: 200 reads of the list as is and 200 asking for gzip (as browsers do), 200 "
+               "checks (each journaled and fsynced before its answer), then a `bananas add` in another process, "
+               "timed from its start until the page's event stream (`GET /api/events`, read as a browser asks for "
+               "it) has brought the list holding it (20 adds), and the server's memory (VmRSS, VmHWM) after all "
+               "that. In Debian's headless Chromium (Selenium, 390 × 844): the time from navigation to 500 rows "
+               "drawn with the CPU throttled 4x (DevTools `Emulation.setCPUThrottlingRate`, 5 loads), then "
+               "scrolling the 500 rows 40 px a frame for up to 3 s, counting frames over 25 ms (1.5 frames at "
+               "60 Hz). docs/serve.md has what the page is.", ""]
+        rows = []
+        for size in sorted(serve.get("sizes", {}), key=int):
+            s = serve["sizes"][size]
+            rows.append([items(size), f"{s['listBytes']:,} ({s['listWireBytes']:,} sent gzipped)"
+                         if s.get("listWireBytes", s["listBytes"]) != s["listBytes"] else f"{s['listBytes']:,}",
+                         f"{spread(s['list'])} (p99 {fmt(s['list']['p99'])})", f"{spread(s['listGzip'])} (p99 {fmt(s['listGzip']['p99'])})",
+                         f"{spread(s['edit'])} (p99 {fmt(s['edit']['p99'])})",
+                         f"{fmt(s['live']['median'])} (p99 {fmt(s['live']['p99'])})" if s.get("live") else "–",
+                         f"{s['rssMiB']:.1f} MiB, peak {s['peakMiB']:.1f} MiB"])
+        md.append(table(["items", "GET /api/list (bytes)", "GET /api/list", "… with gzip", "POST /api/edits (check)",
+                         "a change elsewhere to the event stream", "server memory"], rows))
+        md.append("")
+        page, browser = serve.get("page"), serve.get("browser")
+        if page and browser:
+            md.append(f"The page (HTML, script, style sheet, service worker, manifest, icon): {page['bytes']:,} bytes, "
+                      f"{page.get('wireBytes', page['bytes']):,} as sent to a browser that accepts gzip "
+                      f"({page['gzipBytes']:,} gzipped at level 9). 500 items with the CPU 4x slower: drawn "
+                      f"{spread(browser['firstRender'])} after navigation (slowest of 5 loads {fmt(browser['firstRender']['max'])}); "
+                      f"scrolling them, {browser['slowFrames']} of {browser['scrollFrames']} frames over 25 ms"
+                      + (f" (the slowest {fmt(browser['slowestFrame'])})." if browser.get("slowestFrame") is not None else "."))
+            md.append("")
     with open(os.path.join(HERE, "notes.md")) as f:
         md.append(f.read().rstrip())
     with open(os.path.join(out, "performance.md"), "w") as f:

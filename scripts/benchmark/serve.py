@@ -1,19 +1,24 @@
 #!/usr/bin/env python3
 """The web page's figures (docs/serve.md, "Performance"): the page's weight, the server's
-latency per request and its memory at 100 and 1,000 items, and in headless Chromium (Debian's,
+latency per request and its memory at 100, 500 and 1,000 items, how long a change made by
+another process takes to reach the page's event stream, and in headless Chromium (Debian's,
 through Selenium) the time to first render with 4x CPU throttling and the frames dropped while
 scrolling 500 items.
 
-    scripts/benchmark/serve.py [--build .build/release] [--runs 200]
+It is the `serve` part of the benchmark (`scripts/benchmark/run --only serve`, which puts the
+figures in docs/performance.md); alone it prints them:
 
---build is the folder holding bananas, bananas-serve (scripts/install puts them side by side;
-`swift build -c release --product bananas-serve` and `--product bananas` make them). Prints a
-Markdown table. The machine is shared: figures are for orders of magnitude, not for asserting.
+    scripts/benchmark/serve.py [--build .build-bench/bin] [--runs 200]
+
+--build is the folder holding bananas and bananas-serve (scripts/install puts them side by side).
+The machine is shared: figures are for orders of magnitude, not for asserting.
 """
 import argparse
 import gzip
+import http.client
 import json
 import os
+import queue
 import re
 import shutil
 import statistics
@@ -22,6 +27,18 @@ import tempfile
 import threading
 import time
 import urllib.request
+import zlib
+
+PAGE_FILES = ["/pair", "/app.js", "/style.css", "/sw.js", "/manifest.webmanifest", "/icon.svg"]
+
+
+def stats(millis):
+    """Median, spread (median absolute deviation), p95, p99 of a list of milliseconds."""
+    ordered = sorted(millis)
+    median = statistics.median(ordered)
+    return {"median": median, "mad": statistics.median(abs(v - median) for v in ordered),
+            "p95": percentile(ordered, 95), "p99": percentile(ordered, 99), "min": ordered[0], "max": ordered[-1],
+            "runs": len(ordered)}
 
 
 def seed(path, size):
@@ -33,9 +50,13 @@ def seed(path, size):
         json.dump({"sections": sections, "items": items}, f)
 
 
-def call(url, token, method="GET", body=None):
+def call(url, token, method="GET", body=None, gzipped=False):
+    """The answer's body as sent (compressed when the server compressed it)."""
     data = json.dumps(body).encode() if body is not None else None
-    request = urllib.request.Request(url, data=data, method=method, headers={"Authorization": "Bearer " + token})
+    headers = {"Authorization": "Bearer " + token}
+    if gzipped:
+        headers["Accept-Encoding"] = "gzip"
+    request = urllib.request.Request(url, data=data, method=method, headers=headers)
     with urllib.request.urlopen(request, timeout=60) as response:
         return response.read()
 
@@ -43,6 +64,51 @@ def call(url, token, method="GET", body=None):
 def percentile(values, p):
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))]
+
+
+class EventReader:
+    """The page's event stream (GET /api/events, as a browser asks for it: gzip accepted),
+    read in a thread; every event with the time it arrived."""
+
+    def __init__(self, url, token):
+        host, port = url.split("//")[1].split(":")
+        self.connection = http.client.HTTPConnection(host, int(port), timeout=120)
+        self.connection.request("GET", "/api/events", headers={"Authorization": "Bearer " + token,
+                                                                "Accept-Encoding": "gzip, deflate"})
+        self.response = self.connection.getresponse()
+        self.compressed = self.response.getheader("Content-Encoding") == "gzip"
+        self.events = queue.Queue()
+        threading.Thread(target=self.read, daemon=True).start()
+
+    def read(self):
+        inflate = zlib.decompressobj(16 + zlib.MAX_WBITS) if self.compressed else None
+        text = ""
+        try:
+            while True:
+                chunk = self.response.read1(1 << 16)
+                if not chunk:
+                    return
+                arrived = time.perf_counter()
+                text += (inflate.decompress(chunk) if inflate else chunk).decode()
+                while "\n\n" in text:
+                    event, text = text.split("\n\n", 1)
+                    self.events.put((arrived, event))
+        except Exception:  # the connection closed under the reader (close())
+            return
+
+    def wait_for(self, needle, timeout=30):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                arrived, event = self.events.get(timeout=max(0.01, deadline - time.monotonic()))
+            except queue.Empty:
+                break
+            if needle in event:
+                return arrived
+        raise SystemExit(f"the event stream did not bring {needle!r} within {timeout} s")
+
+    def close(self):
+        self.connection.close()
 
 
 def measure(build, size, runs, folder):
@@ -63,39 +129,63 @@ def measure(build, size, runs, folder):
         request = urllib.request.Request(url + "/api/pair", data=json.dumps({"code": code, "name": "bench"}).encode(), method="POST")
         with urllib.request.urlopen(request) as response:
             token = re.search(r"bananas_device=([0-9a-f]+)", response.headers["Set-Cookie"]).group(1)
-        listing, edits = [], []
+        listing, listing_gzip, edits, live = [], [], [], []
         body = call(url + "/api/list", token)
+        wire = call(url + "/api/list", token, gzipped=True)
         items = json.loads(body)["items"]
         for _ in range(runs):
             started = time.perf_counter()
             call(url + "/api/list", token)
             listing.append((time.perf_counter() - started) * 1000)
+        for _ in range(runs):
+            started = time.perf_counter()
+            call(url + "/api/list", token, gzipped=True)
+            listing_gzip.append((time.perf_counter() - started) * 1000)
         for index in range(runs):
             item = items[index % len(items)]
             started = time.perf_counter()
             call(url + "/api/edits", token, "POST", {"key": f"bench-{size}-{index:06d}", "op": "check", "id": item["id"],
                                                      "checked": index % 2 == 0})
             edits.append((time.perf_counter() - started) * 1000)
+        # A change made by another process (`bananas add`, from its start) until the event
+        # stream has brought the list holding it: what the page waits for.
+        events = EventReader(url, token)
+        try:
+            events.wait_for("event: list")
+            for index in range(max(5, runs // 10) + 2):
+                name = f"Live {size} {index:04d}"
+                started = time.perf_counter()
+                subprocess.run([bananas, "add", name], env=env, check=True, stdout=subprocess.DEVNULL)
+                arrived = events.wait_for(name)
+                if index >= 2:
+                    live.append((arrived - started) * 1000)
+        finally:
+            events.close()
         with open(f"/proc/{server.pid}/status") as f:
-            rss = int(re.search(r"VmRSS:\s+(\d+) kB", f.read()).group(1)) / 1024
-        with open(f"/proc/{server.pid}/status") as f:
-            peak = int(re.search(r"VmHWM:\s+(\d+) kB", f.read()).group(1)) / 1024
-        return {"list_bytes": len(body), "list_ms": (statistics.median(listing), percentile(listing, 95)),
-                "edit_ms": (statistics.median(edits), percentile(edits, 95)), "rss_mb": rss, "peak_mb": peak,
-                "url": url, "token": token, "server": server, "env": env}
+            status = f.read()
+        rss = int(re.search(r"VmRSS:\s+(\d+) kB", status).group(1)) / 1024
+        peak = int(re.search(r"VmHWM:\s+(\d+) kB", status).group(1)) / 1024
+        return {"listBytes": len(body), "listWireBytes": len(wire), "list": stats(listing), "listGzip": stats(listing_gzip),
+                "edit": stats(edits), "live": stats(live), "rssMiB": rss, "peakMiB": peak, "eventsCompressed": events.compressed,
+                "url": url, "token": token, "server": server}
     except BaseException:
         server.terminate()
         raise
 
 
 def page_weight(url):
-    total, compressed = 0, 0
-    for path in ["/pair", "/app.js", "/style.css", "/sw.js", "/manifest.webmanifest", "/icon.svg"]:
+    """The page's files as sent to a browser (which accepts gzip), and each gzipped at level 9
+    here (what they would weigh compressed, whatever the server does)."""
+    total, wire, compressed = 0, 0, 0
+    for path in PAGE_FILES:
         with urllib.request.urlopen(url + path) as response:
             body = response.read()
+        request = urllib.request.Request(url + path, headers={"Accept-Encoding": "gzip"})
+        with urllib.request.urlopen(request) as response:
+            wire += len(response.read())
         total += len(body)
         compressed += len(gzip.compress(body, 9))
-    return total, compressed
+    return {"bytes": total, "wireBytes": wire, "gzipBytes": compressed}
 
 
 def browser_figures(url, token):
@@ -130,45 +220,49 @@ def browser_figures(url, token):
               else done(frames);
             };
             requestAnimationFrame(step);""")
-        dropped = sum(1 for f in scroll[1:] if f > 1000 / 60 * 1.5)
-        return statistics.median(renders), len(scroll) - 1, dropped
+        slow = sum(1 for f in scroll[1:] if f > 1000 / 60 * 1.5)
+        return {"firstRender": stats(renders), "scrollFrames": len(scroll) - 1, "slowFrames": slow,
+                "slowestFrame": max(scroll[1:]) if len(scroll) > 1 else None}
     finally:
         driver.quit()
 
 
-def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--build", default=".build/release")
-    parser.add_argument("--runs", type=int, default=200)
-    args = parser.parse_args()
+def run(build, runs=200, say=print):
+    """Every figure, as the benchmark keeps them (docs/performance/results.json, "serve")."""
     folder = tempfile.mkdtemp(prefix="bananas-serve-bench-")
-    rows = []
+    out = {"sizes": {}}
     try:
         for size in [100, 500, 1000]:
-            result = measure(args.build, size, args.runs, folder)
+            result = measure(build, size, runs, folder)
             try:
-                extra = ""
                 if size == 500:
-                    weight = page_weight(result["url"])
-                    render, frames, dropped = browser_figures(result["url"], result["token"])
-                    extra = (f"page: {weight[0]:,} bytes, {weight[1]:,} gzipped; first render of 500 items with 4x CPU "
-                             f"throttling: {render:.0f} ms after navigation (median of 5); scrolling 500 items: "
-                             f"{dropped} of {frames} frames over 25 ms")
-                rows.append((size, result, extra))
+                    out["page"] = page_weight(result["url"])
+                    out["browser"] = browser_figures(result["url"], result["token"])
+                    say(f"  page: {out['page']['bytes']:,} bytes, {out['page']['wireBytes']:,} as sent to a browser; first render of "
+                        f"500 items (CPU 4x slower) {out['browser']['firstRender']['median']:.0f} ms; scrolling: "
+                        f"{out['browser']['slowFrames']} of {out['browser']['scrollFrames']} frames over 25 ms")
             finally:
                 result["server"].terminate()
                 result["server"].wait(timeout=30)
+            for key in ("url", "token", "server"):
+                result.pop(key)
+            out["sizes"][str(size)] = result
+            say(f"{size:>7} items  GET /api/list {result['list']['median']:.2f} ms (p99 {result['list']['p99']:.2f}), "
+                f"gzip {result['listGzip']['median']:.2f} ms, {result['listBytes']:,} bytes ({result['listWireBytes']:,} sent)  "
+                f"check {result['edit']['median']:.2f} ms (p99 {result['edit']['p99']:.2f})  "
+                f"live {result['live']['median']:.1f} ms  RSS {result['rssMiB']:.1f} MiB")
     finally:
         shutil.rmtree(folder, ignore_errors=True)
-    print("| items | GET /api/list (bytes) | GET /api/list median / p95 | POST /api/edits (check) median / p95 | server memory (RSS, peak) |")
-    print("|---|---|---|---|---|")
-    for size, r, _ in rows:
-        print(f"| {size:,} | {r['list_bytes']:,} | {r['list_ms'][0]:.2f} / {r['list_ms'][1]:.2f} ms | "
-              f"{r['edit_ms'][0]:.2f} / {r['edit_ms'][1]:.2f} ms | {r['rss_mb']:.1f} MB, {r['peak_mb']:.1f} MB |")
-    for size, _, extra in rows:
-        if extra:
-            print()
-            print(extra)
+    return out
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--build", default=".build-bench/bin")
+    parser.add_argument("--runs", type=int, default=200)
+    args = parser.parse_args()
+    import sys
+    print(json.dumps(run(args.build, args.runs, say=lambda text: print(text, file=sys.stderr)), indent=1))
 
 
 if __name__ == "__main__":

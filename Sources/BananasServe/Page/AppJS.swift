@@ -13,7 +13,7 @@ extension Page {
   const el = (tag, attrs, text) => {
     const node = document.createElement(tag);
     if (attrs) for (const [k, v] of Object.entries(attrs)) {
-      if (k === 'class') node.className = v; else if (k.startsWith('aria-') || k === 'role') node.setAttribute(k, v); else node[k] = v;
+      if (k === 'class') node.className = v; else if (k.startsWith('aria-') || k.startsWith('data-') || k === 'role') node.setAttribute(k, v); else node[k] = v;
     }
     if (text !== undefined) node.textContent = text;
     return node;
@@ -29,6 +29,7 @@ extension Page {
     retryTimer: null,
     events: null,
     editingAmount: null,
+    swiping: false,      // a row is following a finger (swipe to delete)
     amountDraft: null,
   };
 
@@ -215,6 +216,16 @@ extension Page {
         if (body.section && !v.sections.includes(body.section)) v.sections.push(body.section);
         break;
       }
+      case 'place': {
+        // Within its section: right after `after`, or first in the section.
+        const from = v.items.findIndex((i) => i.id === body.id);
+        if (from < 0) break;
+        const [item] = v.items.splice(from, 1);
+        let to = body.after ? v.items.findIndex((i) => i.id === body.after) + 1 : v.items.findIndex((i) => i.section === item.section);
+        if (body.after && to === 0) to = from;  // the item it follows is gone: left where it was
+        v.items.splice(to < 0 ? v.items.length : to, 0, item);
+        break;
+      }
       case 'delete': {
         const index = v.items.findIndex((i) => i.id === body.id);
         if (index >= 0) { v.deleted.unshift(v.items[index]); v.items.splice(index, 1); }
@@ -260,7 +271,9 @@ extension Page {
     $('insecure').hidden = window.isSecureContext;
 
     // The rows are drawn again only when what they show changed: a retry while offline, a
-    // message or a ping must not take the focus from the amount being typed.
+    // message or a ping must not take the focus from the amount being typed, nor a row from
+    // the finger swiping it.
+    if (state.swiping) { lastShown = null; return; }
     const shown = JSON.stringify([v.items, v.sections, v.conflicts, v.deleted.slice(0, 30), state.editingAmount]);
     if (shown === lastShown) return;
     lastShown = shown;
@@ -279,10 +292,10 @@ extension Page {
       const group = el('section', { class: 'group', 'aria-label': section || 'No section' });
       group.append(el('h2', null, section || 'No section'));
       const ul = el('ul', { role: 'list' });
-      for (const item of items) {
+      items.forEach((item, index) => {
         if (item.checked) checkedCount++;
-        ul.append(row(item, v.sections));
-      }
+        ul.append(row(item, v.sections, items, index));
+      });
       group.append(ul);
       fragment.append(group);
     }
@@ -323,7 +336,7 @@ extension Page {
     $('deleted-list').replaceChildren(dl);
   }
 
-  function row(item, sections) {
+  function row(item, sections, siblings, index) {
     const li = el('li', { class: 'item' + (item.checked ? ' checked' : '') });
     li.dataset.id = item.id;
     const box = el('button', { type: 'button', class: 'check', role: 'checkbox', 'aria-checked': String(item.checked) });
@@ -359,25 +372,96 @@ extension Page {
       li.append(amount);
     }
 
+    // One menu moves the item: up or down within its section (the editor's J/K), or to
+    // another section. It shows the item's section.
     const move = el('select', { class: 'move' });
-    move.setAttribute('aria-label', 'Section of ' + item.name);
+    move.setAttribute('aria-label', 'Move ' + item.name + ', in ' + (item.section || 'no section'));
     const options = sections.includes(item.section) ? sections : sections.concat([item.section]);
+    const places = el('optgroup', { label: 'Within ' + (item.section || 'no section') });
+    if (index > 0) places.append(el('option', { value: '', 'data-place': 'up' }, '\u2191 Move up'));
+    if (index < siblings.length - 1) places.append(el('option', { value: '', 'data-place': 'down' }, '\u2193 Move down'));
+    const others = el('optgroup', { label: 'Section' });
     for (const s of options) {
       const option = el('option', { value: s }, s || 'No section');
       if (s === item.section) option.selected = true;
-      move.append(option);
+      others.append(option);
     }
-    move.addEventListener('change', () => enqueue(withSeen({ op: 'move', id: item.id, section: move.value }, item)));
+    if (places.children.length > 0) move.append(places);
+    move.append(others);
+    move.addEventListener('change', () => {
+      const place = move.selectedOptions[0] && move.selectedOptions[0].dataset.place;
+      if (place === 'up') enqueue({ op: 'place', id: item.id, after: index >= 2 ? siblings[index - 2].id : null });
+      else if (place === 'down') enqueue({ op: 'place', id: item.id, after: siblings[index + 1].id });
+      else enqueue(withSeen({ op: 'move', id: item.id, section: move.value }, item));
+    });
     li.append(move);
 
     const remove = el('button', { type: 'button', class: 'delete' }, '\u2715');
     remove.setAttribute('aria-label', 'Delete ' + item.name);
-    remove.addEventListener('click', () => {
-      enqueue(withSeen({ op: 'delete', id: item.id }, item));
-      toast('Deleted ' + item.name + '.', 'Undo', () => enqueue({ op: 'restore', id: item.id }));
-    });
+    remove.addEventListener('click', () => removeItem(item));
     li.append(remove);
+    swipeToDelete(li, item);
     return li;
+  }
+
+  function removeItem(item) {
+    enqueue(withSeen({ op: 'delete', id: item.id }, item));
+    toast('Deleted ' + item.name + '.', 'Undo', () => enqueue({ op: 'restore', id: item.id }));
+  }
+
+  // ---- Swipe a row sideways (a finger or a pen; not a mouse) to delete it, with the same Undo
+  // as its \u2715 button, which stays for everyone else. A row follows the finger once it has
+  // moved sideways more than up or down; let go past a third of its width (or 120 px) and it
+  // is deleted, else it goes back. Vertical moves scroll as usual (touch-action: pan-y).
+  function swipeToDelete(li, item) {
+    let start = null;
+    let dx = 0;
+    let swiping = false;
+    let swipedAt = 0;
+    // The click a finger lifted after a swipe may still send checks nothing.
+    li.addEventListener('click', (e) => {
+      if (Date.now() - swipedAt < 500) { e.stopPropagation(); e.preventDefault(); }
+    }, true);
+    li.addEventListener('pointerdown', (e) => {
+      if (e.pointerType === 'mouse' || !e.isPrimary) return;
+      start = { x: e.clientX, y: e.clientY, id: e.pointerId };
+      dx = 0;
+      swiping = false;
+    });
+    li.addEventListener('pointermove', (e) => {
+      if (!start || e.pointerId !== start.id) return;
+      const x = e.clientX - start.x;
+      const y = e.clientY - start.y;
+      if (!swiping) {
+        if (Math.abs(y) > 12 && Math.abs(y) > Math.abs(x)) { start = null; return; }
+        if (Math.abs(x) < 12 || Math.abs(x) < Math.abs(y) * 1.5) return;
+        swiping = true;
+        state.swiping = true;
+        try { li.setPointerCapture(e.pointerId); } catch (err) { /* the pointer is gone */ }
+        li.classList.add('swiping');
+      }
+      dx = x;
+      li.style.transform = 'translateX(' + dx + 'px)';
+    });
+    const end = (e) => {
+      if (!start || e.pointerId !== start.id) return;
+      start = null;
+      if (!swiping) return;
+      swiping = false;
+      state.swiping = false;
+      li.classList.remove('swiping');
+      swipedAt = Date.now();
+      if (e.type === 'pointerup' && Math.abs(dx) > Math.min(120, li.offsetWidth / 3)) {
+        li.classList.add('gone');
+        removeItem(item);
+      } else {
+        li.style.transform = '';
+        lastShown = null;
+        render();
+      }
+    };
+    li.addEventListener('pointerup', end);
+    li.addEventListener('pointercancel', end);
   }
 
   // The stamps of the values the page showed (as the server sent them): the server records an

@@ -17,7 +17,7 @@ body { margin: 0; background: var(--bg); color: var(--fg); font: 17px/1.4 system
 #app, #pair { max-width: 40rem; margin: 0 auto; padding: 0.5rem 0.75rem 6rem; }
 header { display: flex; align-items: baseline; justify-content: space-between; gap: 0.5rem; }
 h1 { font-size: 1.4rem; margin: 0.5rem 0; }
-h2 { font-size: 1rem; margin: 1rem 0 0.25rem; color: var(--muted); text-transform: uppercase; letter-spacing: 0.04em; }
+h2 { font-size: 1rem; margin: 1rem 0 0.25rem; color: var(--muted); letter-spacing: 0.02em; }
 .status { margin: 0; padding: 0.2rem 0.6rem; border-radius: 1rem; font-weight: 600; font-size: 0.95rem; border: 2px solid var(--line); overflow-wrap: anywhere; }
 .status.synced { border-color: #2e7d32; }
 .status.offline, .status.paused, .status.conflict { border-color: var(--danger); color: var(--danger); }
@@ -32,7 +32,10 @@ button.small { min-height: 44px; padding: 0 0.75rem; }
 .suggestions { list-style: none; margin: 0; padding: 0; width: 100%; }
 .suggestion { width: 100%; text-align: left; background: var(--panel); color: var(--fg); margin-top: 2px; }
 ul { list-style: none; margin: 0; padding: 0; }
-.item { display: flex; align-items: center; gap: 0.25rem; border-bottom: 1px solid var(--line); min-height: 48px; }
+.item { display: flex; align-items: center; gap: 0.25rem; border-bottom: 1px solid var(--line); min-height: 48px;
+  touch-action: pan-y; background: var(--bg); transition: transform 0.15s ease-out, opacity 0.15s; }
+.item.swiping { transition: none; background: var(--panel); }
+.item.gone { opacity: 0; }
 .check { flex: 1 1 auto; display: flex; align-items: center; gap: 0.6rem; background: none; color: var(--fg); text-align: left; padding: 0 0.25rem; min-width: 0; }
 .mark { flex: none; width: 28px; height: 28px; border: 2px solid var(--muted); border-radius: 6px; display: inline-flex; align-items: center; justify-content: center; font-weight: 700; }
 .name, .text { unicode-bidi: isolate; overflow-wrap: anywhere; white-space: pre-wrap; min-width: 0; max-height: 8.5em; overflow: hidden; }
