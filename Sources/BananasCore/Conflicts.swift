@@ -3,7 +3,7 @@ extension ShoppingList {
     /// none (or a version-1 file). A file that kept a bananas write's mark is not one, even
     /// with no stamped row left in it (the Get Bananas server removed the last one).
     public var isStampless: Bool {
-        writeStamp.isZero && tombstones.isEmpty && newestSectionStamp.isZero && !rows.values.contains { !$0.newestStamp.isZero }
+        writeMark.isZero && tombstones.isEmpty && newestSectionStamp.isZero && !rows.values.contains { !$0.newestStamp.isZero }
     }
 
     /// A delete of row `id`, merged with any delete of it already recorded.

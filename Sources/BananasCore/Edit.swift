@@ -114,7 +114,7 @@ extension ShoppingList {
             if !undo.isEmpty {
                 item.lastModified = modifiedAt ?? item.lastModified
                 rows[id] = item
-                // The value the author saw is in the history now: a record of it is settled,
+                // The value the author saw is in the history now: a record of it is dropped,
                 // as a merge would find (merging the list with itself changes nothing).
                 if !seen.isEmpty, !conflicts.isEmpty { dropConflictsSeenSince() }
             }
@@ -214,7 +214,7 @@ extension ShoppingList {
             }
             let forget = Stamp.edit(stamp, replacing: newestRemembered(folded))
             if let folded { memory.forgotten[folded] = forget } else { memory.cleared = forget }
-            memory.settle()
+            memory.dropForgotten()
             return .batch([])
 
         case .batch:

@@ -66,7 +66,7 @@ public struct ItemMemory: Hashable, Sendable {
         self.entries = entries
         self.forgotten = forgotten
         self.cleared = cleared
-        settle()
+        dropForgotten()
     }
 
     public var isEmpty: Bool { entries.isEmpty && forgotten.isEmpty && cleared.isZero }
@@ -102,11 +102,11 @@ public struct ItemMemory: Hashable, Sendable {
         }
         forgotten.merge(other.forgotten, uniquingKeysWith: max)
         cleared = max(cleared, other.cleared)
-        settle()
+        dropForgotten()
     }
 
     /// Drops what a forget covers.
-    mutating func settle() {
+    mutating func dropForgotten() {
         for (key, entry) in entries {
             let forget = forgetting(key)
             guard !forget.isZero else { continue }
@@ -217,7 +217,7 @@ extension ShoppingList {
                                          stamp: source.stamp, purchases: source.purchase.map { [$0] } ?? [])
             memory.entries[folded] = memory.entries[folded].map { $0.merged(with: entry) } ?? entry
         }
-        memory.settle()
+        memory.dropForgotten()
         for (key, stamp) in memory.forgotten where stamp.millis < now - Self.tombstoneLifetimeMillis {
             memory.forgotten[key] = nil
         }

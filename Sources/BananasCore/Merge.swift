@@ -64,7 +64,7 @@ extension ShoppingList {
         if other.conflictFolds != conflictFolds { mergeFolds(other.conflictFolds) }
         if !conflictFolds.isEmpty, !conflicts.isEmpty { dropFoldedRecords() }
         if !conflicts.isEmpty { dropConflictsSeenSince() }
-        writeStamp = max(writeStamp, other.writeStamp)
+        writeMark = max(writeMark, other.writeMark)
         memory.merge(other.memory)
         if other.deletedItems != deletedItems {
             for (id, theirs) in other.deletedItems { deletedItems[id] = deletedItems[id].map { $0.merged(with: theirs) } ?? theirs }
@@ -195,11 +195,11 @@ extension ShoppingList {
     /// depends on what arrives next.)
     mutating func dropConflictsSeenSince() {
         for (key, record) in conflicts {
-            let settled: Bool = switch key.subject {
+            let seenSince: Bool = switch key.subject {
             case .item(let id, let field): rows[id]?.stamps.seen(field).contains(record.lostStamp) ?? false
             case .section(let sectionKey, let field): sectionEntries[sectionKey]?.stamps.seen(field).contains(record.lostStamp) ?? false
             }
-            if settled { conflicts[key] = nil }
+            if seenSince { conflicts[key] = nil }
         }
     }
 

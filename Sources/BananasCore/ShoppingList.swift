@@ -25,7 +25,7 @@ public struct ShoppingList: Hashable, Sendable {
     /// The stamp of the bananas write that produced this state of the file (zero: none). A
     /// writer that keeps `sync` as it found it (the Node server) keeps it too, which tells its
     /// whole-list save of the latest file from a stale copy of an older one.
-    public var writeStamp: Stamp = .zero
+    public var writeMark: Stamp = .zero
     /// What is remembered of items beyond the rows (docs/memory.md).
     public internal(set) var memory = ItemMemory()
     /// Deleted items whose rows were let go of, by id, kept for "recently deleted".
@@ -42,7 +42,7 @@ public struct ShoppingList: Hashable, Sendable {
     /// Every field compared; the rows side by side where their tables pair up
     /// (`differingRowIDs`), which spares hashing every id when most rows are the same boxes.
     public static func == (a: ShoppingList, b: ShoppingList) -> Bool {
-        guard a.sectionEntries == b.sectionEntries, a.tombstones == b.tombstones, a.conflicts == b.conflicts, a.conflictFolds == b.conflictFolds, a.writeStamp == b.writeStamp, a.memory == b.memory,
+        guard a.sectionEntries == b.sectionEntries, a.tombstones == b.tombstones, a.conflicts == b.conflicts, a.conflictFolds == b.conflictFolds, a.writeMark == b.writeMark, a.memory == b.memory,
               a.deletedItems == b.deletedItems, a.extra == b.extra, a.syncExtra == b.syncExtra, a.unreadableRows == b.unreadableRows else { return false }
         return a.rows == b.rows
     }

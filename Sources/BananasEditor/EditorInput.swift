@@ -77,7 +77,7 @@ extension EditorState {
                                memo: RowsMemo? = nil) -> Reaction {
         let before = self
         var reaction = dispatch(key, list: list, conflicts: conflicts, memo: memo)
-        reaction.changed.formUnion(settled(on: list, memo: memo))
+        reaction.changed.formUnion(pinnedSelection(on: list, memo: memo))
         assert(!reaction.changed.isEmpty || self == before, "a key changed the state but said nothing changed")
         return reaction
     }
@@ -109,10 +109,10 @@ extension EditorState {
         }
     }
 
-    /// Settles the cursor on the rows for `list` (see `settle`); `.cursor` when it moved.
-    mutating func settled(on list: ShoppingList, memo: RowsMemo?) -> Changed {
+    /// Pins the selection on the rows for `list` (`pinSelection`); `.cursor` when it moved.
+    mutating func pinnedSelection(on list: ShoppingList, memo: RowsMemo?) -> Changed {
         let before = (selection, selectionIndex, scrollTop)
-        settle(rows(for: list, memo: memo))
+        pinSelection(rows(for: list, memo: memo))
         return before == (selection, selectionIndex, scrollTop) ? [] : .cursor
     }
 

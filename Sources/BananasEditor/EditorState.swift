@@ -304,7 +304,7 @@ extension EditorState {
 
     /// Pins the selection to the cursor's row and scrolls so it is visible. Call after any
     /// change to the list or to the state.
-    public mutating func settle(_ rows: [Row]) {
+    public mutating func pinSelection(_ rows: [Row]) {
         guard var index = cursorIndex(in: rows) else {
             selection = nil
             selectionIndex = 0

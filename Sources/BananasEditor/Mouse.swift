@@ -54,7 +54,7 @@ extension EditorState {
                                width: Int, memo: RowsMemo? = nil) -> Reaction {
         let before = self
         var reaction = dispatch(mouse, list: list, conflicts: conflicts, width: width, memo: memo)
-        reaction.changed.formUnion(settled(on: list, memo: memo))
+        reaction.changed.formUnion(pinnedSelection(on: list, memo: memo))
         assert(!reaction.changed.isEmpty || self == before, "a click changed the state but said nothing changed")
         return reaction
     }

@@ -202,7 +202,7 @@ extension EditorState {
         let amount: String
         do { amount = try TextRules.validated(prompt.line.text, as: .amount) } catch { return reject(prompt, error.description) }
         let id = ItemID.random()
-        // The section is settled (as last time, or the prompt's): the rule only places it.
+        // The section is decided (as last time, or the prompt's): the rule only places it.
         let (edit, outcomes) = list.addEdit([name], amount: amount, section: section, optional: optional,
                                             remembering: false, makeID: { id })
         // Keep the prompt open for the next item: adding a shopping list is a run of items.

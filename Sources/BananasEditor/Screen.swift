@@ -60,7 +60,7 @@ public enum Screen {
         state.viewportHeight = viewportHeight(forHeight: height, keyBar: state.keyBarShown)
         state.screenWidth = width
         let rows = state.rows(for: frame.list, memo: memo)
-        state.settle(rows)
+        state.pinSelection(rows)
 
         drawTitle(&grid, frame, state, memo: memo)
         drawBody(&grid, frame, state, rows)

@@ -257,12 +257,12 @@ public final class ListFile: Sendable {
     /// (the sync layer's `WriteOrigin` decides whose write it is and stamps a foreign one
     /// against the base, loaded before the file; by default the list as read), lets `body`
     /// change the list, and writes it back only if the bytes differ. A file we cannot parse, or one from a
-    /// newer version, is never written. `settled` runs once the file on disk holds the result
+    /// newer version, is never written. `onDisk` runs once the file on disk holds the result
     /// (written and fsynced, or already equal), still under the lock.
     public func update<Value>(
         lockTimeoutMillis: Int64 = 5_000,
         absorb: (Snapshot, BaseStore.Base?, inout PublishedHistory) -> ShoppingList = { snapshot, _, _ in snapshot.list },
-        settled: ((UpdateResult<Value>) -> Void)? = nil,
+        onDisk: ((UpdateResult<Value>) -> Void)? = nil,
         _ body: (inout ShoppingList, Snapshot) throws -> Value
     ) throws -> UpdateResult<Value> {
         if createsFolder { try makeFolder() }
@@ -271,7 +271,7 @@ public final class ListFile: Sendable {
         let lock = try FileLock.acquire(path: lockPath, timeoutMillis: lockTimeoutMillis)
         defer { lock.release() }
         let result = try updateLocked(absorb: absorb, body)
-        settled?(result)
+        onDisk?(result)
         return result
     }
 
@@ -310,7 +310,7 @@ public final class ListFile: Sendable {
         list.collectGarbage(now: now, deleteFirstSeen: { history.deleteFirstSeen($0, hiding: $1) })
         // This write's own mark: a writer that keeps `sync` as found (the Node server) hands
         // it back, which says its save came from this state (docs/sync.md, rule 4).
-        list.writeStamp = Stamp(millis: max(now, list.writeStamp.millis + 1), counter: 0, replica: ReplicaID.random())
+        list.writeMark = Stamp(millis: max(now, list.writeMark.millis + 1), counter: 0, replica: ReplicaID.random())
         // Encoding copies the bytes of the rows that did not change from the file as read.
         let (bytes, layout) = ListCodec.encode(list, after: snapshot.known)
         if let old = snapshot.bytes, Bytes.equal(old, bytes) { return unchanged() }
@@ -335,7 +335,7 @@ public final class ListFile: Sendable {
         if let base {
             do throws(ListFileError) {
                 if let failure = base.announce(hash) { throw failure }
-                history.publish(list, hash: hash, kind: .write(mark: list.writeStamp), now: now, born: !snapshot.exists)
+                history.publish(list, hash: hash, kind: .write(mark: list.writeMark), now: now, born: !snapshot.exists)
                 preparedBase = try base.prepare(list, written: bytes, hash: hash,
                                                 history: history.pruned(now: now, maxBytes: BaseStore.historyMaxBytes(listSize: bytes.count)))
             } catch {
@@ -375,7 +375,7 @@ public final class ListFile: Sendable {
         guard list.hasSameVisibleContent(as: file) else { return true }
         guard !file.isStampless else { return false }
         var held = list
-        held.writeStamp = file.writeStamp
+        held.writeMark = file.writeMark
         return held != file
     }
 

@@ -15,7 +15,7 @@ enum Batch {
 
     /// How long an answer waits for the file write that follows an edit. The store waits up
     /// to a second for a lock held by another writer before it calls the list paused.
-    static let settleMillis = 1_500
+    static let flushWaitMillis = 1_500
 
     /// What one entry did: the edits it makes (none for `already_on_list` and the like or an
     /// error) and what the agent is told about it.
@@ -189,7 +189,7 @@ enum Batch {
             } catch {
                 return expected != nil && error is ListFileError ? uncheckable(error) : failure("Nothing was changed: \(describe(error))")
             }
-            if changed && !wasPaused { await settle(store) }
+            if changed && !wasPaused { await waitForFile(store) }
         }
         let written = store.status.pendingCount == 0
         let bounded = bounded(entries)
@@ -273,9 +273,9 @@ enum Batch {
         return (results, lines.joined(separator: "\n"), left)
     }
 
-    /// Waits until the file holds every edit, the list pauses, or `settleMillis` pass.
-    static func settle(_ store: ListStore) async {
-        let deadline = ContinuousClock.now + .milliseconds(settleMillis)
+    /// Waits until the file holds every edit, the list pauses, or `flushWaitMillis` pass.
+    static func waitForFile(_ store: ListStore) async {
+        let deadline = ContinuousClock.now + .milliseconds(flushWaitMillis)
         while store.status.pendingCount > 0, store.status.pausedBy == nil, ContinuousClock.now < deadline {
             try? await Task.sleep(for: .milliseconds(2))
         }
@@ -524,7 +524,7 @@ enum EditingTools {
                 break
             }
         }
-        if !undone.isEmpty { await Batch.settle(store) }
+        if !undone.isEmpty { await Batch.waitForFile(store) }
         let changes = ListChanges(from: before, to: store.list)
         var text = undone.isEmpty ? (refusal == nil ? "Nothing to undo: no edit was made through this connection (or all were undone)." : "")
             : "Undid \(undone.count) edit\(undone.count == 1 ? "" : "s") (newest first: \(undone.joined(separator: ", "))). " + changes.text.replacingOccurrences(of: "Since then: ", with: "Now: ")

@@ -41,7 +41,7 @@ public final class CommandSession {
             unmergedCopies = engine.mergeConflictCopies(lockTimeoutMillis: lockTimeoutMillis).unmerged
             engine.forgetLastSeen()
         }
-        switch engine.read(settling: false) {
+        switch engine.read(retryingUnparseable: false) {
         case .state(let state):
             var shown = state.list
             if !writing {

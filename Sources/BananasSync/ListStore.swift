@@ -87,7 +87,7 @@ public final class ListStore {
         self.list = ShoppingList()
         let engine = SyncEngine(file: file, mergesCopies: mode == .live)
         self.engine = engine
-        handle(engine.queue.sync { engine.read(settling: false) })
+        handle(engine.queue.sync { engine.read(retryingUnparseable: false) })
         if mode == .live {
             adopt(engine.queue.sync { engine.orphans(excluding: nil) })
         }

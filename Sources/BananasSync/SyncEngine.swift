@@ -43,7 +43,7 @@ final class SyncEngine: @unchecked Sendable {
     var copyLockTimeoutMillis: Int64 = 1_000
     /// How long a read waits for a lock holder to finish before judging a file it does not
     /// know (a bananas writer saves its base last; 100,000 items take about 30 ms).
-    var writerSettleMillis: Int64 = 250
+    var writerFinishMillis: Int64 = 250
     /// Copies last reported as not merged, and whether a merge is owed (the lock was busy).
     private var reportedUnmerged: [UnmergedCopy] = []
     private var copiesWaiting = false
@@ -70,7 +70,7 @@ final class SyncEngine: @unchecked Sendable {
     /// the lock: judged against the published history, published, and written back when it
     /// was a save (`absorb`). An engine that takes nothing in (`mergesCopies` false), or one
     /// that cannot have the lock now, shows it judged in memory the same way.
-    func read(settling: Bool = true) -> FileReport {
+    func read(retryingUnparseable: Bool = true) -> FileReport {
         // The base's glance before the file: a base newer than the file would judge rows
         // added since as deleted.
         let glance = file.base?.glance()
@@ -86,11 +86,11 @@ final class SyncEngine: @unchecked Sendable {
                 snapshot = try file.snapshot(of: read.bytes, hash: hash, modifiedNanos: read.modifiedNanos)
             }
         } catch {
-            if case .unparseable = error, settling {
+            if case .unparseable = error, retryingUnparseable {
                 // A writer may be halfway through writing in place: look again shortly
                 // before calling the file broken.
                 usleep(150_000)
-                return read(settling: false)
+                return read(retryingUnparseable: false)
             }
             lastSeenHash = nil
             return .failed(error)
@@ -154,7 +154,7 @@ final class SyncEngine: @unchecked Sendable {
     /// The list a save is judged against and merged into: the base (the last write here),
     /// with the newest state published here when that is one taken in without a write since.
     private static func head(base: ShoppingList?, history: PublishedHistory) -> ShoppingList {
-        guard let newest = history.head, newest.kind != .write(mark: base?.writeStamp ?? .zero) else { return base ?? ShoppingList() }
+        guard let newest = history.head, newest.kind != .write(mark: base?.writeMark ?? .zero) else { return base ?? ShoppingList() }
         let published = history.list(at: newest.number)
         return base.map { $0.merged(with: published) } ?? published
     }
@@ -162,7 +162,7 @@ final class SyncEngine: @unchecked Sendable {
     /// How a state bananas did not write here is published.
     private static func kind(of save: ShoppingList, in history: PublishedHistory) -> PublishedHistory.Kind {
         save.isStampless ? .save(marked: false)
-            : history.state(marked: save.writeStamp) != nil ? .save(marked: true) : .received(mark: save.writeStamp)
+            : history.state(marked: save.writeMark) != nil ? .save(marked: true) : .received(mark: save.writeMark)
     }
 
     /// Whether bananas wrote these bytes here: in this process, or another that named them (its
@@ -173,7 +173,7 @@ final class SyncEngine: @unchecked Sendable {
         if glance?.writtenHashes.contains(hash) == true { return .older }
         guard let store = file.base else { return .foreign }
         if store.announces(hash) { return .newest }
-        if FileLock.waitUntilFree(path: file.lockPath, timeoutMillis: writerSettleMillis),
+        if FileLock.waitUntilFree(path: file.lockPath, timeoutMillis: writerFinishMillis),
            store.glance().writtenHashes.contains(hash) {
             return .newest
         }
@@ -267,7 +267,7 @@ final class SyncEngine: @unchecked Sendable {
                 if mergingCopies { copies = self.takeInCopies(onto: list, base: base, history: &history) }
                 return list
             },
-            settled: { _ in copies.retire(archive: self.file.state, now: self.time.nowMillis()) }
+            onDisk: { _ in copies.retire(archive: self.file.state, now: self.time.nowMillis()) }
         ) { list, _ in
             if let local { list.merge(local) }
             if let merged = copies.list { list = merged.merged(with: list) }
@@ -422,7 +422,7 @@ final class SyncEngine: @unchecked Sendable {
 
     /// Merges copies (when any are there, or a merge is owed) and tells the store what
     /// became of them: the file if it was written, and the copies left in place.
-    private func settleConflictCopies() {
+    private func mergeWaitingCopies() {
         let outcome = mergeConflictCopies(lockTimeoutMillis: copyLockTimeoutMillis)
         // Retried every second only for what time fixes (a held lock); a broken list file is
         // retried when the watcher sees it change.
@@ -432,7 +432,7 @@ final class SyncEngine: @unchecked Sendable {
             time.schedule(afterMillis: 1_000, on: queue) { [weak self] in
                 guard let self else { return }
                 self.copyRetryScheduled = false
-                if self.copiesWaiting, self.watcher != nil { self.settleConflictCopies() }
+                if self.copiesWaiting, self.watcher != nil { self.mergeWaitingCopies() }
             }
         }
         if let written = outcome.written { deliver(.state(written)) }
@@ -460,7 +460,7 @@ final class SyncEngine: @unchecked Sendable {
             }
             watcher.start()
             self.watcher = watcher
-            settleConflictCopies()
+            mergeWaitingCopies()
             // A change between the store's first read and the watch would go unseen until the
             // rescan: look once more now that events are on.
             let report = read()
@@ -480,7 +480,7 @@ final class SyncEngine: @unchecked Sendable {
 
     private func changed(_ trigger: FolderWatcher.Trigger) {
         if trigger != .tick || copiesWaiting {
-            settleConflictCopies()
+            mergeWaitingCopies()
         }
         if trigger != .tick {
             let report = read()

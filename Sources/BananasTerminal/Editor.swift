@@ -30,7 +30,7 @@ public final class Editor {
         memo.now = { time.nowMillis() }
         state = EditorState(readOnly: store.mode == .viewer)
         self.fileLabel = fileLabel ?? Editor.label(for: store.file.path)
-        state.settle(state.rows(for: store.list, memo: rowsMemo))
+        state.pinSelection(state.rows(for: store.list, memo: rowsMemo))
         subscription = store.subscribe { [weak self] change in
             guard let self else { return }
             self.storeChanges += 1
@@ -42,7 +42,7 @@ public final class Editor {
             }
             // Another writer's change: the selection is kept by identity, so the cursor stays
             // on its item wherever that item now is.
-            self.state.settle(self.state.rows(for: self.store.list, memo: self.rowsMemo))
+            self.state.pinSelection(self.state.rows(for: self.store.list, memo: self.rowsMemo))
             if change == .merged { self.reviseSavedMessage() }
             self.gatherSuggestions()
             self.onNeedsDisplay?()
@@ -116,7 +116,7 @@ public final class Editor {
         let viewport = Screen.viewportHeight(forHeight: height, keyBar: state.keyBarShown)
         guard viewport != state.viewportHeight else { return }
         state.viewportHeight = viewport
-        state.settle(state.rows(for: store.list, memo: rowsMemo))
+        state.pinSelection(state.rows(for: store.list, memo: rowsMemo))
     }
 
     public func render(width: Int, height: Int, now: Int64? = nil) -> Grid {
@@ -190,10 +190,10 @@ public final class Editor {
             state.mode = .normal  // the last one was reviewed
             changedSinceFrame.insert(.overlay)
         }
-        // `handle` settled the state on the list it was given; only a changed list needs more.
+        // `handle` pinned the selection on the list it was given; only a changed list needs more.
         switch action {
         case .none, .quit, .redraw: break
-        default: state.settle(state.rows(for: store.list, memo: rowsMemo))
+        default: state.pinSelection(state.rows(for: store.list, memo: rowsMemo))
         }
         gatherSuggestions()
         messageShownAt = state.message == nil ? nil : store.time.nowMillis()

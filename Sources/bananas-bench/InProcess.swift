@@ -16,7 +16,7 @@ enum InProcess {
         var state = EditorState()
         let memo = RowsMemo()  // as the editor keeps one
         state.viewportHeight = Screen.viewportHeight(forHeight: 40)
-        state.settle(state.rows(for: list, memo: memo))
+        state.pinSelection(state.rows(for: list, memo: memo))
         let status = SyncView(SyncStatus(), now: 0)
         return measure(warmup: runs == nil ? 20 : 0, runs: runs ?? (items >= 100_000 ? 100 : 300)) { k in
             _ = state.handle(k % 2 == 0 ? .char("j") : .down, list: list, memo: memo)

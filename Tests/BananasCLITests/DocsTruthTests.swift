@@ -51,4 +51,29 @@ struct DocsTruthTests {
             }
         }
     }
+
+    /// The glossary's third column names where each word lives: each name is declared in Sources.
+    @Test("every type or member the glossary names is declared in Sources")
+    func glossaryNamesExist() throws {
+        let text = try Self.doc("architecture.md")
+        let glossary = try #require(text.firstRange(of: "## Glossary").map { text[$0.upperBound...] })
+        let table = glossary[..<(glossary.firstRange(of: "\n## ")?.lowerBound ?? glossary.endIndex)]
+        var sources = ""
+        let folder = Self.root.appendingPathComponent("Sources").path
+        for path in FileManager.default.enumerator(atPath: folder)!.compactMap({ $0 as? String }) where path.hasSuffix(".swift") {
+            sources += try String(contentsOfFile: folder + "/" + path, encoding: .utf8)
+        }
+        var checked = 0
+        for line in table.split(separator: "\n") where line.hasPrefix("| **") {
+            let columns = line.split(separator: "|", omittingEmptySubsequences: false)
+            guard columns.count >= 4 else { continue }
+            for match in columns[3].matches(of: /`([A-Za-z]+)(?:\.([A-Za-z]+))?`/) {
+                let name = String(match.output.2 ?? match.output.1)
+                let declared = sources.contains(try Regex("(struct|class|enum|protocol|func|var|let|case|typealias) \(name)\\b"))
+                #expect(declared, "glossary: \(match.output.0) is declared nowhere in Sources")
+                checked += 1
+            }
+        }
+        #expect(checked >= 15)
+    }
 }

@@ -51,12 +51,12 @@ final class InMemoryDevices: ContractDevices {
     }
 
     func received(_ r: Int, _ copy: ShoppingList, onto list: ShoppingList, now: Int64) -> ShoppingList {
-        publish(r, copy, kind: .received(mark: copy.writeStamp), now: now)
+        publish(r, copy, kind: .received(mark: copy.writeMark), now: now)
         return list.merged(with: copy)
     }
 
     func conflictCopy(_ r: Int, _ copy: ShoppingList, onto list: ShoppingList, now: Int64) -> ShoppingList {
-        publish(r, copy, kind: .received(mark: copy.writeStamp), now: now)
+        publish(r, copy, kind: .received(mark: copy.writeMark), now: now)
         return ShoppingList.mergingConflictCopy(copy, into: list)
     }
 
@@ -91,7 +91,7 @@ final class InMemoryDevices: ContractDevices {
     static func hash(_ list: ShoppingList) -> UInt64 {
         var hasher = Hasher()
         hasher.combine(list)
-        hasher.combine(list.writeStamp)
+        hasher.combine(list.writeMark)
         return UInt64(bitPattern: Int64(hasher.finalize()))
     }
 }
@@ -124,7 +124,7 @@ final class DiskDevices: ContractDevices {
             let file = box.file(time: time)
             let engine = SyncEngine(file: file)
             // Nothing else holds the lock: a busy one would be a bug, seen at once.
-            (engine.takeInLockMillis, engine.writerSettleMillis) = (0, 0)
+            (engine.takeInLockMillis, engine.writerFinishMillis) = (0, 0)
             devices.append(Device(box: box, time: time, file: file, engine: engine))
         }
     }

@@ -101,11 +101,11 @@ import BananasTestSupport
     @Test func aStaleCopyChangesNothing() throws {
         var old = ShoppingList(rows: [Item(id: "M", name: "Milk")])
         try old.apply(.update(id: "M", changes: [.amount: .text("1")]), stamp: Stamp(millis: 5, counter: 0, replica: "c"))
-        old.writeStamp = Stamp(millis: 5, counter: 1, replica: "w")
+        old.writeMark = Stamp(millis: 5, counter: 1, replica: "w")
         var now = old
         try now.apply(.insert(Item(id: "T", name: "Tea")), stamp: Stamp(millis: 6, counter: 0, replica: "me"))
         try now.apply(.update(id: "M", changes: [.amount: .text("2")]), stamp: Stamp(millis: 7, counter: 0, replica: "me"))
-        now.writeStamp = Stamp(millis: 7, counter: 1, replica: "w")
+        now.writeMark = Stamp(millis: 7, counter: 1, replica: "w")
         let copy = ShoppingList.mergingConflictCopy(old, into: now)
         #expect(copy.items == now.items && copy.conflictList().isEmpty)
         let absorbed = judged(old, base: now, stamp: Stamp(millis: 8, counter: 0, replica: "x"))

@@ -65,7 +65,7 @@ extension StamplessWriter {
 
     @Test func theNodeServersInPlaceEditsAndFilteredRowsAreHonoured() throws {
         var base = try sampleList()
-        base.writeStamp = stamp(30, "w")  // the state bananas last wrote, which the server read
+        base.writeMark = stamp(30, "w")  // the state bananas last wrote, which the server read
         let file = StamplessWriter.node(base) { items in
             items["A"]!.amount = "12"
             items["C"] = nil
@@ -80,7 +80,7 @@ extension StamplessWriter {
     func theNodeServerRemovesTheLastItem() throws {
         var base = ShoppingList()
         try base.apply(.insert(Item(id: "A", name: "Milk", section: "", sortOrder: 1)), stamp: stamp(10, "me"))
-        base.writeStamp = stamp(11, "w")
+        base.writeMark = stamp(11, "w")
         let file = StamplessWriter.node(base) { $0["A"] = nil }
         #expect(!file.isStampless)
         let absorbed = judged(file, base: base, stamp: now)
@@ -90,10 +90,10 @@ extension StamplessWriter {
 
     @Test func aStaleCopyOfAnOlderWriteDeletesNothing() throws {
         var older = try sampleList()
-        older.writeStamp = stamp(30, "w")
+        older.writeMark = stamp(30, "w")
         var base = older
         try base.apply(.insert(Item(id: "NEW", name: "Tea", section: "Pantry", sortOrder: 9)), stamp: stamp(40, "me"))
-        base.writeStamp = stamp(41, "w")
+        base.writeMark = stamp(41, "w")
         let absorbed = judged(older, base: base, stamp: now)
         #expect(absorbed.item("NEW")?.name == "Tea", "a re-delivered older save never saw the new row")
     }

@@ -14,7 +14,7 @@ struct JudgingDevice {
 
     /// A bananas write of `list` here.
     mutating func publish(_ list: ShoppingList, born: Bool = false) {
-        history.publish(list, hash: nextHash, kind: .write(mark: list.writeStamp), now: 0, born: born)
+        history.publish(list, hash: nextHash, kind: .write(mark: list.writeMark), now: 0, born: born)
         nextHash += 1
         head = list
     }
@@ -26,7 +26,7 @@ struct JudgingDevice {
         nextHash += 1
         let judgment = ShoppingList.judging(save: save, hash: hash, stamp: stamp, history: history, head: head)
         let kind: PublishedHistory.Kind = save.isStampless ? .save(marked: false)
-            : history.state(marked: save.writeStamp) != nil ? .save(marked: true) : .received(mark: save.writeStamp)
+            : history.state(marked: save.writeMark) != nil ? .save(marked: true) : .received(mark: save.writeMark)
         history.publish(judgment.held, hash: hash, kind: kind, now: 0)
         head = judgment.merged
         return judgment.merged

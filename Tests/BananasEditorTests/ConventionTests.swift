@@ -22,7 +22,7 @@ struct ConventionTests {
     @Test("a new editor's cursor starts on the first item, not its section's header, so e edits the item")
     func cursorStartsOnItem() {
         var state = EditorState()
-        state.settle(state.rows(for: sampleList()))
+        state.pinSelection(state.rows(for: sampleList()))
         #expect(state.selection == .item("A1"))
         _ = state.handle(.char("e"), list: sampleList())
         guard case .prompt(let prompt) = state.mode else { Issue.record("no prompt"); return }

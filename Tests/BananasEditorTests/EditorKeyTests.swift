@@ -38,13 +38,13 @@ struct EditorKeyTests {
         #expect(s.state.selection == .item("C1"))
         try s.list.apply(.insert(Item(id: "N1", name: "Yogurt", section: "Dairy", sortOrder: 1)), stamp: Stamp(millis: 100, counter: 0, replica: "other"))
         try s.list.apply(.update(id: "C1", changes: [.section: .text("Produce")]), stamp: Stamp(millis: 101, counter: 0, replica: "other"))
-        s.state.settle(s.state.rows(for: s.list))
+        s.state.pinSelection(s.state.rows(for: s.list))
         #expect(s.state.selection == .item("C1"))
         let rows = s.state.rows(for: s.list)
         #expect(rows[s.state.cursorIndex(in: rows)!] == .item(s.list.item("C1")!))
         // Deleted elsewhere: the cursor lands on the row now in its place.
         try s.list.apply(.delete(id: "C1"), stamp: Stamp(millis: 102, counter: 0, replica: "other"))
-        s.state.settle(s.state.rows(for: s.list))
+        s.state.pinSelection(s.state.rows(for: s.list))
         #expect(s.state.selection != nil && s.state.selection != .item("C1"))
     }
 

@@ -49,7 +49,7 @@ struct HostileTextScreenTests {
         status.pausedBy = .notAList(path: folder + "/BananaList.json")
         var state = EditorState()
         state.viewportHeight = Screen.viewportHeight(forHeight: 12, keyBar: Screen.keyBar(state, Self.list, height: 12))
-        state.settle(state.rows(for: Self.list))
+        state.pinSelection(state.rows(for: Self.list))
         let grid = Screen.render(Frame(state: state, list: Self.list, status: SyncView(status, now: now),
                                        fileLabel: folder + "/BananaList.json", now: now), width: width, height: 12)
         #expect(!grid.cells.contains { $0.text.unicodeScalars.contains(where: TextRules.isUnsafe) }, "\(grid.text.debugDescription)")

@@ -214,7 +214,7 @@ enum StepLabelProbe {
     static func label(for item: Item) -> String {
         var state = EditorState()
         let list = ShoppingList(sections: [item.section], rows: [item])
-        state.settle(state.rows(for: list))
+        state.pinSelection(state.rows(for: list))
         _ = state.handle(.char("j"), list: list)
         if case .edit(_, let label, _, _) = state.handle(.char(" "), list: list) { return label }
         return ""

@@ -18,7 +18,7 @@ struct MouseTests {
             try! s.list.apply(edit, stamp: Stamp(millis: Int64(s.clock), counter: 0, replica: "test"))
             if let select { s.state.selection = select }
             s.state.message = .init(message)
-            s.state.settle(s.state.rows(for: s.list))
+            s.state.pinSelection(s.state.rows(for: s.list))
         }
     }
 

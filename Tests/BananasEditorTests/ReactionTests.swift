@@ -10,7 +10,7 @@ import Testing
         let session = Session()
         var state = session.state
         state.selection = .item("A1")
-        state.settle(state.rows(for: session.list))
+        state.pinSelection(state.rows(for: session.list))
         return (state, session.list)
     }
 
@@ -83,7 +83,7 @@ import Testing
     @Test func aReadOnlyEditIsOnlyItsHint() {
         var state = EditorState(readOnly: true)
         let list = sampleList()
-        state.settle(state.rows(for: list))
+        state.pinSelection(state.rows(for: list))
         #expect(state.react(to: .char(" "), list: list) == Reaction(.none, changed: .message))
     }
 }

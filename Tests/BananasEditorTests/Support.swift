@@ -40,7 +40,7 @@ func render(_ list: ShoppingList = sampleList(), state: EditorState = EditorStat
     var state = state
     if state.keyBar == .auto { state.keyBar = keyBar }
     state.viewportHeight = Screen.viewportHeight(forHeight: height, keyBar: Screen.keyBar(state, list, height: height))
-    state.settle(state.rows(for: list))
+    state.pinSelection(state.rows(for: list))
     return Screen.render(Frame(state: state, list: list, status: SyncView(status, now: now), fileLabel: "~/lists/BananaList.json", now: now),
                          width: width, height: height)
 }
@@ -63,7 +63,7 @@ struct Session {
         state.spaceMovesOn = false
         state.viewportHeight = Screen.viewportHeight(forHeight: height)
         state.selection = state.rows(for: list).first?.selection
-        state.settle(state.rows(for: list))
+        state.pinSelection(state.rows(for: list))
     }
 
     mutating func press(_ keys: Key...) { for key in keys { press(key) } }
@@ -78,7 +78,7 @@ struct Session {
             try! list.apply(edit, stamp: Stamp(millis: Int64(clock), counter: 0, replica: "test"))
             if let select { state.selection = select }
             state.message = .init(message)
-            state.settle(state.rows(for: list))
+            state.pinSelection(state.rows(for: list))
         }
     }
 

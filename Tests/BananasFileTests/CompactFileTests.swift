@@ -41,7 +41,7 @@ import BananasCore
             let change: [ItemField: FieldValue] = n % 2 == 0 ? [.checked: .flag(true)] : [.amount: .text("\(n % 4 + 2)")]
             try apply(.update(id: id, changes: change), with: &phone)
         }
-        list.writeStamp = phone.next(now: now)
+        list.writeMark = phone.next(now: now)
         return list
     }
 

@@ -48,7 +48,7 @@ import PropertyBased
     /// `list` written whole with a mark of its own, and what its writer knows after the write.
     static func written(_ list: ShoppingList, clock: inout StampClock) throws -> (list: ShoppingList, known: ListCodec.Known) {
         var list = list
-        list.writeStamp = clock.next(now: 1_800_000_000_000)
+        list.writeMark = clock.next(now: 1_800_000_000_000)
         let (bytes, layout) = ListCodec.encode(list, after: nil)
         let decoded = DecodedList(list: list, schemaVersion: ListCodec.currentSchemaVersion, problems: [])
         return (list, ListCodec.Known(bytes: bytes, decoded: decoded, layout: try #require(layout)))
@@ -69,7 +69,7 @@ import PropertyBased
                 var next = decoded.list
                 for _ in 0..<Int(1 + rng.next() % 3) { SpliceTests.mutate(&next, &rng, clock: &clock) }
                 // A write's own mark, as `ListFile.update` gives every write (`sync.written`).
-                if step % 3 != 0 { next.writeStamp = clock.next(now: 1_800_000_000_000) }
+                if step % 3 != 0 { next.writeMark = clock.next(now: 1_800_000_000_000) }
                 let known = layout.map { ListCodec.Known(bytes: bytes, decoded: decoded, layout: $0) }
                 let (newBytes, newLayout) = ListCodec.encode(next, after: known)
                 let wholeBytes = ListCodec.encode(next)
@@ -117,14 +117,14 @@ import PropertyBased
             let id = next.items[n].id
             try next.apply(.update(id: id, changes: [.checked: .flag(!(next.item(id)?.checked ?? false))]), stamp: clock.next(now: 1_800_000_000_000))
             // Stamps of other lengths too (out of the compact range: the long form).
-            next.writeStamp = n % 4 == 3 ? Stamp(millis: 9_000_000_000_000_000 + Int64(n), counter: n, replica: "r\(n)") : clock.next(now: 1_800_000_000_000)
+            next.writeMark = n % 4 == 3 ? Stamp(millis: 9_000_000_000_000_000 + Int64(n), counter: n, replica: "r\(n)") : clock.next(now: 1_800_000_000_000)
             let known = ListCodec.Known(bytes: bytes, decoded: decoded, layout: try #require(layout))
             let spliced = try #require(ListCodec.encodeSplicing(next, after: known), "step \(n): not spliced")
             #expect(spliced.0 == ListCodec.encode(next), "step \(n)")
             // Another instance that knew the previous version reads only the changed row.
             let read = try #require(ListCodec.decodeSplicing(spliced.0, after: known), "step \(n): not read by splicing")
             #expect(read.0 == (try ListCodec.decode(spliced.0)) ? true : false, "step \(n)")
-            #expect(read.0.list.writeStamp == next.writeStamp)
+            #expect(read.0.list.writeMark == next.writeMark)
             (bytes, layout) = spliced
             decoded = DecodedList(list: next, schemaVersion: ListCodec.currentSchemaVersion, problems: [])
         }
@@ -171,7 +171,7 @@ import PropertyBased
             if changingARow {
                 try next.apply(.update(id: next.items[7].id, changes: [.name: .text("Renamed, and longer than it was")]), stamp: clock.next(now: 1_800_000_000_000))
             }
-            next.writeStamp = clock.next(now: 1_800_000_000_000)
+            next.writeMark = clock.next(now: 1_800_000_000_000)
             if let section { #expect(next.sections.contains(section) && list.sections.contains(section) == (section == "S1")) }
             let (written, newLayout) = try #require(ListCodec.encodeSplicing(next, after: known), "not spliced")
             #expect(written == ListCodec.encode(next) ? true : false, "\(section ?? "put last"), changingARow: \(changingARow)")

@@ -77,7 +77,7 @@ struct GetBananasServerModelTests {
             for _ in 0..<3 {
                 let engine = SyncEngine(file: box.file())
                 // A lock another process holds is seen at once, not after a wait.
-                (engine.takeInLockMillis, engine.writerSettleMillis) = (0, 0)
+                (engine.takeInLockMillis, engine.writerFinishMillis) = (0, 0)
                 engines.append(engine)
                 locals.append(ShoppingList())
             }

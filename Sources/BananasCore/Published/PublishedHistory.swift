@@ -148,7 +148,7 @@ public struct PublishedHistory: Hashable, Sendable {
         if let known = state(hashed: hash) { return known.number }
         // A file with stamps tells what it saw through them; only its write mark is evidence
         // (absence is not deletion for it: rule 4).
-        guard save.isStampless else { return state(marked: save.writeStamp)?.number }
+        guard save.isStampless else { return state(marked: save.writeMark)?.number }
         var newest = appLine
         for id in save.rows.keys {
             if let first = firstShowing(id), first > newest ?? .min { newest = first }

@@ -90,7 +90,7 @@ extension ShoppingList {
 
         // Unstamped values are a writer's edits only in a save (stampless, or marked by a write
         // published here); in any other file bananas wrote they are values never stamped.
-        let judgesUnstamped = stampless || history.state(marked: save.writeStamp) != nil
+        let judgesUnstamped = stampless || history.state(marked: save.writeMark) != nil
         // Rows the save itself hides (a file with deletes) are taken as they are.
         for row in save.rows.values where save.isVisible(row.id) {
             guard var judged = result.rows[row.id] else { continue }

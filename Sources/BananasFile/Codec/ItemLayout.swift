@@ -192,7 +192,7 @@ extension ListCodec {
         }
         var decoded = known.decoded
         decoded.list = list
-        if let written { decoded.list.writeStamp = written }
+        if let written { decoded.list.writeMark = written }
         return (decoded, next)
     }
 
@@ -201,7 +201,7 @@ extension ListCodec {
     /// and the new stamp. Nil for anything else.
     static func writtenOnlyDiffers(_ bytes: [UInt8], after known: Known) -> (itemsEnd: Int, stamp: Stamp)? {
         let old = known.bytes, itemsEnd = known.layout.itemsEnd
-        let was = known.decoded.list.writeStamp
+        let was = known.decoded.list.writeMark
         guard !was.isZero, let value = writtenValue(in: old, from: itemsEnd, is: was) else { return nil }
         // The same bytes after the stamp's text, and before it back to the rows' end.
         let after = old.count - value.upperBound
@@ -244,7 +244,7 @@ extension ListCodec {
         let sameOtherKeys = list.sectionEntries == old.sectionEntries && list.conflicts == old.conflicts
             && list.conflictFolds == old.conflictFolds
             && list.memory == old.memory && list.extra == old.extra && list.syncExtra == old.syncExtra
-        let sameFrame = sameOtherKeys && list.writeStamp == old.writeStamp
+        let sameFrame = sameOtherKeys && list.writeMark == old.writeMark
         // Deleted rows are written under `sync`: they must be the same rows.
         if !list.tombstones.isEmpty {
             for (id, row) in list.rows where list.tombstone(for: id) != nil && row != old.rows[id] { return nil }
@@ -289,8 +289,8 @@ extension ListCodec {
         // The old frame is kept when nothing around the items changed but the write's own
         // mark, whose text is then replaced where the encoder wrote it (a fifth of a flush at
         // 10,000 items was encoding the frame again); otherwise a new frame is written.
-        let oldMark = sameFrame || !sameOtherKeys || old.writeStamp.isZero || list.writeStamp.isZero ? nil
-            : writtenValue(in: known.bytes, from: layout.itemsEnd, is: old.writeStamp)
+        let oldMark = sameFrame || !sameOtherKeys || old.writeMark.isZero || list.writeMark.isZero ? nil
+            : writtenValue(in: known.bytes, from: layout.itemsEnd, is: old.writeMark)
         let framing = sameFrame || oldMark != nil ? nil : frame(list)
         var out: [UInt8] = []
         out.reserveCapacity(known.bytes.count + (changed.count + appended.count) * 512
@@ -343,7 +343,7 @@ extension ListCodec {
             }
         }
         next.itemsEnd += shift
-        if let oldMark { out.replaceSubrange(oldMark.lowerBound + shift..<oldMark.upperBound + shift, with: writtenText(list.writeStamp)) }
+        if let oldMark { out.replaceSubrange(oldMark.lowerBound + shift..<oldMark.upperBound + shift, with: writtenText(list.writeMark)) }
         return (out, next)
     }
 }

@@ -113,7 +113,7 @@ public enum ListCodec {
         var tombstones: [UInt64: Tombstone] = [:]
         var records: [ConflictRecord] = []
         var folds: [ConflictFold] = []
-        var writeStamp = Stamp.zero
+        var writeMark = Stamp.zero
         var memory = ItemMemory()
         var deletedItems: [String: DeletedItem] = [:]
         var syncExtra: [String: JSONValue] = [:]
@@ -159,7 +159,7 @@ public enum ListCodec {
             if case .array(let stored)? = sync["conflictsFolded"] { folds = stored.compactMap(decodeConflictFold) }
             records += conflictStream.list.conflicts.values
             folds += conflictStream.list.conflictFolds.values
-            writeStamp = sync["written"]?.stringValue.flatMap(Meta.stamp) ?? .zero
+            writeMark = sync["written"]?.stringValue.flatMap(Meta.stamp) ?? .zero
             if let stored = sync["memory"] { memory = decodeMemory(stored) }
         }
 
@@ -183,7 +183,7 @@ public enum ListCodec {
             extra: extra, syncExtra: syncExtra, unreadableRows: unreadable
         )
         list.keySections(explicitKeys: explicitKeys)
-        list.writeStamp = writeStamp
+        list.writeMark = writeMark
         list.deletedItems = deletedItems
         // Bounded as read, not only as written: a file's million records cost every later step.
         list.boundConflicts()
@@ -958,7 +958,7 @@ public enum ListCodec {
                 return .array(entry.checked ? row + [.number("1")] : row)
             })
         }
-        if !list.writeStamp.isZero { sync["written"] = .string(list.writeStamp.compact ?? list.writeStamp.encoded) }
+        if !list.writeMark.isZero { sync["written"] = .string(list.writeMark.compact ?? list.writeMark.encoded) }
         if !list.conflicts.isEmpty {
             sync["conflicts"] = .array(list.conflicts.keys.sorted().map { encodeConflict(list.conflicts[$0]!) })
         }

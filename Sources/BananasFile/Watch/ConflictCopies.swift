@@ -228,7 +228,7 @@ public struct ConflictCopy: Sendable, Hashable {
     // MARK: Retiring a merged copy
 
     /// A copy changed this recently may still be being written by its sync engine.
-    static let settleMillis: Int64 = 500
+    static let quietMillis: Int64 = 500
 
     /// Whether a sync engine is still bringing this copy in: its temp file for it is there
     /// (Syncthing's `.syncthing.NAME.tmp` or `~syncthing~NAME.tmp`, Nextcloud's `.NAME.~…`).
@@ -244,15 +244,15 @@ public struct ConflictCopy: Sendable, Hashable {
     /// Returns false, leaving the copy, when its bytes are no longer `merged` (the sync engine
     /// changed it since: it is merged again next time) or its sync engine is still pulling it
     /// (removing it then makes the engine fail and retry): its temp file's rename into place
-    /// is the folder event that brings it back. A copy changed in the last `settleMillis` is
+    /// is the folder event that brings it back. A copy changed in the last `quietMillis` is
     /// waited for that long first. A copy already gone is fine.
     @discardableResult
     public func retire(merged: [UInt8], archive state: StateFolder?, now: Int64) -> Bool {
         if isBeingPulled() { return false }
         if let st = Sys.linkStatus(path) {
             let changed = max(Self.millis(st.st_mtim), Self.millis(st.st_ctim))
-            let settle = changed + Self.settleMillis - Sys.nowMillis()
-            if settle > 0 { Sys.sleep(milliseconds: Int(min(settle, Self.settleMillis))) }
+            let quiet = changed + Self.quietMillis - Sys.nowMillis()
+            if quiet > 0 { Sys.sleep(milliseconds: Int(min(quiet, Self.quietMillis))) }
             if isBeingPulled() { return false }
         }
         guard let current = try? readBytes() else { return true }  // gone
