@@ -162,6 +162,7 @@ struct EditCommand: ParsableCommand {
     @Option(help: "A new amount (\"\" clears it).") var amount: String?
     @Option(help: "Move it to this section (created if new).") var section: String?
     @Flag(inversion: .prefixedNo, help: "Mark it optional, or not.") var optional: Bool?
+    @Flag(help: "Rename even when another item has the name.") var duplicate = false
 
     func run() throws {
         try perform {
@@ -178,6 +179,10 @@ struct EditCommand: ParsableCommand {
             }
             let edited: Item = try mutate(options) { list in
                 let item = try Addressing.resolve(query, in: list, allowNamePrefix: true)
+                if !duplicate, case .text(let name)? = changes[.name], let other = list.itemBlockingRename(of: item.id, to: name) {
+                    throw CLIError(message: "another item is named \(Output.safe(other.name)) already; nothing was changed (use --duplicate to rename anyway)",
+                                   code: ExitCodes.invalidInput)
+                }
                 var steps: [ListEdit] = []
                 var changes = changes
                 if let section {

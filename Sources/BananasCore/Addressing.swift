@@ -116,6 +116,14 @@ extension ShoppingList {
         rows.forEachRow { lookup.consider($0, in: self) }
         return lookup.found.map(shown)
     }
+
+    /// The rename rule, one for every surface: renaming item `id` to `name` is refused while
+    /// another visible item has that name (case aside), as adding a second one is; this is
+    /// that item (the first in list order). The caller may insist, as `add --duplicate` does.
+    public func itemBlockingRename(of id: String, to name: String) -> Item? {
+        guard let first = firstItem(named: name) else { return nil }
+        return first.id != id ? first : items.first { $0.id != id && $0.name.isSameName(as: name) }
+    }
 }
 
 /// `firstItem(named:)` one row at a time, so a caller with other questions about every row

@@ -229,6 +229,9 @@ extension EditorState {
         let name: String
         do { name = try TextRules.validated(prompt.line.text, as: .name) } catch { return reject(prompt, error.description) }
         guard let item = list.item(id) else { return vanished() }
+        if let other = list.itemBlockingRename(of: id, to: name) {
+            return reject(prompt, "\(other.name.displaySafe) is already on the list")
+        }
         // The amount as shown now is what the user sees next: its stamp is the one seen.
         var seen = seen
         seen[.amount] = item.stamps[.amount]

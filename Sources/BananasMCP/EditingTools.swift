@@ -453,9 +453,7 @@ enum EditingTools {
             var edits: [ListEdit] = []
             if let name = try Batch.text(entry["name"], as: .name) {
                 // As add_items refuses a second "Milk": a rename onto another item's name.
-                if !insist, let other = working.firstItem(named: name).flatMap({ first in
-                    first.id != item.id ? first : working.items.first { $0.id != item.id && $0.name.isSameName(as: name) }
-                }) {
+                if !insist, let other = working.itemBlockingRename(of: item.id, to: name) {
                     return self.entry(index, item: item.name, status: "already_on_list", id: other.id,
                                       note: "another item is named \(other.name) already (\(other.checked ? "checked" : "unchecked"), id \(other.id)); nothing was changed in this entry; pass allow_duplicates: true to rename anyway")
                 }

@@ -28,6 +28,19 @@ import BananasTestSupport
         #expect(cli.entries == ["BananaList.json"], "no temp or lock file is left behind")
     }
 
+    @Test("edit --name onto another item's name is refused with exit 4, as add refuses a second one; --duplicate insists")
+    func renameOntoAnotherName() async throws {
+        let cli = CLI()
+        defer { cli.cleanUp() }
+        await cli("add", "Milk", "Eggs", "--section", "Dairy")
+        let refused = await cli("edit", "Eggs", "--name", "milk")
+        #expect(refused.status == 4)
+        #expect(refused.stderr.contains("another item is named Milk already"))
+        #expect(try await cli.items().map { $0["name"] as! String }.sorted() == ["Eggs", "Milk"])
+        #expect(await cli("edit", "Eggs", "--name", "milk", "--duplicate").status == 0)
+        #expect(try await cli.items().map { $0["name"] as! String }.sorted() == ["Milk", "milk"])
+    }
+
     @Test func jsonListHasVisibleItemsOnlyAndFilters() async throws {
         let cli = CLI()
         defer { cli.cleanUp() }

@@ -217,3 +217,15 @@ func sampleList() throws -> ShoppingList {
         #expect(alone.item("A")?.name == name)
     }
 }
+
+@Suite struct RenameRuleTests {
+    @Test func renamingOntoAnotherItemsNameIsRefusedOnceForEverySurface() throws {
+        let list = try sampleList()  // A Bananas, B Oat milk, C Oats
+        #expect(list.itemBlockingRename(of: "A", to: "oat MILK")?.id == "B", "another item's name, any case")
+        #expect(list.itemBlockingRename(of: "A", to: "BANANAS") == nil, "its own name in another case")
+        #expect(list.itemBlockingRename(of: "A", to: "Apples") == nil)
+        var deleted = list
+        try deleted.apply(.delete(id: "B"), stamp: stamp(5))
+        #expect(deleted.itemBlockingRename(of: "A", to: "Oat milk") == nil, "a deleted item's name is free")
+    }
+}

@@ -129,6 +129,21 @@ struct EditorKeyTests {
         #expect(item.amount == "半ダース")
     }
 
+    @Test("e: a name another item has is refused in the prompt, which stays open (the rename rule every surface keeps)")
+    func renameOntoAnotherName() {
+        var s = Session()
+        s.press(.char("j"), .char("e"))
+        s.press(.ctrl("u"))
+        s.type("apples")
+        s.press(.enter)
+        #expect(s.state.message?.text == "Apples is already on the list")
+        guard case .prompt = s.state.mode else { Issue.record("the prompt closed"); return }
+        s.press(.ctrl("u"))
+        s.type("Plantains")
+        s.press(.enter, .enter)
+        #expect(s.list.item("A1")?.name == "Plantains")
+    }
+
     @Test("scalars typed one by one join into one character (combining accents, emoji sequences)")
     func clusters() {
         var line = LineEditor()
