@@ -43,7 +43,7 @@ extension ItemField: StampedField {
 /// and the one that loses is recorded.
 public struct StampTable<Field: StampedField>: Hashable, Sendable {
     // Inlinable storage: the codec (another module) builds a table per row it reads, and
-    // unspecialized across modules each one looked up generic metadata (callgrind).
+    // unspecialized across modules each one would look up generic metadata.
     @usableFromInline var values: [Stamp]
     /// Per field; empty (no array per field) until a field remembers a superseded stamp:
     /// most rows never do, and a table is built for every row read.

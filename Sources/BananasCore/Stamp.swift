@@ -299,8 +299,8 @@ extension Stamp {
     }
 
     /// Parses the compact form; nil when malformed. Inlinable: the codec (another module)
-    /// parses a stamp per field of every row, and the generic form unspecialized, through
-    /// `Slice` witnesses, was three quarters of decoding a list (callgrind).
+    /// parses a stamp per field of every row, and the generic form unspecialized goes through
+    /// `Slice` witnesses at every byte.
     @inlinable
     public init?<Bytes: Collection<UInt8>>(compactUTF8 bytes: Bytes) {
         let fixed = Stamp.compactMillisDigits + Stamp.compactCounterDigits

@@ -95,6 +95,4 @@ public final class CommandSession {
         unmergedCopies = outcome.copiesUnmerged
         return report!
     }
-
-    /// Conflicts awaiting review on this machine.
 }

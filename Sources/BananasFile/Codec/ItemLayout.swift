@@ -284,8 +284,8 @@ extension ListCodec {
             }
         }
         // The same rows in the same order (`rows.count` equal, every id present): splice.
-        // Written once into a buffer of about the final size: at 10,000 items a buffer that
-        // grew, and a second copy for a new frame, were 8 MB of fresh memory to fault in.
+        // Written once into a buffer of about the final size: a buffer that grows, and a
+        // second copy for a new frame, are megabytes of fresh memory to fault in.
         // The old frame is kept when nothing around the items changed but the write's own
         // mark, whose text is then replaced where the encoder wrote it (a fifth of a flush at
         // 10,000 items was encoding the frame again); otherwise a new frame is written.

@@ -201,7 +201,7 @@ public enum ListCodec {
 
     static func normalizedID(_ id: String) -> String {
         // Most ids are already upper case: no new string for them, and the bytes looked at
-        // once (through `String.utf8` this was 4% of reading a list).
+        // once.
         var bytes = id
         guard bytes.withUTF8({ $0.contains(where: { $0 >= UInt8(ascii: "a") }) }) else { return id }
         return ItemID.isUUID(id) ? id.uppercased() : id

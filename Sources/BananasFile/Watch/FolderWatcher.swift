@@ -20,7 +20,7 @@ import Dispatch
 ///   is the cheap check; reading and hashing the whole file (65 MB at 100,000 items, some
 ///   150 ms) is for what neither events nor stats show.
 ///
-/// Files elsewhere that matter to the caller (the conflict log) can be watched too
+/// Files elsewhere that matter to the caller can be watched too
 /// (`alsoWatching`): a change to one is a `.tick`, never a reason to read the list.
 ///
 /// An idle watcher with events wakes once per `pollMillis`, and does a stat or three then.
