@@ -61,6 +61,7 @@ public enum EditError: Error, Equatable, CustomStringConvertible {
 }
 
 extension ShoppingList {
+    // Long because one case per kind of edit, each the few lines of that edit's rule; the cases read together are the list of what an edit can do.
     /// Applies `edit` with the clock's `stamp` and returns the edit that undoes it. Every field
     /// it changes is stamped `Stamp.edit(stamp, replacing:)` the value's stamp, so the edit
     /// beats the value its author saw whatever the clocks say (rule 1). `modifiedAt` is

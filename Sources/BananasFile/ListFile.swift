@@ -275,6 +275,7 @@ public final class ListFile: Sendable {
         return result
     }
 
+    // Long because the write protocol (read, absorb, change, write, save the base) in one function, so its order is seen at once.
     private func updateLocked<Value>(
         absorb: (Snapshot, BaseStore.Base?, inout PublishedHistory) -> ShoppingList,
         _ body: (inout ShoppingList, Snapshot) throws -> Value

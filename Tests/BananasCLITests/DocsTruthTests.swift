@@ -76,4 +76,21 @@ struct DocsTruthTests {
         }
         #expect(checked >= 15)
     }
+
+    /// docs/architecture.md's row for `ListEdit` names every case of the enum, and no other.
+    @Test("the edits docs/architecture.md lists are ListEdit's cases")
+    func editsListed() throws {
+        let source = try String(contentsOf: Self.root.appendingPathComponent("Sources/BananasCore/Edit.swift"), encoding: .utf8)
+        let body = try #require(source.firstRange(of: "public indirect enum ListEdit").map { source[$0.upperBound...] })
+        let enumBody = body[..<(body.firstRange(of: "\n}")?.lowerBound ?? body.endIndex)]
+        let cases = Set(enumBody.matches(of: /\n    case ([a-zA-Z]+)/).map { String($0.output.1) })
+        let text = try Self.doc("architecture.md")
+        let row = try #require(text.split(separator: "\n").first { $0.hasPrefix("| `ListEdit` |") })
+        let columns = row.split(separator: "|")
+        // The cases come first in the row, before what `ShoppingList.apply` does with them.
+        let named = columns[2].split(separator: "`ShoppingList.apply`").first ?? columns[2]
+        let listed = Set(named.matches(of: /`([a-zA-Z]+)`/).map { String($0.output.1) })
+        #expect(cases.count >= 11)
+        #expect(listed == cases)
+    }
 }

@@ -15,6 +15,7 @@
 extension PublishedHistory {
     public static let formatVersion = 2
 
+    // Long because the history file's format written top to bottom, as the comment above shows it.
     /// Written straight to bytes (no tree of values): a history holds every row of the list,
     /// and is written at every write. A row's stamps are one string when all six are equal.
     public func encoded() -> [UInt8] {

@@ -11,6 +11,7 @@ extension ShoppingList {
         public var anchor: Int?
     }
 
+    // Long because rule 5's judgment of a save, its steps in DESIGN's order (anchor, each field, each row), so it can be read against the contract in one place.
     /// `save` (a stampless save, or one that kept the mark of the bananas write it was made
     /// from), judged against `history` and merged into `head`, the list as this device now
     /// holds it (the base: the last state published here, with its deletes and records).

@@ -108,6 +108,7 @@ extension ListCodec {
         return (decoded, layout.finish(for: decoded))
     }
 
+    // Long because the splice's steps share the old layout's offsets and the new bytes; split, each part would take them all.
     static func decodeSplicing(_ bytes: [UInt8], after known: Known) -> (DecodedList, ItemLayout)? {
         let old = known.bytes, layout = known.layout
         guard known.decoded.problems.isEmpty else { return nil }
@@ -233,6 +234,7 @@ extension ListCodec {
         return (bytes, layout.finishEncoded(list))
     }
 
+    // Long because the splice's steps share the old layout's offsets and the new buffer; split, each part would take them all.
     static func encodeSplicing(_ list: ShoppingList, after known: Known) -> ([UInt8], ItemLayout)? {
         let old = known.decoded.list, layout = known.layout
         guard layout.isListOrder, layout.isCanonical, known.decoded.schemaVersion == currentSchemaVersion,

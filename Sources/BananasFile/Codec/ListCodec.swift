@@ -59,6 +59,7 @@ public enum ListCodec {
         return try decode(bytes, readingItemsDirectly: readingItemsDirectly, layout: &layout)
     }
 
+    // Long because the document's keys read in one pass, in the order the writer writes them.
     /// `rowsOnDemand`: rows in the shape the encoder writes stay in the bytes until a field
     /// of theirs is asked for (`FileRows`), for a command that looks at few of them.
     static func decode(_ bytes: [UInt8], readingItemsDirectly: Bool, rowsOnDemand: Bool = false, layout: inout LayoutRecorder) throws(DecodeError) -> DecodedList {
@@ -298,6 +299,7 @@ public enum ListCodec {
         return "\(location) had \(keys.joined(separator: ", ")) twice; the last is read, the other is kept under \(location).\(shadowedKey) and not shown"
     }
 
+    // Long because the rows' loop with the bookkeeping of unreadable rows kept in place, which needs each row's neighbours.
     /// The rows read as items, in file order (not those left in the bytes); `table` gets every
     /// row by id as it is read (one hash of each id, which also tells a repeated one).
     static func decodeRows(_ array: [RawRow], path: String, problems: inout [String], unreadable: inout [UnreadableRow],
@@ -535,6 +537,7 @@ public enum ListCodec {
         }
     }
 
+    // Long because one row read byte by byte, a key at a time, on the hot path of every read; a call per key per row would cost more than the row.
     /// One row in the shape bananas writes, or nil (the caller then reads it the general way,
     /// which also finds any error in it).
     static func readPlainItem(_ cursor: inout JSONCursor, bytes: UnsafeBufferPointer<UInt8>) -> Item? {
