@@ -320,8 +320,8 @@ public final class ListFile: Sendable {
         if let swapped = Sys.firstSymlink(in: Sys.directoryName(path)) { throw ListFileError.symlinkRefused(path: swapped) }
         AtomicWrite.removeAbandonedTemps(beside: path, now: now)
         // The replaced file's pages and blocks are freed at its last close, which the rename
-        // would otherwise be (2 ms at 6.5 MB, with the lock held): keep it open across the
-        // rename and close it on another thread.
+        // would otherwise be, with the lock held: keep it open across the rename and close it
+        // on another thread.
         let replaced = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
         defer { if replaced >= 0 { ListFile.closing.async { _ = close(replaced) } } }
         // The new bytes go to their temp file first and the disk starts on them while the

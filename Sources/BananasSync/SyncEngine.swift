@@ -42,7 +42,7 @@ final class SyncEngine: @unchecked Sendable {
     /// How long merging a conflict copy waits for the lock.
     var copyLockTimeoutMillis: Int64 = 1_000
     /// How long a read waits for a lock holder to finish before judging a file it does not
-    /// know (a bananas writer saves its base last; 100,000 items take about 30 ms).
+    /// know (a bananas writer saves its base last, after the list).
     var writerFinishMillis: Int64 = 250
     /// Copies last reported as not merged, and whether a merge is owed (the lock was busy).
     private var reportedUnmerged: [UnmergedCopy] = []

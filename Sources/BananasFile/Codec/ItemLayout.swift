@@ -8,8 +8,8 @@ import BananasCore
 /// Where each row of the `items` array sits in a file's bytes, so that the next read decodes
 /// only the rows whose bytes changed, and the next write encodes only the rows that changed.
 ///
-/// A flush changes one row of a file of 10,000 rows (6.5 MB): decoding and encoding it all
-/// took 140 ms, splicing takes a few (docs/performance.md). A layout exists only for files
+/// A flush changes one row of a file of thousands: decoding and encoding it all costs far more
+/// than splicing the one row (docs/performance.md). A layout exists only for files
 /// whose every row has the shape bananas writes (see `ListCodec.readPlainItem`) and that need
 /// no repair (no problems, no `sync.deletedRows`): anything else is read and written whole.
 public struct ItemLayout: Sendable {

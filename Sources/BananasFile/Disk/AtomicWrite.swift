@@ -57,8 +57,8 @@ struct PosixFileCalls: FileCalls {
         return Sys.readAll(fd, sizeHint: sizeHint)
     }
 
-    /// Compared where the file's pages already are (a mapping of the page cache): reading
-    /// 6.5 MB back into an array of its own cost 2 ms more than comparing them.
+    /// Compared where the file's pages already are (a mapping of the page cache): reading a
+    /// large file back into an array of its own costs more than comparing them.
     func readBackMatches(_ fd: Int32, _ bytes: [UInt8]) -> Bool? {
         Sys.fileMatches(fd, bytes)
     }
@@ -204,8 +204,8 @@ public enum AtomicWrite {
 
     /// For a cache larger than `largerThan` bytes whose readers check what they read against
     /// a hash (the base): its new bytes will be written over the old ones in the same file,
-    /// whose pages the page cache then reuses. A new file of 27 MB cost its fresh pages and
-    /// the old file's freeing: 5 ms of a 100,000-item `add` (docs/performance.md). A reader
+    /// whose pages the page cache then reuses. A new large file costs its fresh pages and the
+    /// old file's freeing. A reader
     /// meanwhile may meet a mix of old and new bytes, which hashes to nothing it accepts.
     /// The space the new bytes need is reserved now, so only a failing disk can stop the
     /// write (`commit`). Nil, having changed nothing, when the file is smaller, is not a
@@ -295,7 +295,7 @@ public enum AtomicWrite {
         _ temp: String, over path: String, size: Int, durable: Bool, calls: Calls
     ) throws(ListFileError) {
         // ext4 (auto_da_alloc) writes a file's data out at once when it is renamed over
-        // another: for a cache that cost as much as an fsync (8 ms for 6.5 MB). Renamed onto
+        // another: for a cache that costs as much as an fsync. Renamed onto
         // no file, it is written back later like any other; readers meanwhile see no file for
         // a moment, which for a cache means only a recomputation. A small file costs nothing
         // either way, and is renamed over the old one, so readers always find one.

@@ -22,8 +22,8 @@ import Synchronization
 ///
 /// The written hashes are replaced through a temp file and a rename, never written in place.
 /// So is a base of up to `inPlaceMinBytes`: a reader sees an old file or a new one. A larger
-/// base is written over in place (`AtomicWrite.prepareInPlace`: a fresh 27 MB file and the old
-/// one's freeing cost 5 ms of a 100,000-item `add`), so a reader may meet a mix of two. A base
+/// base is written over in place (`AtomicWrite.prepareInPlace`: a fresh large file and the old
+/// one's freeing cost a command), so a reader may meet a mix of two. A base
 /// is taken only when its bytes hash to a written hash the reader glanced: a mix never is.
 public struct BaseStore: Sendable {
     /// How many written files' hashes are remembered.

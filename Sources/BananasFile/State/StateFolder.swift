@@ -97,7 +97,7 @@ public enum Hash {
     }
 
     /// XXH64 (seed 0) of a file's contents: to recognise bytes bananas wrote itself. Eight
-    /// bytes at a time, four lanes: 6.5 MB in about 1 ms, where FNV-1a took 6.5.
+    /// bytes at a time, four lanes: several times FNV-1a's speed on a large file.
     public static func content(_ bytes: [UInt8]) -> UInt64 {
         bytes.withUnsafeBytes { XXH64.hash($0) }
     }

@@ -17,8 +17,8 @@ import Dispatch
 /// - a safety rescan: the caller re-reads and compares content hashes, whatever the events
 ///   and stats said (every `rescanMillis`, an hour, with events; `remoteRescanMillis`, 30 s,
 ///   without). With events, the poll's stat signature (inode, size, mtime and ctime in ns)
-///   is the cheap check; reading and hashing the whole file (65 MB at 100,000 items, some
-///   150 ms) is for what neither events nor stats show.
+///   is the cheap check; reading and hashing the whole file is for what neither events nor
+///   stats show.
 ///
 /// Files elsewhere that matter to the caller can be watched too
 /// (`alsoWatching`): a change to one is a `.tick`, never a reason to read the list.
