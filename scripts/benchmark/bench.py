@@ -275,14 +275,7 @@ class Bench:
         for n in range(size):
             cli(1, "add", f"Item {n}", "--section", sections[n % 6])
         cli(1, "check", *[f"Item {n}" for n in range(0, size, 5)])
-        snapshot = live.replace("live", "snapshot")
-        shutil.rmtree(snapshot, ignore_errors=True)
-        shutil.copytree(live, snapshot, symlinks=True)
-        return snapshot, live, self.env(live), {
-            "add": f"{self.bin} add 'Peer item' --section Pantry",
-            "list": f"{self.bin} list",
-            "check": f"{self.bin} check 'Item 1'",
-        }
+        return self.bananas_race(live, "'Item 1'")
 
     def setup_getbananas(self, size):
         """The Get Bananas app's file of `size` items (version 1, no stamps), taken in by a
@@ -296,14 +289,7 @@ class Bench:
         with open(live + "/BananaList.json", "w") as f:
             json.dump({"sections": sections, "items": items}, f)
         subprocess.run([self.bin, "add", "Seed item"], env=self.env(live), check=True, stdout=subprocess.DEVNULL)
-        snapshot = live.replace("live", "snapshot")
-        shutil.rmtree(snapshot, ignore_errors=True)
-        shutil.copytree(live, snapshot, symlinks=True)
-        return snapshot, live, self.env(live), {
-            "add": f"{self.bin} add 'Peer item' --section Pantry",
-            "list": f"{self.bin} list",
-            "check": f"{self.bin} check B0000000-0000-4000-8000-000000000001",
-        }
+        return self.bananas_race(live, "B0000000-0000-4000-8000-000000000001")
 
     # A year of use ------------------------------------------------------------------------
 
@@ -398,14 +384,18 @@ class Bench:
 
     def setup_bananas(self, size):
         live = self.seeded(size, "peer-bananas-live")  # the state folder is keyed by the list's path
+        return self.bananas_race(live, "B0000000-0000-4000-8000-000000000001")  # unchecked (every fifth is checked)
+
+    def bananas_race(self, live, unchecked):
+        """What `race` needs for bananas on the list in `live`: a snapshot to put back before
+        each run, and the three commands (`unchecked` names an unchecked item)."""
         snapshot = live.replace("live", "snapshot")
         shutil.rmtree(snapshot, ignore_errors=True)
         shutil.copytree(live, snapshot, symlinks=True)
-        second = "B0000000-0000-4000-8000-000000000001"  # unchecked (every fifth is checked)
         return snapshot, live, self.env(live), {
             "add": f"{self.bin} add 'Peer item' --section Pantry",
             "list": f"{self.bin} list",
-            "check": f"{self.bin} check {second}",
+            "check": f"{self.bin} check {unchecked}",
         }
 
     def setup_taskwarrior(self, size):

@@ -346,32 +346,28 @@ def write(r, out):
             "unchecked), encode, write (temp file, fsync, read back and verify, rename, fsync of the "
             "folder), save the base, unlock. Merge: two full copies, each with its own edits to 10% of "
             "the items. Decode and encode of the whole file are shown for reference.")
-    peer_rows = []
-    for s in sizes:
+    def race_rows(part, key, label):
+        """One row per command: bananas, the peers, and their ratios to bananas."""
+        rows = []
         for op in ("add", "list", "check"):
-            b = get(r, "peers", s, "bananas", op, "median")
-            t = get(r, "peers", s, "taskwarrior", op, "median")
-            d = get(r, "peers", s, "todo.txt", op, "median")
-            if b is None:
-                continue
-            peer_rows.append([items(s), op, spread(get(r, "peers", s, "bananas", op)), fmt(t), fmt(d),
-                              f"{t / b:.1f}x" if t else "–", f"{d / b:.1f}x" if d else "–"])
+            b = get(r, part, key, "bananas", op, "median")
+            t = get(r, part, key, "taskwarrior", op, "median")
+            d = get(r, part, key, "todo.txt", op, "median")
+            if b is not None:
+                rows.append([label, op, spread(get(r, part, key, "bananas", op)), fmt(t), fmt(d),
+                             f"{t / b:.1f}x" if t else "–", f"{d / b:.1f}x" if d else "–"])
+        return rows
+
+    peer_rows = [row for s in sizes for row in race_rows("peers", s, items(s))]
     section("Whole processes against the peers", "peers-add",
             ["items", "command", "bananas", "taskwarrior", "todo.txt", "taskwarrior / bananas", "todo.txt / bananas"], peer_rows,
             "`bananas add 'Peer item' --section Pantry` / `bananas list` / `bananas check ID` against "
             "`task add 'Peer item' project:Pantry` / `task list` / `task 1 done` and "
             "`todo-txt add 'Peer item +Pantry'` / `todo-txt ls` / `todo-txt do 2`, same items (every "
             "fifth done). Ratios above 1 mean bananas is faster.")
-    shape_rows = []
-    for shape, label in (("heavy", "heavy: 300 items, a year, 1,000 names"), ("getbananas", "Get Bananas shaped: 10,000 items")):
-        for op in ("add", "list", "check"):
-            b = get(r, "shapes", shape, "bananas", op, "median")
-            t = get(r, "shapes", shape, "taskwarrior", op, "median")
-            d = get(r, "shapes", shape, "todo.txt", op, "median")
-            if b is None:
-                continue
-            shape_rows.append([label, op, spread(get(r, "shapes", shape, "bananas", op)), fmt(t), fmt(d),
-                               f"{t / b:.1f}x" if t else "–", f"{d / b:.1f}x" if d else "–"])
+    shape_rows = [row for shape, label in (("heavy", "heavy: 300 items, a year, 1,000 names"),
+                                          ("getbananas", "Get Bananas shaped: 10,000 items"))
+                  for row in race_rows("shapes", shape, label)]
     if shape_rows:
         md.append("**Real shapes of list.** The heavy list: 52 weeks of 40 items added, checked and "
                   "cleared, 1,000 names bought before, then 300 items on the list (every fifth "
