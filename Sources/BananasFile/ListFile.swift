@@ -261,7 +261,7 @@ public final class ListFile: Sendable {
     /// (written and fsynced, or already equal), still under the lock.
     public func update<Value>(
         lockTimeoutMillis: Int64 = 5_000,
-        absorb: (Snapshot, BaseStore.Base?, inout PublishedHistory) -> ShoppingList = { snapshot, _, _ in snapshot.list },
+        absorb: (Snapshot, BaseStore.Base?, inout LockedHistory) -> ShoppingList = { snapshot, _, _ in snapshot.list },
         onDisk: ((UpdateResult<Value>) -> Void)? = nil,
         _ body: (inout ShoppingList, Snapshot) throws -> Value
     ) throws -> UpdateResult<Value> {
@@ -277,28 +277,27 @@ public final class ListFile: Sendable {
 
     // Long because the write protocol (read, absorb, change, write, save the base) in one function, so its order is seen at once.
     private func updateLocked<Value>(
-        absorb: (Snapshot, BaseStore.Base?, inout PublishedHistory) -> ShoppingList,
+        absorb: (Snapshot, BaseStore.Base?, inout LockedHistory) -> ShoppingList,
         _ body: (inout ShoppingList, Snapshot) throws -> Value
     ) throws -> UpdateResult<Value> {
         try saveUnsavedBase()
         let knownBase = base?.load()
-        var history = base?.history() ?? PublishedHistory()
+        var history = base?.lockedHistory() ?? .none
         let snapshot = try load()
         guard snapshot.isWritable else {
             throw ListFileError.newerSchema(path: path, found: snapshot.decoded.schemaVersion, supported: ListCodec.currentSchemaVersion)
         }
         let now = time.nowMillis()
-        let published = history.states.count
         let absorbed = absorb(snapshot, knownBase, &history)
-        let tookIn = history.states.count != published
+        let tookIn = history.tookIn
         var list = absorbed
         let value = try body(&list, snapshot)
         func unchanged() -> UpdateResult<Value> {
             // A state taken in is published even when no write follows (rule 5), and becomes
             // the base: the next save is judged against it and merged into it, deletes and
             // records included, which the history does not keep and only the file holds.
-            let failure = tookIn ? base?.saveTakenIn(absorbed, history: history.pruned(
-                now: now, maxBytes: BaseStore.historyMaxBytes(listSize: snapshot.bytes?.count ?? 0))) : nil
+            let failure = tookIn ? base?.saveTakenIn(absorbed, history: history.update(
+                now: now, maxBytes: BaseStore.historyMaxBytes(listSize: snapshot.bytes?.count ?? 0), head: absorbed)) : nil
             return UpdateResult(value: value, wrote: false, fileState: absorbed, list: absorbed, snapshot: snapshot,
                                 baseSaveFailure: failure.map { ListFileError.stateNotSaved($0, folder: base!.folder) })
         }
@@ -336,9 +335,10 @@ public final class ListFile: Sendable {
         if let base {
             do throws(ListFileError) {
                 if let failure = base.announce(hash) { throw failure }
-                history.publish(list, hash: hash, kind: .write(mark: list.writeMark), now: now, born: !snapshot.exists)
-                preparedBase = try base.prepare(list, written: bytes, hash: hash,
-                                                history: history.pruned(now: now, maxBytes: BaseStore.historyMaxBytes(listSize: bytes.count)))
+                history.publish(list, hash: hash, kind: .write(mark: list.writeMark), now: now, born: !snapshot.exists,
+                                replacing: snapshot.exists ? (snapshot.contentHash, snapshot.list) : nil)
+                preparedBase = try base.prepare(list, written: bytes, hash: hash, history: history.update(
+                    now: now, maxBytes: BaseStore.historyMaxBytes(listSize: bytes.count), head: list))
             } catch {
                 started.abandon()
                 throw ListFileError.stateNotSaved(error, folder: base.folder)

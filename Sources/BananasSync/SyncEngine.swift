@@ -222,10 +222,9 @@ final class SyncEngine: @unchecked Sendable {
     /// Under the lock: the file's list as read, a state bananas did not write here taken in
     /// (judged and published).
     private func absorb(_ snapshot: ListFile.Snapshot, base: BaseStore.Base?, history: inout PublishedHistory) -> ShoppingList {
+        if let list = unjudged(snapshot, base: base) { return list }
         let hash = snapshot.contentHash
-        guard snapshot.exists else { return snapshot.list }
         let newest = base?.writtenHashes.last == hash ? nil : file.unsavedBase?.list ?? base?.list
-        if file.unsavedBase?.hash == hash || base?.writtenHashes.contains(hash) == true { return Self.own(snapshot.list, newest: newest) }
         if let known = history.state(hashed: hash) {
             switch known.kind {
             case .write, .received: return Self.own(snapshot.list, newest: newest)
@@ -237,6 +236,15 @@ final class SyncEngine: @unchecked Sendable {
             history.publish(judged.held, hash: hash, kind: Self.kind(of: snapshot.list, in: history), now: time.nowMillis())
         }
         return judged.merged
+    }
+
+    /// The file's list when it needs no judging, known without the history: no file, or
+    /// bytes bananas wrote here (as they are; an older write with what came after it).
+    private func unjudged(_ snapshot: ListFile.Snapshot, base: BaseStore.Base?) -> ShoppingList? {
+        let hash = snapshot.contentHash
+        guard snapshot.exists else { return snapshot.list }
+        guard file.unsavedBase?.hash == hash || base?.writtenHashes.contains(hash) == true else { return nil }
+        return Self.own(snapshot.list, newest: base?.writtenHashes.last == hash ? nil : file.unsavedBase?.list ?? base?.list)
     }
 
     // MARK: Flushing
@@ -260,9 +268,11 @@ final class SyncEngine: @unchecked Sendable {
                 // are published first, when no one published since: its list holds them (a
                 // command's or the viewer's list is never written).
                 if self.takesIn, let unpublished = self.unpublished, unpublished.diskHead == history.head?.hash {
-                    history = unpublished.history
+                    history.whole = unpublished.history
                 }
-                let list = self.absorb(snapshot, base: base, history: &history)
+                // Bytes bananas wrote here need no judging, nor the whole history read.
+                var list: ShoppingList
+                if let own = self.unjudged(snapshot, base: base) { list = own } else { list = self.absorb(snapshot, base: base, history: &history.whole) }
                 // Judged (and published) with the file; merged below, as changes to write.
                 if mergingCopies { copies = self.takeInCopies(onto: list, base: base, history: &history) }
                 return list
@@ -349,7 +359,7 @@ final class SyncEngine: @unchecked Sendable {
     /// Under the lock: every copy beside the file merged into `list`, listed again (another
     /// process may have merged some meanwhile). A copy bananas did not write is taken in like
     /// the file itself: judged and published.
-    private func takeInCopies(onto main: ShoppingList, base: BaseStore.Base?, history: inout PublishedHistory) -> CopiesUnderLock {
+    private func takeInCopies(onto main: ShoppingList, base: BaseStore.Base?, history: inout LockedHistory) -> CopiesUnderLock {
         var copies = CopiesUnderLock()
         var list = main
         for copy in ConflictCopy.find(beside: file.path) {
@@ -357,7 +367,7 @@ final class SyncEngine: @unchecked Sendable {
             case .unmerged(let problem): copies.unmerged.append(problem)
             case .skip: break
             case .copy(let snapshot, let bytes):
-                list = ShoppingList.mergingConflictCopy(absorb(snapshot, base: base, history: &history), into: list)
+                list = ShoppingList.mergingConflictCopy(absorb(snapshot, base: base, history: &history.whole), into: list)
                 copies.merged.append((copy, bytes))
             }
         }

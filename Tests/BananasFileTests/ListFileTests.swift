@@ -304,7 +304,7 @@ func inode(_ path: String) -> UInt64? {
         var history = store.history()
         #expect(history.deletesSeen[Tombstone.key(for: "OLD")] != nil && history.deletesSeen[Tombstone.key(for: "NEW")] != nil)
         history.deletesSeen[Tombstone.key(for: "OLD")]!.firstSeen = SystemTime().nowMillis() - 200 * day
-        #expect(store.saveTakenIn(try file.load().list, history: history) == nil)
+        #expect(store.saveTakenIn(try file.load().list, history: HistoryUpdate(rewriting: history)) == nil)
         try addItem("Eggs", to: file)
         #expect(try file.load().list.tombstones.keys.sorted() == [Tombstone.key(for: "NEW")])
     }

@@ -29,6 +29,13 @@ public struct PublishedHistory: Hashable, Sendable {
         public var kind: Kind
         /// When this device first saw it (its own clock): what expiry counts from.
         public var firstSeen: Int64
+
+        public init(number: Int, hash: UInt64, kind: Kind, firstSeen: Int64) {
+            self.number = number
+            self.hash = hash
+            self.kind = kind
+            self.firstSeen = firstSeen
+        }
     }
 
     /// A row (or section) as it was from state `from` on; nil when that state did not show it.
@@ -46,7 +53,7 @@ public struct PublishedHistory: Hashable, Sendable {
     /// When this device first saw each delete (by `Tombstone.key`, with the version it hides): a delete
     /// expires counting from here, never from a stamp or what a file claims. A later version
     /// deleted is a delete first seen then.
-    public internal(set) var deletesSeen: [UInt64: DeleteSighting] = [:]
+    public var deletesSeen: [UInt64: DeleteSighting] = [:]
 
     public struct DeleteSighting: Hashable, Sendable {
         /// `Tombstone.hidden`; nil in a history saved before sightings kept it (the first
@@ -77,42 +84,112 @@ public struct PublishedHistory: Hashable, Sendable {
 
     // MARK: Publishing
 
+    /// What one state adds to the history: the state, and each row (and section) whose
+    /// version changed with it (nil: not shown from this state on). The history's file keeps
+    /// the newest states as these, appended one per write (`HistoryCoding.swift`).
+    public struct Publication: Hashable, Sendable {
+        public var state: State
+        var rows: [String: Item?] = [:]
+        var sections: [String: SectionEntry?] = [:]
+    }
+
+    /// What a state showed, as publishing the next one compares with it: each row and
+    /// section known to the history, with its version then (nil: known, not shown).
+    public struct Shown: Sendable {
+        var rows: [String: Item?] = [:]
+        var sections: [String: SectionEntry?] = [:]
+
+        /// What a list file bananas wrote shows: exactly the state published with it, since
+        /// every row it holds, shown or not, was known to the history once that state was in
+        /// it (`publish`, and `pruned(keeping:)`).
+        public init(written list: ShoppingList) {
+            rows.reserveCapacity(list.rows.count)
+            for (id, row) in list.rows { rows[id] = list.isVisible(id) ? .some(PublishedHistory.published(row)) : .some(nil) }
+            for (key, entry) in list.sectionEntries { sections[key] = .some(PublishedHistory.published(entry)) }
+        }
+
+        init() {}
+    }
+
+    /// What the head state showed.
+    public var shown: Shown {
+        var result = Shown()
+        result.rows.reserveCapacity(rows.count)
+        for (id, versions) in rows { result.rows[id] = .some(versions.last?.value ?? nil) }
+        for (key, versions) in sections { result.sections[key] = .some(versions.last?.value ?? nil) }
+        return result
+    }
+
+    /// `list` as the state after one that showed `before`: the rows it shows that changed
+    /// (values or stamps, not what they superseded), the rows it no longer shows, the rows
+    /// first met hidden (another device's, deleted: shown later, they prove nothing of which
+    /// state a save came from), and its sections likewise.
+    public static func publication(of list: ShoppingList, after before: Shown, state: State) -> Publication {
+        var result = Publication(state: state)
+        for row in list.rows.values {
+            let known = before.rows[row.id]
+            guard list.isVisible(row.id) else {
+                if known == nil { result.rows[row.id] = .some(nil) }
+                continue
+            }
+            if let last = known ?? nil, same(last, row) { continue }
+            result.rows[row.id] = .some(published(row))
+        }
+        for (id, version) in before.rows where version != nil && !list.isVisible(id) { result.rows[id] = .some(nil) }
+        for (key, entry) in list.sectionEntries {
+            let kept = published(entry)
+            if (before.sections[key] ?? nil) != kept { result.sections[key] = .some(kept) }
+        }
+        for (key, version) in before.sections where version != nil && list.sectionEntries[key] == nil { result.sections[key] = .some(nil) }
+        return result
+    }
+
+    /// Adds the state `publication` describes.
+    public mutating func apply(_ publication: Publication) {
+        let number = publication.state.number
+        // A row already known as not shown stays so: a log written against a list file may
+        // name one the history knows from longer ago.
+        for (id, value) in publication.rows where value != nil || rows[id]?.last.map({ $0.value != nil }) != false {
+            rows[id, default: []].append(Version(from: number, value: value))
+        }
+        for (key, value) in publication.sections where value != nil || sections[key]?.last.map({ $0.value != nil }) != false {
+            sections[key, default: []].append(Version(from: number, value: value))
+        }
+        states.append(publication.state)
+        if publication.state.kind == .save(marked: false) { appLine = number }
+    }
+
+    /// The number the next state takes.
+    public var nextNumber: Int { (states.last?.number ?? 0) + 1 }
+
     /// Appends `list` as the state its file now holds: the rows it shows (with their stamps,
     /// not what they superseded) and its sections. `now` is this device's clock. `born`: the
     /// file did not exist before this state, so its rows were first published here (in a
     /// history's first state of an existing file, they may be older).
-    public mutating func publish(_ list: ShoppingList, hash: UInt64, kind: Kind, now: Int64, born: Bool = false) {
-        let number = (states.last?.number ?? 0) + 1
-        var shown = Set<String>()
-        for row in list.rows.values where list.isVisible(row.id) {
-            shown.insert(row.id)
-            if let last = rows[row.id]?.last?.value, Self.same(last, row) { continue }
-            rows[row.id, default: []].append(Version(from: number, value: Self.published(row)))
+    @discardableResult
+    public mutating func publish(_ list: ShoppingList, hash: UInt64, kind: Kind, now: Int64, born: Bool = false) -> Publication {
+        let state = State(number: nextNumber, hash: hash, kind: kind, firstSeen: now)
+        if states.isEmpty, !born, !list.rows.isEmpty { evidenceFloor = state.number }
+        let publication = Self.publication(of: list, after: shown, state: state)
+        apply(publication)
+        deletesSeen = Self.sightings(deletesSeen, of: list, now: now)
+        return publication
+    }
+
+    /// When this device first saw each delete `list` holds: as `seen` says, and `now` for
+    /// those it did not see before (or saw hiding an older version). Deletes no longer held
+    /// are forgotten.
+    public static func sightings(_ seen: [UInt64: DeleteSighting], of list: ShoppingList, now: Int64) -> [UInt64: DeleteSighting] {
+        var result: [UInt64: DeleteSighting] = [:]
+        result.reserveCapacity(list.tombstones.count)
+        for (key, tombstone) in list.tombstones {
+            if let sighting = seen[key], sighting.hidden == nil || sighting.hidden == tombstone.hidden {
+                result[key] = DeleteSighting(hidden: tombstone.hidden, firstSeen: sighting.firstSeen)
+            } else {
+                result[key] = DeleteSighting(hidden: tombstone.hidden, firstSeen: now)
+            }
         }
-        for (id, versions) in rows where versions.last?.value != nil && !shown.contains(id) {
-            rows[id]!.append(Version(from: number, value: nil))
-        }
-        // A row first met hidden (another device's, deleted) is known from here on: shown
-        // later, it proves nothing of which state a save came from.
-        for id in list.rows.keys where rows[id] == nil && !shown.contains(id) {
-            rows[id] = [Version(from: number, value: nil)]
-        }
-        for (key, entry) in list.sectionEntries {
-            var kept = entry
-            kept.stamps = entry.stamps.withoutHistory
-            if sections[key]?.last?.value != kept { sections[key, default: []].append(Version(from: number, value: kept)) }
-        }
-        for (key, versions) in sections where versions.last?.value != nil && list.sectionEntries[key] == nil {
-            sections[key]!.append(Version(from: number, value: nil))
-        }
-        deletesSeen = deletesSeen.filter { list.tombstones[$0.key] != nil }
-        for (key, tombstone) in list.tombstones where deleteFirstSeen(key, hiding: tombstone.hidden) == nil {
-            deletesSeen[key] = DeleteSighting(hidden: tombstone.hidden, firstSeen: now)
-        }
-        for (key, sighting) in deletesSeen where sighting.hidden == nil { deletesSeen[key]!.hidden = list.tombstones[key]?.hidden }
-        if states.isEmpty, !born, !list.rows.isEmpty { evidenceFloor = number }
-        states.append(State(number: number, hash: hash, kind: kind, firstSeen: now))
-        if kind == .save(marked: false) { appLine = number }
+        return result
     }
 
     /// True when `row` shows what `kept` (a published version) holds: values and stamps.
@@ -126,6 +203,13 @@ public struct PublishedHistory: Hashable, Sendable {
     static func published(_ row: Item) -> Item {
         Item(id: row.id, name: row.name, amount: row.amount, section: row.section, checked: row.checked,
              optional: row.optional, sortOrder: row.sortOrder, stamps: row.stamps.withoutHistory)
+    }
+
+    /// A section as a state keeps it.
+    static func published(_ entry: SectionEntry) -> SectionEntry {
+        var kept = entry
+        kept.stamps = entry.stamps.withoutHistory
+        return kept
     }
 
     // MARK: Reading
@@ -190,13 +274,17 @@ public struct PublishedHistory: Hashable, Sendable {
     /// The history without the states first seen more than `lifetimeMillis` before `now`,
     /// and then without the oldest until its encoding fits `maxBytes` (the head is always
     /// kept). What the dropped states showed is folded into the oldest state kept: its rows
-    /// as it showed them, so nothing older can be taken for an anchor.
-    public func pruned(now: Int64, maxBytes: Int) -> PublishedHistory {
+    /// as it showed them, so nothing older can be taken for an anchor. `head` is the list
+    /// the newest state is of: a row it holds hidden stays known (`Shown(written:)`).
+    public func pruned(now: Int64, maxBytes: Int, head: ShoppingList? = nil) -> PublishedHistory {
         var result = self
         let oldestKept = states.lastIndex { $0.firstSeen < now - Self.lifetimeMillis }.map { $0 + 1 } ?? 0
         result.dropStates(before: min(oldestKept, states.count - 1))
         while result.states.count > 1, result.estimatedBytes > maxBytes {
             result.dropStates(before: max(1, result.states.count / 4))
+        }
+        if let head, let first = result.states.first?.number, result.states.count < states.count {
+            for id in head.rows.keys where result.rows[id] == nil { result.rows[id] = [Version(from: first, value: nil)] }
         }
         return result
     }

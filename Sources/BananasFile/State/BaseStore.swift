@@ -32,7 +32,7 @@ public struct BaseStore: Sendable {
     static let legacyHashesKey = "bananasWrittenHashes"
     fileprivate let cache = BaseCache()
     /// The history as last read or saved by this process, by its file's path and signature.
-    fileprivate let historyCache = HistoryCache()
+    let historyCache = HistoryCache()
 
     /// The files in the state folder, and in its spare (`StateFolder.spare`): a write the
     /// state folder cannot take (full, read-only, not this user's, a symlink in it) saves its
@@ -47,8 +47,11 @@ public struct BaseStore: Sendable {
         var hashes: String { state.path + "/written-hashes" }
         /// The hash of the file a bananas writer is renaming into place (see `announce`).
         var incoming: String { state.path + "/incoming-hash" }
-        /// The published history (`PublishedHistory`, rule 5): saved with the base, under the lock.
+        /// The published history (`PublishedHistory`, rule 5; HistoryFiles.swift): saved with
+        /// the base, under the lock.
         var history: String { state.path + "/published.json" }
+        var log: String { state.path + "/published.log" }
+        var sightings: String { state.path + "/deletes-seen" }
         /// This device's replica id for commands (`commandReplica`).
         var replica: String { state.path + "/replica" }
     }
@@ -237,35 +240,10 @@ public struct BaseStore: Sendable {
         }
     }
 
-    /// The published history as saved; empty when there is none or it does not decode (then
-    /// stampless saves are judged as saves that saw nothing: nothing is lost).
-    public func history() -> PublishedHistory {
-        let files = current
-        let signature = FileSignature.of(files.history)
-        if let signature, let cached = historyCache.entry.withLock({ $0 }), cached.path == files.history, cached.signature == signature {
-            return cached.history
-        }
-        guard let bytes = readBytes(files.history, limit: BaseStore.historyMaxBytes(listSize: ListCodec.maxFileSize), in: files) else {
-            return PublishedHistory()
-        }
-        let history = PublishedHistory(encoded: bytes) ?? PublishedHistory()
-        // Kept only if the file did not change while it was read.
-        if let signature, FileSignature.of(files.history) == signature {
-            historyCache.entry.withLock { $0 = (files.history, signature, history) }
-        }
-        return history
-    }
-
-    /// Remembers `history` as the one just renamed into place in `files`.
-    fileprivate func cacheHistory(_ history: PublishedHistory, in files: Files) {
-        guard let signature = FileSignature.of(files.history) else { return }
-        historyCache.entry.withLock { $0 = (files.history, signature, history) }
-    }
-
     /// A state taken in without a write becomes the base, saved with the history that
     /// published it, under the list's lock: the next save is judged against it and merged
     /// into it, its deletes and records included (the history keeps neither).
-    public func saveTakenIn(_ list: ShoppingList, history: PublishedHistory) -> ListFileError? {
+    public func saveTakenIn(_ list: ShoppingList, history: HistoryUpdate?) -> ListFileError? {
         do {
             return try prepare(list, written: ListCodec.encode(list), history: history).commit()
         } catch {
@@ -307,7 +285,7 @@ public struct BaseStore: Sendable {
     /// the list's lock held.
     /// `history`: the published history with this write in it, saved beside the base.
     public func prepare(_ list: ShoppingList?, written bytes: [UInt8], hash: UInt64? = nil,
-                        history: PublishedHistory? = nil) throws(ListFileError) -> PreparedSave {
+                        history: HistoryUpdate? = nil) throws(ListFileError) -> PreparedSave {
         let hash = hash ?? Hash.content(bytes)
         // The hashes of the state as it is now, wherever it is, go on with it.
         let hashes = glance().writtenHashes + [hash]
@@ -322,7 +300,7 @@ public struct BaseStore: Sendable {
     }
 
     private func prepare(_ list: ShoppingList?, written bytes: [UInt8], hash: UInt64, hashes: [UInt64],
-                         history: PublishedHistory?, in files: Files) throws(ListFileError) -> PreparedSave {
+                         history: HistoryUpdate?, in files: Files) throws(ListFileError) -> PreparedSave {
         if let problem = files.state.make(files.state.path) { throw problem }
         let text = hashes.suffix(BaseStore.hashesKept).map(\.hex).joined(separator: "\n") + "\n"
         // A large base is written over in place, reusing its pages; readers take a base only
@@ -333,15 +311,32 @@ public struct BaseStore: Sendable {
         } else {
             base = try AtomicWrite.prepare(files.base, with: bytes)
         }
-        var hashesFile: AtomicWrite.Prepared?
+        var prepared: [AtomicWrite.Prepared] = []
         do {
-            hashesFile = try AtomicWrite.prepare(files.hashes, with: Array(text.utf8))
-            let historyFile = try history.map { history throws(ListFileError) in try AtomicWrite.prepare(files.history, with: history.encoded()) }
-            return PreparedSave(store: self, files: files, list: list, hash: hash, base: base, hashes: hashesFile!,
-                                history: historyFile, historyValue: history)
+            prepared.append(try AtomicWrite.prepare(files.hashes, with: Array(text.utf8)))
+            var history = history
+            // Lines for the log they were read from go nowhere else: elsewhere (the spare, or
+            // back from it), the history is written whole when it was read, or not at all (it
+            // then proves less).
+            if case .append(_, _, let log)? = history?.change, log != files.log {
+                history = history?.whole.map { HistoryUpdate(rewriting: $0) }
+            }
+            var historyFiles: [AtomicWrite.Prepared] = []
+            var appended: (bytes: [UInt8], at: Int)?
+            switch history?.change {
+            case .rewrite(let file, let log)?:
+                historyFiles.append(try AtomicWrite.prepare(files.history, with: file))
+                historyFiles.append(try AtomicWrite.prepare(files.log, with: log))
+            case .append(let bytes, let at, _)?: appended = (bytes, at)
+            case nil: break
+            }
+            if let seen = history?.sightings { historyFiles.append(try AtomicWrite.prepare(files.sightings, with: seen)) }
+            prepared += historyFiles
+            return PreparedSave(store: self, files: files, list: list, hash: hash, base: base, hashes: prepared[0],
+                                history: historyFiles, appended: appended, historyValue: history?.whole)
         } catch {
             base.discard()
-            hashesFile?.discard()
+            for file in prepared { file.discard() }
             throw error
         }
     }
@@ -355,7 +350,10 @@ public struct BaseStore: Sendable {
         let hash: UInt64
         let base: AtomicWrite.Prepared
         let hashes: AtomicWrite.Prepared
-        let history: AtomicWrite.Prepared?
+        /// The history's files, renamed into place in this order (HistoryFiles.swift).
+        let history: [AtomicWrite.Prepared]
+        /// Lines to append to the log, at the end of its whole lines.
+        let appended: (bytes: [UInt8], at: Int)?
         let historyValue: PublishedHistory?
 
         /// True when the state folder could not take it, and it went to the spare.
@@ -377,7 +375,7 @@ public struct BaseStore: Sendable {
                 try base.commit()
             } catch {
                 hashes.discard()
-                history?.discard()
+                for file in history { file.discard() }
                 store.cache.clear()
                 unlink(files.base)
                 return error
@@ -386,17 +384,23 @@ public struct BaseStore: Sendable {
             do {
                 try hashes.commit()
             } catch {
-                history?.discard()
+                for file in history { file.discard() }
                 store.cache.clear()
                 unlink(files.base)
                 return error
             }
             if !files.state.isSpare, let spare = store.spare, Sys.linkStatus(spare.hashes) != nil {
                 // The hashes first: without them the spare is not the state, whatever else stays.
-                for path in [spare.hashes, spare.base, spare.history, spare.incoming] { unlink(path) }
+                for path in [spare.hashes, spare.base, spare.history, spare.log, spare.sightings, spare.incoming] { unlink(path) }
             }
-            do {
-                try history?.commit()
+            do throws(ListFileError) {
+                for (index, file) in history.enumerated() {
+                    do { try file.commit() } catch {
+                        for later in history[(index + 1)...] { later.discard() }
+                        throw error
+                    }
+                }
+                if let appended { try Self.append(appended.bytes, at: appended.at, to: files.log) }
                 if let historyValue { store.cacheHistory(historyValue, in: files) }
             } catch {
                 // An older history only proves less: it is kept.
@@ -405,11 +409,29 @@ public struct BaseStore: Sendable {
             return nil
         }
 
+        /// Writes `bytes` at `offset` of the log, cutting off what follows it (a line a crash
+        /// left unfinished). Not fsynced, like the base.
+        static func append(_ bytes: [UInt8], at offset: Int, to path: String) throws(ListFileError) {
+            guard !bytes.isEmpty else { return }
+            let fd = open(path, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+            guard fd >= 0 else { throw Sys.failure(errno, path: path, action: "write") }
+            defer { close(fd) }
+            var st = stat()
+            guard fstat(fd, &st) == 0, Sys.isRegular(st) else { throw Sys.failure(EINVAL, path: path, action: "write") }
+            if Int(st.st_size) != offset, ftruncate(fd, off_t(offset)) != 0 { throw Sys.failure(errno, path: path, action: "write") }
+            let written = bytes.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, off_t(offset)) }
+            guard written == bytes.count else {
+                let code = written < 0 ? errno : ENOSPC
+                _ = ftruncate(fd, off_t(offset))
+                throw Sys.failure(code, path: path, action: "write")
+            }
+        }
+
         /// Removes the temp files: the write they were for was not made.
         public func discard() {
             base.discard()
             hashes.discard()
-            history?.discard()
+            for file in history { file.discard() }
         }
     }
 
