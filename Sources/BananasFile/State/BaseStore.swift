@@ -316,10 +316,9 @@ public struct BaseStore: Sendable {
             prepared.append(try AtomicWrite.prepare(files.hashes, with: Array(text.utf8)))
             var history = history
             // Lines for the log they were read from go nowhere else: elsewhere (the spare, or
-            // back from it), the history is written whole when it was read, or not at all (it
-            // then proves less).
-            if case .append(_, _, let log)? = history?.change, log != files.log {
-                history = history?.whole.map { HistoryUpdate(rewriting: $0) }
+            // back from it), the history is written whole.
+            if case .append(_, _, let source, _)? = history?.change, source.log != files.log {
+                history = history?.rewritten(by: self)
             }
             var historyFiles: [AtomicWrite.Prepared] = []
             var appended: (bytes: [UInt8], at: Int)?
@@ -327,7 +326,7 @@ public struct BaseStore: Sendable {
             case .rewrite(let file, let log)?:
                 historyFiles.append(try AtomicWrite.prepare(files.history, with: file))
                 historyFiles.append(try AtomicWrite.prepare(files.log, with: log))
-            case .append(let bytes, let at, _)?: appended = (bytes, at)
+            case .append(let bytes, let at, _, _)?: appended = (bytes, at)
             case nil: break
             }
             if let seen = history?.sightings { historyFiles.append(try AtomicWrite.prepare(files.sightings, with: seen)) }

@@ -183,7 +183,8 @@ public struct LockedHistory: Sendable {
         if !tookIn, let log, continues(log), log.oldest >= now - PublishedHistory.lifetimeMillis - 86_400_000,
            log.length + lines.count <= BaseStore.logMaxBytes(historySize: historySize),
            historySize + log.length + lines.count <= maxBytes {
-            return HistoryUpdate(change: .append(lines, at: log.length, of: files!.log), sightings: seen, whole: loaded)
+            return HistoryUpdate(change: .append(lines, at: log.length, of: files!, publications: pending), sightings: seen,
+                                 deletesSeen: sightings, whole: loaded)
         }
         let history = load().pruned(now: now, maxBytes: maxBytes, head: list)
         loaded = history
@@ -194,27 +195,41 @@ public struct LockedHistory: Sendable {
 /// What a save writes of the published history.
 public struct HistoryUpdate: Sendable {
     enum Change: Sendable {
-        /// Lines appended to the log (at that path, as read), at its whole lines' end.
-        case append([UInt8], at: Int, of: String)
+        /// Lines appended to the log of `of` (the files read), at its whole lines' end: the
+        /// lines of `publications`.
+        case append([UInt8], at: Int, of: BaseStore.Files, publications: [PublishedHistory.Publication])
         /// The history file and a log begun after it.
         case rewrite(file: [UInt8], log: [UInt8])
     }
     let change: Change?
     /// `deletes-seen`, when it changed.
     let sightings: [UInt8]?
+    /// When this device first saw each delete, after it.
+    let deletesSeen: [UInt64: PublishedHistory.DeleteSighting]?
     /// The whole history after it, when it was read.
     let whole: PublishedHistory?
 
-    init(change: Change?, sightings: [UInt8]?, whole: PublishedHistory?) {
+    init(change: Change?, sightings: [UInt8]?, deletesSeen: [UInt64: PublishedHistory.DeleteSighting]?, whole: PublishedHistory?) {
         self.change = change
         self.sightings = sightings
+        self.deletesSeen = deletesSeen
         self.whole = whole
+    }
+
+    /// The same update for other files than those it was read from (the spare, or back from
+    /// it): the whole history, read from where it was, with this write's states in it.
+    func rewritten(by store: BaseStore) -> HistoryUpdate {
+        guard case .append(_, _, let files, let publications)? = change else { return self }
+        var history = whole ?? store.readHistory(in: files).history
+        if whole == nil { history.apply(publications) }
+        if let deletesSeen { history.deletesSeen = deletesSeen }
+        return HistoryUpdate(rewriting: history)
     }
 
     /// `history` written whole, with a log begun after it.
     public init(rewriting history: PublishedHistory) {
         let header = history.head.map { HistoryLog.header(folded: $0, oldest: history.states.first!.firstSeen) }
         self.init(change: header.map { .rewrite(file: history.encoded(), log: $0) },
-                  sightings: PublishedHistory.encoded(sightings: history.deletesSeen), whole: history)
+                  sightings: PublishedHistory.encoded(sightings: history.deletesSeen), deletesSeen: history.deletesSeen, whole: history)
     }
 }
