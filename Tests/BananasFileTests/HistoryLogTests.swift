@@ -171,5 +171,15 @@ import BananasTestSupport
             #expect(PublishedHistory.sightings(encoded: Array(bad.utf8)) == nil, "\(bad)")
         }
     }
-}
 
+    /// A log and sightings as a write left them read, and write back the same bytes.
+    @Test func theWrittenFilesRead() throws {
+        let log = fixture("written/state/published.log")
+        let summary = try #require(HistoryLog(summarizing: log))
+        let publications = HistoryLog.publications(in: log)
+        #expect(summary.folded.number == 1 && summary.head.number == 5 && publications.count == 4)
+        #expect(HistoryLog.header(folded: summary.folded, oldest: summary.oldest) + publications.flatMap(HistoryLog.line) == log)
+        let seen = fixture("written/state/deletes-seen")
+        #expect(PublishedHistory.sightings(encoded: seen).map(PublishedHistory.encoded(sightings:)) == seen)
+    }
+}

@@ -24,6 +24,16 @@ public func fuzzOne(_ start: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     if let history = PublishedHistory(encoded: bytes) {
         precondition(PublishedHistory(encoded: history.encoded()) == history, "a history does not survive a round trip")
     }
+    // So are its log and the deletes' sightings beside it.
+    if HistoryLog(summarizing: bytes) != nil {
+        for publication in HistoryLog.publications(in: bytes) {
+            precondition(HistoryLog.publications(in: HistoryLog.header(folded: publication.state, oldest: 0) + HistoryLog.line(publication))
+                == [publication], "a log line does not survive a round trip")
+        }
+    }
+    if let seen = PublishedHistory.sightings(encoded: bytes) {
+        precondition(PublishedHistory.sightings(encoded: PublishedHistory.encoded(sightings: seen)) == seen, "sightings do not survive a round trip")
+    }
     guard let decoded = try? ListCodec.decode(bytes) else { return 0 }
     // The readers a whole-process command uses: rows in the encoder's shape read straight
     // from the bytes, on demand (where a stamp index once overflowed: the fuzzer never got
