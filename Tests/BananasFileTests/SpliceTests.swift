@@ -28,6 +28,8 @@ import PropertyBased
             _ = try? list.apply(.insert(Item(id: "NEW-\(rng.next())", name: "New", sortOrder: 1)), stamp: clock.next(now: now))
             return
         }
+        // A deleted row let go (`collectGarbage`), in the same write as the change below.
+        if rng.next() % 6 == 0, let hidden = list.rows.keys.sorted().first(where: { !list.isVisible($0) }) { list.rows[hidden] = nil }
         switch rng.next() % 10 {
         case 0: _ = try? list.apply(.update(id: id, changes: [.checked: .flag(!(list.item(id)?.checked ?? false))]), stamp: clock.next(now: now))
         case 1: _ = try? list.apply(.update(id: id, changes: [.name: .text("Renamed \(rng.next() % 1000) ünï \"q\"")]), stamp: clock.next(now: now))

@@ -125,17 +125,53 @@ public struct PublishedHistory: Hashable, Sendable {
     /// first met hidden (another device's, deleted: shown later, they prove nothing of which
     /// state a save came from), and its sections likewise.
     public static func publication(of list: ShoppingList, after before: Shown, state: State) -> Publication {
-        var result = Publication(state: state)
-        for row in list.rows.values {
-            let known = before.rows[row.id]
-            guard list.isVisible(row.id) else {
-                if known == nil { result.rows[row.id] = .some(nil) }
-                continue
-            }
-            if let last = known ?? nil, same(last, row) { continue }
-            result.rows[row.id] = .some(published(row))
+        var ids = Set(list.rows.keys)
+        ids.formUnion(before.rows.keys)
+        return publication(of: list, after: before, rows: ids, state: state)
+    }
+
+    /// `publication(of:after:state:)` of a list written over `file`, when `file` is the newest
+    /// state published and a write of ours (so it shows what that state showed): only rows
+    /// that may differ between the two are looked at (`RowTable.differingRowIDs`, and the
+    /// rows of deletes that changed), not every row of the list.
+    public static func publication(of list: ShoppingList, over file: ShoppingList, state: State) -> Publication {
+        var added: [String] = []
+        guard let differing = RowTable.differingRowIDs(list.rows, file.rows, added: &added) else {
+            return publication(of: list, after: Shown(written: file), state: state)
         }
-        for (id, version) in before.rows where version != nil && !list.isVisible(id) { result.rows[id] = .some(nil) }
+        var ids = Set(differing)
+        ids.formUnion(added)
+        if list.tombstones != file.tombstones {
+            var keys = Set<UInt64>()
+            for (key, tombstone) in list.tombstones where file.tombstones[key] != tombstone { keys.insert(key) }
+            for key in file.tombstones.keys where list.tombstones[key] == nil { keys.insert(key) }
+            list.rows.forEachRow { row in
+                if keys.contains(Tombstone.key(for: row.id)) { ids.insert(row.id) }
+            }
+        }
+        var before = Shown()
+        for id in ids {
+            if let row = file.rows[id] { before.rows[id] = .some(file.isVisible(id) ? published(row) : nil) }
+        }
+        for (key, entry) in file.sectionEntries { before.sections[key] = .some(published(entry)) }
+        return publication(of: list, after: before, rows: ids, state: state)
+    }
+
+    /// The publication, looking at the rows `ids` only.
+    private static func publication(of list: ShoppingList, after before: Shown, rows ids: Set<String>, state: State) -> Publication {
+        var result = Publication(state: state)
+        for id in ids {
+            let known = before.rows[id]
+            if let row = list.rows[id] {
+                if list.isVisible(id) {
+                    if let last = known ?? nil, same(last, row) { continue }
+                    result.rows[id] = .some(published(row))
+                    continue
+                }
+                if known == nil { result.rows[id] = .some(nil) }
+            }
+            if let known, known != nil { result.rows[id] = .some(nil) }
+        }
         for (key, entry) in list.sectionEntries {
             let kept = published(entry)
             if (before.sections[key] ?? nil) != kept { result.sections[key] = .some(kept) }

@@ -255,6 +255,13 @@ extension ListCodec {
         // where they pair up (no hash of every id).
         var added: [String] = []
         let differing = ShoppingList.differingRowIDs(list.rows, old.rows, added: &added)
+        if differing == nil {
+            // Tables that do not pair up: every row there was must still be here. A deleted
+            // row let go in the write that adds one keeps the count, and the add would be lost.
+            var kept = true
+            old.rows.forEachRow { row in if kept, list.rows[row.id] == nil { kept = false } }
+            guard kept else { return nil }
+        }
         // New rows after every row there was (an add): written after the last one.
         var appended: [Item] = []
         if list.rows.count > old.rows.count {

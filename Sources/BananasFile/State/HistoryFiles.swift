@@ -157,7 +157,7 @@ public struct LockedHistory: Sendable {
                                  replacing file: (hash: UInt64, list: ShoppingList)?) {
         if loaded == nil, let head, case .write = head.kind, head.hash == file?.hash, let file, sightings != nil {
             let state = PublishedHistory.State(number: head.number + 1, hash: hash, kind: kind, firstSeen: now)
-            pending.append(PublishedHistory.publication(of: list, after: PublishedHistory.Shown(written: file.list), state: state))
+            pending.append(PublishedHistory.publication(of: list, over: file.list, state: state))
             sightings = PublishedHistory.sightings(sightings!, of: list, now: now)
             return
         }
