@@ -33,7 +33,8 @@ button.small { min-height: 44px; padding: 0 0.75rem; }
 .suggestion { width: 100%; text-align: left; background: var(--panel); color: var(--fg); margin-top: 2px; }
 ul { list-style: none; margin: 0; padding: 0; }
 .item { display: flex; align-items: center; gap: 0.25rem; border-bottom: 1px solid var(--line); min-height: 48px;
-  touch-action: pan-y; background: var(--bg); transition: transform 0.15s ease-out, opacity 0.15s; }
+  touch-action: pan-y; background: var(--bg); transition: transform 0.15s ease-out, opacity 0.15s;
+  content-visibility: auto; contain-intrinsic-size: auto 48px; }
 .item.swiping { transition: none; background: var(--panel); }
 .item.gone { opacity: 0; }
 .check { flex: 1 1 auto; display: flex; align-items: center; gap: 0.6rem; background: none; color: var(--fg); text-align: left; padding: 0 0.25rem; min-width: 0; }
