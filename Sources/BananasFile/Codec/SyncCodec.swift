@@ -340,6 +340,8 @@ extension ListCodec {
             let key = String(decoding: keyBytes, as: UTF8.self)
             guard keys.insert(key).inserted else { return nil }
             if key == "remembered", reader.current == UInt8(ascii: "[") {
+                // Room for the names the bytes could hold, up to what the list keeps.
+                parts.entries.reserveCapacity(Swift.min((reader.bytes.count - reader.at) / 16, 2 * ItemMemory.capacity))
                 guard try readArray(&reader, &cursor, plain: { reader, cursor in readPlainRemembered(&reader, &cursor, into: &parts) },
                                     general: { parts.takeRemembered($0) }) else { return nil }
             } else {
@@ -394,6 +396,7 @@ extension ListCodec {
             return Stamp(millis: Int64(days) * Stamp.dayMillis, counter: 0, replica: "")
         }
         var purchases: [Stamp] = []
+        purchases.reserveCapacity((bought.count + 1) / 2)
         var readable = true
         Words.each(in: bought) { word in
             guard let stamp = day(word) else { readable = false; return }
@@ -470,7 +473,9 @@ extension ListCodec {
         }
         guard readable else { return }
         let tombstone = Tombstone(stamp: at, seen: seen, firstSeen: firstSeen)
-        tombstones.reserveCapacity(tombstones.count + rows.count / 14 + 1)
+        // Room grown by doubling: a reserve of just enough for each group rehashed at each.
+        let needed = tombstones.count + rows.count / 14 + 1
+        if tombstones.capacity < needed { tombstones.reserveCapacity(Swift.max(needed, 2 * tombstones.capacity)) }
         Words.each(in: rows) { word in
             guard word.count == 13, let key = Words.base36(word) else { return }
             if let known = tombstones[key] { tombstones[key] = known.merged(with: tombstone) } else { tombstones[key] = tombstone }
@@ -750,11 +755,21 @@ extension ListCodec {
     /// (`Tombstone.key`, 13 base-36 digits each) in ascending order (docs/file-format.md).
     /// The groups in the order they are written: by their compact JSON text.
     static func sortedDeleteGroups(_ tombstones: [UInt64: Tombstone]) -> [(tombstone: Tombstone, keys: [UInt64])] {
-        var groups: [Tombstone: [UInt64]] = [:]
-        for (key, tombstone) in tombstones { groups[tombstone, default: []].append(key) }
-        var sorted = groups.map { group in
-            let at = compactText(group.key.stamp)
-            return (tombstone: group.key, keys: group.value.sorted(), at: at, plain: at.utf8.allSatisfy { $0 > 0x22 && $0 < 0x7F && $0 != 0x5C })
+        // Grouped first by the delete's time (a cheap hash), then among those of one time by
+        // equality (the rows of one delete share their record's storage, so that is quick):
+        // hashing a whole record hashes what it saw, at every row.
+        var byTime: [Int64: [(tombstone: Tombstone, keys: [UInt64])]] = [:]
+        for (key, tombstone) in tombstones {
+            let time = tombstone.stamp.millis &* 1_679_616 &+ Int64(tombstone.stamp.counter)
+            if let index = byTime[time]?.firstIndex(where: { $0.tombstone == tombstone }) {
+                byTime[time]![index].keys.append(key)
+            } else {
+                byTime[time, default: []].append((tombstone, [key]))
+            }
+        }
+        var sorted = byTime.values.joined().map { group in
+            let at = compactText(group.tombstone.stamp)
+            return (tombstone: group.tombstone, keys: group.keys.sorted(), at: at, plain: at.utf8.allSatisfy { $0 > 0x22 && $0 < 0x7F && $0 != 0x5C })
         }
         // The text starts `{"at":"STAMP"`: groups of different stamps whose text needs no
         // escapes compare as that text does (the quote after it sorts before any of its
