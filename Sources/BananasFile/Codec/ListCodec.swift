@@ -421,27 +421,7 @@ public enum ListCodec {
                 itemsText = start..<cursor.index
                 object[key] = .array([])
             } else if key == "sync" {
-                let start = cursor.index
-                sync = nil
-                if direct, let read = try bytes.withUnsafeBufferPointer({ (buffer) throws(JSONSyntaxError) in
-                    try readPlainSync(&cursor, bytes: buffer, conflicts: conflicts)
-                }) {
-                    sync = (read, start..<cursor.index)
-                    object[key] = .object([:])  // a placeholder: `Document.sync` holds what it read
-                    cursor.skipWhitespace()
-                    guard let next = cursor.current else { throw cursor.error("the file ends inside an object (truncated?)") }
-                    if next == UInt8(ascii: ",") { cursor.index += 1; continue }
-                    if next == UInt8(ascii: "}") { cursor.index += 1; cursor.leave(); break }
-                    throw cursor.error("expected ',' or '}' in an object, found \(cursor.describe(next))")
-                }
-                // `sync.conflicts` record by record, bounded as it is read (`ConflictStream`).
-                let read: JSONValue, shadowed: [(key: String, value: JSONValue)]
-                if let conflicts {
-                    (read, shadowed) = try cursor.valueKeepingShadowed(streaming: "conflicts", into: conflicts.add)
-                } else {
-                    (read, shadowed) = try cursor.valueKeepingShadowed()
-                }
-                object[key] = keepingShadowed(shadowed, in: read)
+                (object[key], sync) = try readSync(&cursor, direct: direct, conflicts: conflicts)
             } else {
                 object[key] = try cursor.value()
                 if key == "items" { items = nil; itemsText = nil; layout.usable = false }
@@ -454,6 +434,26 @@ public enum ListCodec {
         }
         try cursor.end()
         return Document(root: .object(object), items: items, shadowed: shadowed, sync: sync?.read)
+    }
+
+    /// `sync`, from its first byte: read straight from the bytes when `direct` can (its value
+    /// is then a placeholder, with what was read and where), else as a tree.
+    static func readSync(_ cursor: inout JSONCursor, direct: Bool, conflicts: ConflictStream?)
+        throws(JSONSyntaxError) -> (JSONValue, (read: DecodedSync, text: Range<Int>)?) {
+        let start = cursor.index
+        if direct, let read = try cursor.bytes.withUnsafeBufferPointer({ (buffer) throws(JSONSyntaxError) in
+            try readPlainSync(&cursor, bytes: buffer, conflicts: conflicts)
+        }) {
+            return (.object([:]), (read, start..<cursor.index))
+        }
+        // `sync.conflicts` record by record, bounded as it is read (`ConflictStream`).
+        let read: JSONValue, shadowed: [(key: String, value: JSONValue)]
+        if let conflicts {
+            (read, shadowed) = try cursor.valueKeepingShadowed(streaming: "conflicts", into: conflicts.add)
+        } else {
+            (read, shadowed) = try cursor.valueKeepingShadowed()
+        }
+        return (keepingShadowed(shadowed, in: read), nil)
     }
 
     /// A document as `readDocument` reads it.
