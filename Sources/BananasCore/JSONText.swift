@@ -48,6 +48,17 @@ public enum JSONText {
         swap(&writer.out, &out)
     }
 
+    /// Appends the value of the member `key` of an object nested `indent` levels deep, as
+    /// `serialize` writes it there (an array under one of `rowKeys` one element to a line),
+    /// for writers that write an object's members themselves.
+    public static func appendMemberValue(_ value: JSONValue, key: String, to out: inout [UInt8], indent: Int, rank: [String: Int], rowKeys: Set<String> = []) {
+        var writer = Writer(rank: rank)
+        writer.rowKeys = rowKeys
+        swap(&writer.out, &out)
+        writer.writeMember(key, value, indent: indent)
+        swap(&writer.out, &out)
+    }
+
     /// Appends a string literal (quoted and escaped) as `serialize` writes it.
     public static func appendString(_ text: String, to out: inout [UInt8]) {
         writeString(text, into: &out)
@@ -112,6 +123,12 @@ public struct JSONCursor {
         set { parser.index = newValue }
     }
     /// The byte at the position, nil at the end.
+    /// How many objects and arrays the position is inside (for a reader that walks ahead
+    /// and goes back).
+    public var depth: Int {
+        get { parser.depth }
+        set { parser.depth = newValue }
+    }
     public var current: UInt8? { parser.index < parser.bytes.count ? parser.bytes[parser.index] : nil }
     public var bytes: [UInt8] { parser.bytes }
 
@@ -516,23 +533,28 @@ private struct Writer {
                 newline(indent + 1)
                 writeString(entry.key)
                 out.append(contentsOf: (pretty ? ": " : ":").utf8)
-                if !inline, rowKeys.contains(entry.key), case .array(let rows) = entry.value, !rows.isEmpty {
-                    out.append(UInt8(ascii: "["))
-                    for (k, row) in rows.enumerated() {
-                        if k > 0 { out.append(UInt8(ascii: ",")) }
-                        newline(indent + 2)
-                        inline = true
-                        write(row, indent: indent + 2)
-                        inline = false
-                    }
-                    newline(indent + 1)
-                    out.append(UInt8(ascii: "]"))
-                } else {
-                    write(entry.value, indent: indent + 1)
-                }
+                writeMember(entry.key, entry.value, indent: indent)
             }
             newline(indent)
             out.append(UInt8(ascii: "}"))
+        }
+    }
+
+    /// The value of the member `key` of an object at `indent`.
+    mutating func writeMember(_ key: String, _ value: JSONValue, indent: Int) {
+        if !inline, rowKeys.contains(key), case .array(let rows) = value, !rows.isEmpty {
+            out.append(UInt8(ascii: "["))
+            for (k, row) in rows.enumerated() {
+                if k > 0 { out.append(UInt8(ascii: ",")) }
+                newline(indent + 2)
+                inline = true
+                write(row, indent: indent + 2)
+                inline = false
+            }
+            newline(indent + 1)
+            out.append(UInt8(ascii: "]"))
+        } else {
+            write(value, indent: indent + 1)
         }
     }
 

@@ -233,6 +233,20 @@ extension String {
     /// by it depended on where it started (a rewrite reordered `sync.sections`: found by the
     /// codec fuzzer). For text in NFC, nearly all, the two orders agree.
     @inlinable public func precedesInTextOrder(_ other: String) -> Bool {
-        utf8.lexicographicallyPrecedes(other.utf8)
+        // Native strings hold their UTF-8 in one piece: compared there, not a byte per
+        // iterator step (the writer sorts every remembered name and delete at every write).
+        let contiguous = utf8.withContiguousStorageIfAvailable { a in
+            other.utf8.withContiguousStorageIfAvailable { b in
+                let count = Swift.min(a.count, b.count)
+                var i = 0
+                while i < count {
+                    if a[i] != b[i] { return a[i] < b[i] }
+                    i += 1
+                }
+                return a.count < b.count
+            }
+        }
+        if let contiguous, let result = contiguous { return result }
+        return utf8.lexicographicallyPrecedes(other.utf8)
     }
 }

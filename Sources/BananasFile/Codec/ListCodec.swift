@@ -26,7 +26,6 @@ public enum ListCodec {
 
     static let topLevelKeys: Set<String> = ["schemaVersion", "sections", "items", "sync"]
     static let itemKeys: Set<String> = ["id", "name", "amount", "section", "checked", "optional", "sortOrder", "lastModified", "stamps", "sectionKey", "v"]
-    static let syncKeys: Set<String> = ["sectionsStamp", "sections", "deleted", "deletedRows", "deletedItems", "conflicts", "conflictsFolded", "written", "memory"]
     static let keyOrder = ["schemaVersion", "sections", "items", "sync",
                            "id", "name", "amount", "section", "checked", "optional", "sortOrder", "lastModified", "stamps", "sectionKey", "v",
                            "written", "sectionsStamp", "deleted", "deletedRows", "deletedItems", "conflicts", "memory",
@@ -63,17 +62,16 @@ public enum ListCodec {
     /// `rowsOnDemand`: rows in the shape the encoder writes stay in the bytes until a field
     /// of theirs is asked for (`FileRows`), for a command that looks at few of them.
     static func decode(_ bytes: [UInt8], readingItemsDirectly: Bool, rowsOnDemand: Bool = false, layout: inout LayoutRecorder) throws(DecodeError) -> DecodedList {
-        let root: JSONValue
-        let itemRows: [RawRow]?
-        let shadowed: [(key: String, value: JSONValue)]
+        let document: Document
         let onDemand = rowsOnDemand && readingItemsDirectly ? FileRows(bytes) : nil
         let conflictStream = ConflictStream()
         layout.idsFromFile = onDemand != nil
         do {
-            (root, itemRows, shadowed) = try readDocument(bytes, direct: readingItemsDirectly, onDemand: onDemand, conflicts: conflictStream, layout: &layout)
+            document = try readDocument(bytes, direct: readingItemsDirectly, onDemand: onDemand, conflicts: conflictStream, layout: &layout)
         } catch {
             throw .syntax(error)
         }
+        let (root, itemRows, shadowed) = (document.root, document.items, document.shadowed)
         guard case .object(let top) = root else {
             throw .structure("the top level is \(root.typeDescription), not an object")
         }
@@ -109,37 +107,16 @@ public enum ListCodec {
                            explicitKeys: &explicitKeys)
         }
 
-        var sectionsStamp = Stamp.zero
-        var entries: [String: SectionEntry]?
-        var tombstones: [UInt64: Tombstone] = [:]
-        var records: [ConflictRecord] = []
-        var folds: [ConflictFold] = []
-        var writeMark = Stamp.zero
-        var memory = ItemMemory()
-        var deletedItems: [String: DeletedItem] = [:]
-        var syncExtra: [String: JSONValue] = [:]
+        var sync = DecodedSync()
         if let value = top["sync"] {
-            guard case .object(let sync) = value else { throw .structure("sync is \(value.typeDescription), not an object") }
-            if sync[shadowedKey] != nil, let note = shadowedNote(sync, at: "sync") { problems.append(note) }
-            for (key, entry) in sync where !syncKeys.contains(key) { syncExtra[key] = entry }
-            sectionsStamp = sync["sectionsStamp"]?.stringValue.flatMap(Stamp.init(encoded:)) ?? .zero
-            if case .array(let stored)? = sync["sections"] { entries = decodeSectionEntries(stored) }
-            switch sync["deleted"] {
-            case .array(let groups)?:
-                for group in groups { decodeDeleteGroup(group, into: &tombstones) }
-            case .object(let deleted)?:
-                // Versions 2 and 3: one entry per row id.
-                for (id, stamp) in deleted {
-                    if let tombstone = decodeTombstone(stamp) { tombstones[Tombstone.key(for: normalizedID(id))] = tombstone }
-                }
-            default: break
-            }
-            if case .array(let stored)? = sync["deletedRows"] {
-                let hidden = stored.map(hiddenRowObject)
+            guard case .object(let object) = value else { throw .structure("sync is \(value.typeDescription), not an object") }
+            sync = document.sync ?? DecodedSync(object)
+            if sync.extra[shadowedKey] != nil, let note = shadowedNote(sync.extra, at: "sync") { problems.append(note) }
+            if let hidden = sync.hiddenRows {
                 var ignored: [String] = []
                 var ignoredRows: [UnreadableRow] = []
                 var hiddenTable = DecodedRows(onDemand: nil, rows: hidden.count)
-                let hiddenRows = decodeRows(hidden.map { .value($0, text: nil) }, path: "sync.deletedRows", problems: &ignored, unreadable: &ignoredRows,
+                let hiddenRows = decodeRows(hidden, path: "sync.deletedRows", problems: &ignored, unreadable: &ignoredRows,
                                             table: &hiddenTable, explicitKeys: &explicitKeys)
                 let joining = hiddenRows.filter { !table.contains($0.id) }
                 for row in joining { _ = table.insert(row) }
@@ -148,28 +125,16 @@ public enum ListCodec {
                 // re-reading only changed rows would not know to bring back.
                 if joining.count != hiddenRows.count || !ignoredRows.isEmpty { layout.usable = false }
             }
-            if case .array(let stored)? = sync["deletedItems"] {
-                for case .array(let fields) in stored {
-                    guard fields.count == 4 || fields.count == 5, case .string(let id) = fields[0], case .string(let name) = fields[1],
-                          case .string(let amount) = fields[2], case .string(let section) = fields[3] else { continue }
-                    let checked = fields.count == 5 && fields[4] == .number("1")
-                    deletedItems[id] = DeletedItem(id: id, name: name, amount: amount, section: section, checked: checked)
-                }
-            }
-            if case .array(let stored)? = sync["conflicts"] { records = stored.compactMap(decodeConflict) }
-            if case .array(let stored)? = sync["conflictsFolded"] { folds = stored.compactMap(decodeConflictFold) }
-            records += conflictStream.list.conflicts.values
-            folds += conflictStream.list.conflictFolds.values
-            writeMark = sync["written"]?.stringValue.flatMap(Meta.stamp) ?? .zero
-            if let stored = sync["memory"] { memory = decodeMemory(stored) }
+            sync.records += conflictStream.list.conflicts.values
+            sync.folds += conflictStream.list.conflictFolds.values
         }
 
         var extra: [String: JSONValue] = [:]
         for (key, value) in top where !topLevelKeys.contains(key) { extra[key] = value }
         keepShadowed(shadowed, in: &extra, problems: &problems)
 
-        var sectionEntries = entries ?? ShoppingList.entries(forNames: sections, stamp: sectionsStamp)
-        if entries != nil {
+        var sectionEntries = sync.entries ?? ShoppingList.entries(forNames: sections, stamp: sync.sectionsStamp)
+        if sync.entries != nil {
             // Names in the array that no section has (a writer that keeps `sync` but edited
             // the array by hand): sections of their own, unstamped.
             let known = Set(sectionEntries.values.map(\.name))
@@ -180,12 +145,12 @@ public enum ListCodec {
             }
         }
         var list = ShoppingList(
-            sectionEntries: sectionEntries, rowsByID: table.finish(), tombstones: tombstones, conflicts: records, conflictFolds: folds, memory: memory,
-            extra: extra, syncExtra: syncExtra, unreadableRows: unreadable
+            sectionEntries: sectionEntries, rowsByID: table.finish(), tombstones: sync.tombstones, conflicts: sync.records, conflictFolds: sync.folds,
+            memory: sync.memory, extra: extra, syncExtra: sync.extra, unreadableRows: unreadable
         )
         list.keySections(explicitKeys: explicitKeys)
-        list.writeMark = writeMark
-        list.deletedItems = deletedItems
+        list.writeMark = sync.writeMark
+        list.deletedItems = sync.deletedItems
         // Bounded as read, not only as written: a file's million records cost every later step.
         list.boundConflicts()
         return DecodedList(list: list, schemaVersion: schemaVersion, problems: problems)
@@ -404,21 +369,22 @@ public enum ListCodec {
     /// decoder, without a dictionary per item. A top-level key the file repeats is read as
     /// every JSON reader reads it (the last one wins); the values it shadows are returned.
     static func readDocument(_ bytes: [UInt8], direct: Bool = true, onDemand: FileRows? = nil, conflicts: ConflictStream? = nil,
-                             layout: inout LayoutRecorder) throws(JSONSyntaxError) -> (JSONValue, [RawRow]?, shadowed: [(key: String, value: JSONValue)]) {
+                             layout: inout LayoutRecorder) throws(JSONSyntaxError) -> Document {
         var cursor = JSONCursor(bytes)
         cursor.skipWhitespace()
-        guard cursor.current == UInt8(ascii: "{") else { return (try JSONText.parse(bytes), nil, []) }
+        guard cursor.current == UInt8(ascii: "{") else { return Document(root: try JSONText.parse(bytes)) }
         try cursor.enter()
         cursor.index += 1
         var object: [String: JSONValue] = [:]
         var items: [RawRow]?
         var itemsText: Range<Int>?
+        var sync: (read: DecodedSync, text: Range<Int>)?
         var shadowed: [(key: String, value: JSONValue)] = []
         cursor.skipWhitespace()
         if cursor.take(UInt8(ascii: "}")) {
             cursor.leave()
             try cursor.end()
-            return (.object(object), nil, [])
+            return Document(root: .object(object))
         }
         while true {
             cursor.skipWhitespace()
@@ -436,6 +402,12 @@ public enum ListCodec {
                 layout.usable = false
                 if key == "items", let range = itemsText, let array = try? JSONText.parse(Array(bytes[range])) {
                     shadowed.append((key, array))
+                } else if key == "sync", let range = sync?.text {
+                    // Read again as the tree reader reads it: no key repeated in it (or it
+                    // would have been read so), its conflicts already read into the stream.
+                    var again = JSONCursor(Array(bytes[range]))
+                    let value = conflicts != nil ? try? again.valueKeepingShadowed(streaming: "conflicts", into: { _ in }).value : try? again.value()
+                    shadowed.append((key, value ?? earlier))
                 } else {
                     shadowed.append((key, earlier))
                 }
@@ -449,14 +421,7 @@ public enum ListCodec {
                 itemsText = start..<cursor.index
                 object[key] = .array([])
             } else if key == "sync" {
-                // `sync.conflicts` record by record, bounded as it is read (`ConflictStream`).
-                let read: JSONValue, shadowed: [(key: String, value: JSONValue)]
-                if let conflicts {
-                    (read, shadowed) = try cursor.valueKeepingShadowed(streaming: "conflicts", into: conflicts.add)
-                } else {
-                    (read, shadowed) = try cursor.valueKeepingShadowed()
-                }
-                object[key] = keepingShadowed(shadowed, in: read)
+                (object[key], sync) = try readSync(&cursor, direct: direct, conflicts: conflicts)
             } else {
                 object[key] = try cursor.value()
                 if key == "items" { items = nil; itemsText = nil; layout.usable = false }
@@ -468,7 +433,39 @@ public enum ListCodec {
             throw cursor.error("expected ',' or '}' in an object, found \(cursor.describe(next))")
         }
         try cursor.end()
-        return (.object(object), items, shadowed)
+        return Document(root: .object(object), items: items, shadowed: shadowed, sync: sync?.read)
+    }
+
+    /// `sync`, from its first byte: read straight from the bytes when `direct` can (its value
+    /// is then a placeholder, with what was read and where), else as a tree.
+    static func readSync(_ cursor: inout JSONCursor, direct: Bool, conflicts: ConflictStream?)
+        throws(JSONSyntaxError) -> (JSONValue, (read: DecodedSync, text: Range<Int>)?) {
+        let start = cursor.index
+        if direct, let read = try cursor.bytes.withUnsafeBufferPointer({ (buffer) throws(JSONSyntaxError) in
+            try readPlainSync(&cursor, bytes: buffer, conflicts: conflicts)
+        }) {
+            return (.object([:]), (read, start..<cursor.index))
+        }
+        // `sync.conflicts` record by record, bounded as it is read (`ConflictStream`).
+        let read: JSONValue, shadowed: [(key: String, value: JSONValue)]
+        if let conflicts {
+            (read, shadowed) = try cursor.valueKeepingShadowed(streaming: "conflicts", into: conflicts.add)
+        } else {
+            (read, shadowed) = try cursor.valueKeepingShadowed()
+        }
+        return (keepingShadowed(shadowed, in: read), nil)
+    }
+
+    /// A document as `readDocument` reads it.
+    struct Document {
+        var root: JSONValue
+        /// The rows of `items`, when it was read so (its value in `root` is then a placeholder).
+        var items: [RawRow]?
+        /// Values of top-level keys the document repeats, in file order.
+        var shadowed: [(key: String, value: JSONValue)] = []
+        /// `sync`, when it was read straight from the bytes (its value in `root` is then a
+        /// placeholder).
+        var sync: DecodedSync?
     }
 
     /// `sync.conflicts` as it is read, one record at a time, folded and bounded whenever the
@@ -483,6 +480,11 @@ public enum ListCodec {
             guard let record = ListCodec.decodeConflict(value) else { return }
             list.takeRead(record, boundAt: &boundAt)
         }
+
+        /// What was read so far, to go back to when a part is read again another way.
+        var mark: (list: ShoppingList, boundAt: Int) { (list, boundAt) }
+
+        func rewind(to mark: (list: ShoppingList, boundAt: Int)) { (list, boundAt) = mark }
     }
 
     static func readItems(_ cursor: inout JSONCursor, direct: Bool, onDemand: FileRows? = nil, layout: inout LayoutRecorder) throws(JSONSyntaxError) -> [RawRow] {
@@ -878,16 +880,16 @@ public enum ListCodec {
         return (Array(bytes[..<split]), Array(bytes[split...]))
     }
 
-    /// The document with `items` written by `appendItems` in its place.
+    /// The document with `items` written by `appendItems` in its place, and `sync` straight
+    /// from the list (`appendSync`).
     static func encodeDocument(_ list: ShoppingList, capacity: Int, appendItems: (inout [UInt8]) -> Void) -> [UInt8] {
-        // `sync.sections` written straight from the entries, in the place of an empty array the
-        // tree writer puts first in `sync` (a list of 2,000 sections through JSON values was a
-        // tenth of an `add`); not when an unknown key inside `sync` could sort before it.
-        let directSections = !list.sectionEntries.isEmpty && list.syncExtra["schemaVersion"] == nil
-        var top = topLevel(list, sectionsLeftEmpty: directSections)
+        var top = topLevel(list, includingSync: false)
         var out: [UInt8] = []
         out.reserveCapacity(capacity)
-        top["items"] = .array([])  // a placeholder that sorts into its place
+        // Placeholders that sort into their places.
+        top["items"] = .array([])
+        let writesSync = hasSync(list)
+        if writesSync { top["sync"] = .object([:]) }
         let keys = top.keys.map { (rank: keyRank[$0] ?? Int.max, key: $0) }.sorted {
             $0.rank != $1.rank ? $0.rank < $1.rank : $0.key.precedesInTextOrder($1.key)
         }
@@ -899,15 +901,8 @@ public enum ListCodec {
             out.append(contentsOf: ": ".utf8)
             if entry.key == "items" {
                 appendItems(&out)
-            } else if entry.key == "sync", directSections {
-                let start = out.count
-                JSONText.append(top[entry.key]!, to: &out, indent: 1, rank: keyRank, rowKeys: rowKeys)
-                let placeholder = Array("{\n    \"sections\": []".utf8)
-                precondition(out.count - start >= placeholder.count && Array(out[start..<start + placeholder.count]) == placeholder,
-                             "sync.sections is written first")
-                var sections: [UInt8] = []
-                appendSectionEntries(list, to: &sections)
-                out.replaceSubrange(start + placeholder.count - 2..<start + placeholder.count, with: sections)
+            } else if entry.key == "sync", writesSync {
+                appendSync(list, to: &out)
             } else {
                 JSONText.append(top[entry.key]!, to: &out, indent: 1, rank: keyRank, rowKeys: rowKeys)
             }
@@ -938,103 +933,23 @@ public enum ListCodec {
         return .object(top)
     }
 
-    /// Every top-level key but `items`.
-    /// `sectionsLeftEmpty`: `sync.sections` is an empty array, for the caller to write
-    /// (`appendSectionEntries`).
-    static func topLevel(_ list: ShoppingList, sectionsLeftEmpty: Bool = false) -> [String: JSONValue] {
+    /// Every top-level key but `items` (and `sync` only `includingSync`).
+    static func topLevel(_ list: ShoppingList, includingSync: Bool = true) -> [String: JSONValue] {
         var top = list.extra
         top["schemaVersion"] = .number(String(currentSchemaVersion))
         top["sections"] = .array(list.sections.map(JSONValue.string))
-
-        var sync = list.syncExtra
-        if !list.sectionEntries.isEmpty {
-            sync["sections"] = sectionsLeftEmpty ? .array([]) : .array(list.sectionEntries.keys.sorted { $0.precedesInTextOrder($1) }.map { encodeSectionEntry(list.sectionEntries[$0]!) })
-        }
-        if !list.tombstones.isEmpty { sync["deleted"] = encodeDeleteGroups(list.tombstones) }
-        let hidden = list.hiddenRows
-        if !hidden.isEmpty { sync["deletedRows"] = .array(hidden.map { hiddenRow(encodeItem($0, in: list)) }) }
-        if !list.deletedItems.isEmpty {
-            // `[id, name, amount, section key, checked]`, checked left out when false.
-            sync["deletedItems"] = .array(list.deletedItems.keys.sorted { $0.precedesInTextOrder($1) }.map { id in
-                let entry = list.deletedItems[id]!
-                let row: [JSONValue] = [.string(id), .string(entry.name), .string(entry.amount), .string(entry.section)]
-                return .array(entry.checked ? row + [.number("1")] : row)
-            })
-        }
-        if !list.writeMark.isZero { sync["written"] = .string(list.writeMark.compact ?? list.writeMark.encoded) }
-        if !list.conflicts.isEmpty {
-            sync["conflicts"] = .array(list.conflicts.keys.sorted().map { encodeConflict(list.conflicts[$0]!) })
-        }
-        if !list.conflictFolds.isEmpty {
-            sync["conflictsFolded"] = .array(list.conflictFolds.keys.sorted().map { encodeConflictFold(list.conflictFolds[$0]!) })
-        }
-        if !list.memory.isEmpty { sync["memory"] = encodeMemory(list.memory) }
-        if !sync.isEmpty { top["sync"] = .object(sync) }
+        if includingSync, hasSync(list) { top["sync"] = .object(syncValue(list)) }
         return top
     }
 
     static func compactStamp(_ stamp: Stamp) -> JSONValue { .string(stamp.compact ?? stamp.encoded) }
 
-    /// `sync.memory`: names whose rows are gone (`remembered`, one per line), forgets by
-    /// folded name, and the stamp of the last `forget --all`.
-    static func encodeMemory(_ memory: ItemMemory) -> JSONValue {
-        var object: [String: JSONValue] = [:]
-        if !memory.cleared.isZero { object["cleared"] = compactStamp(memory.cleared) }
-        if !memory.forgotten.isEmpty { object["forgotten"] = .object(memory.forgotten.mapValues(compactStamp)) }
-        if !memory.entries.isEmpty {
-            // `[name, section, bought, lastUsed, amount, optional]`, trailing defaults left out:
-            // the days of the purchases and of the last use (days since 1970, base 36), the
-            // latter only when it is not the newest purchase's (docs/file-format.md).
-            object["remembered"] = .array(memory.entries.keys.sorted { $0.precedesInTextOrder($1) }.map { key in
-                let entry = memory.entries[key]!
-                var row: [JSONValue] = [.string(entry.name), .string(entry.section),
-                                        .string(entry.purchases.map { base36Days($0.millis) }.joined(separator: " ")),
-                                        .string(entry.purchases.first?.millis == entry.stamp.millis ? "" : base36Days(entry.stamp.millis)),
-                                        .string(entry.amount), entry.optional ? .number("1") : .number("0")]
-                while row.count > 3, row.last == .string("") || row.last == .number("0") { row.removeLast() }
-                return .array(row)
-            })
-        }
-        return .object(object)
-    }
-
-    /// What of `sync.memory` can be read; anything else is left out (the memory is a
-    /// convenience: a damaged entry costs a suggestion, never an item).
+    /// What of `sync.memory` can be read; anything else is left out.
     static func decodeMemory(_ value: JSONValue) -> ItemMemory {
         guard case .object(let object) = value else { return ItemMemory() }
-        var entries: [String: ItemMemory.Entry] = [:]
-        if case .array(let stored)? = object["remembered"] {
-            for element in stored {
-                if case .array(let fields) = element {
-                    guard let entry = rememberedEntry(fields) else { continue }
-                    let folded = ItemMemory.fold(entry.name)
-                    guard !folded.isEmpty else { continue }
-                    entries[folded] = entries[folded].map { $0.merged(with: entry) } ?? entry
-                    continue
-                }
-                guard case .object(let row) = element else { continue }
-                guard case .string(let name)? = row["name"], case .string(let section)? = row["section"],
-                      let stamp = row["v"]?.stringValue.flatMap(Meta.stamp) else { continue }
-                let folded = ItemMemory.fold(name)
-                guard !folded.isEmpty else { continue }
-                var amount = ""
-                if case .string(let text)? = row["amount"] { amount = text }
-                var optional = false
-                if case .bool(let flag)? = row["optional"] { optional = flag }
-                var purchases: [Stamp] = []
-                if case .array(let bought)? = row["bought"] { purchases = bought.compactMap { $0.stringValue.flatMap(Meta.stamp) } }
-                let entry = ItemMemory.Entry(name: name, section: section, amount: amount, optional: optional, stamp: stamp, purchases: purchases)
-                entries[folded] = entries[folded].map { $0.merged(with: entry) } ?? entry
-            }
-        }
-        var forgotten: [String: Stamp] = [:]
-        if case .object(let stored)? = object["forgotten"] {
-            for (name, value) in stored {
-                if let stamp = value.stringValue.flatMap(Meta.stamp) { forgotten[ItemMemory.fold(name)] = max(forgotten[ItemMemory.fold(name)] ?? .zero, stamp) }
-            }
-        }
-        let cleared = object["cleared"]?.stringValue.flatMap(Meta.stamp) ?? .zero
-        return ItemMemory(entries: entries, forgotten: forgotten, cleared: cleared)
+        var parts = MemoryParts()
+        for (key, member) in object { parts.take(key, member) }
+        return parts.memory
     }
 
     /// The keys of a deleted row written by place (version 4): its values in this order, then
@@ -1062,36 +977,6 @@ public enum ListCodec {
         for (key, value) in zip(hiddenRowKeys, row) { object[key] = value }
         return .object(object)
     }
-
-    /// A version-4 remembered name (`encodeMemory`); nil when anything in it is unreadable.
-    static func rememberedEntry(_ fields: [JSONValue]) -> ItemMemory.Entry? {
-        guard fields.count >= 3, fields.count <= 6, case .string(let name) = fields[0], case .string(let section) = fields[1],
-              case .string(let bought) = fields[2] else { return nil }
-        func day<Bytes: Collection<UInt8>>(_ word: Bytes) -> Stamp? {
-            guard word.count <= 6, let days = Words.base36(word) else { return nil }
-            return Stamp(millis: Int64(days) * Stamp.dayMillis, counter: 0, replica: "")
-        }
-        var purchases: [Stamp] = []
-        var readable = true
-        Words.each(in: bought) { word in
-            guard let stamp = day(word) else { readable = false; return }
-            purchases.append(stamp)
-        }
-        guard readable else { return nil }
-        var used = purchases.max()
-        if fields.count > 3 {
-            guard case .string(let text) = fields[3] else { return nil }
-            if !text.isEmpty { guard let stamp = day(Array(text.utf8)) else { return nil }; used = stamp }
-        }
-        guard let used else { return nil }
-        var amount = ""
-        if fields.count > 4 { guard case .string(let text) = fields[4] else { return nil }; amount = text }
-        var optional = false
-        if fields.count > 5 { guard case .number(let flag) = fields[5] else { return nil }; optional = flag != "0" }
-        return ItemMemory.Entry(name: name, section: section, amount: amount, optional: optional, stamp: used, purchases: purchases)
-    }
-
-    static func base36Days(_ millis: Int64) -> String { String(max(0, millis / Stamp.dayMillis), radix: 36) }
 
     /// `sync.sections` as the tree writer writes `.array(entries.map(encodeSectionEntry))` in
     /// its place (`sync`'s first key): each entry's keys in `keyOrder`'s order.
@@ -1135,70 +1020,8 @@ public enum ListCodec {
         return .object(object)
     }
 
-    static func decodeSectionEntries(_ stored: [JSONValue]) -> [String: SectionEntry] {
-        var entries: [String: SectionEntry] = [:]
-        for value in stored {
-            guard case .object(let object) = value, case .string(let name)? = object["name"] else { continue }
-            let key = object["key"]?.stringValue ?? name
-            var position = Double(entries.count + 1) * 1024
-            if case .number(let literal)? = object["position"], let order = Double(literal), order.isFinite { position = order }
-            var removed = false
-            if case .bool(let flag)? = object["removed"] { removed = flag }
-            var entry = SectionEntry(key: key, name: name, position: position, removed: removed)
-            if let text = object["v"]?.stringValue, let meta = Meta.decode(Array(text.utf8), as: SectionField.self) { entry.stamps = meta.stamps }
-            if entries[key] == nil { entries[key] = entry }
-        }
-        return entries
-    }
-
-    /// Deletes, one entry per delete edit: the rows it deleted share its stamp, what it saw
-    /// and when it was first written, so those are written once, with the rows' keys
-    /// (`Tombstone.key`, 13 base-36 digits each) in ascending order (docs/file-format.md).
-    static func encodeDeleteGroups(_ tombstones: [UInt64: Tombstone]) -> JSONValue {
-        var groups: [Tombstone: [UInt64]] = [:]
-        for (key, tombstone) in tombstones { groups[tombstone, default: []].append(key) }
-        let encoded: [(text: String, value: JSONValue)] = groups.map { tombstone, keys in
-            var object: [String: JSONValue] = ["at": .string(compactText(tombstone.stamp))]
-            let seen = tombstone.seen.newest.values.sorted().map(compactText)
-            if !seen.isEmpty { object["seen"] = .string(seen.joined(separator: " ")) }
-            if !tombstone.seen.horizon.isZero { object["horizon"] = .string(compactText(tombstone.seen.horizon)) }
-            if tombstone.firstSeen != 0 { object["firstSeen"] = .number(String(tombstone.firstSeen)) }
-            var text: [UInt8] = []
-            text.reserveCapacity(keys.count * 14)
-            for (n, key) in keys.sorted().enumerated() {
-                if n > 0 { text.append(UInt8(ascii: " ")) }
-                Words.appendBase36(key, digits: 13, to: &text)
-            }
-            object["rows"] = .string(String(decoding: text, as: UTF8.self))
-            let value = JSONValue.object(object)
-            return (JSONText.compact(value), value)
-        }
-        return .array(encoded.sorted { $0.text < $1.text }.map(\.value))
-    }
-
     static func compactText(_ stamp: Stamp) -> String { stamp.compact ?? stamp.encoded }
 
-
-    /// One entry of `sync.deleted` (version 4); an entry it cannot read is skipped whole.
-    static func decodeDeleteGroup(_ value: JSONValue, into tombstones: inout [UInt64: Tombstone]) {
-        guard case .object(let object) = value, let at = object["at"]?.stringValue.flatMap(Meta.stamp),
-              let rows = object["rows"]?.stringValue else { return }
-        var seen = Knowledge(horizon: object["horizon"]?.stringValue.flatMap(Meta.stamp) ?? .zero)
-        var readable = true
-        Words.each(in: object["seen"]?.stringValue ?? "") { word in
-            guard let stamp = Meta.stamp(word) else { readable = false; return }
-            seen.add(stamp)
-        }
-        guard readable else { return }
-        var firstSeen: Int64 = 0
-        if case .number(let literal)? = object["firstSeen"], let millis = Int64(literal) { firstSeen = millis }
-        let tombstone = Tombstone(stamp: at, seen: seen, firstSeen: firstSeen)
-        tombstones.reserveCapacity(tombstones.count + rows.utf8.count / 14 + 1)
-        Words.each(in: rows) { word in
-            guard word.count == 13, let key = Words.base36(word) else { return }
-            if let known = tombstones[key] { tombstones[key] = known.merged(with: tombstone) } else { tombstones[key] = tombstone }
-        }
-    }
 
     static func decodeTombstone(_ value: JSONValue) -> Tombstone? {
         switch value {
@@ -1454,24 +1277,31 @@ public enum ListCodec {
             key("sectionKey")
             JSONText.appendString(explicit, to: &out)
         }
-        // The `v` text straight into the output; escaped afterwards in the rare case it needs it
-        // (a stamp out of the compact range whose replica is not plain letters and digits).
         let mark = out.count
         key("v")
+        if !appendMetaString(item.stamps, to: &out) { out.removeSubrange(mark..<out.count) }
+        out.append(UInt8(ascii: "}"))
+    }
+
+    /// A row's `v` text (`Meta.encode`) as a JSON string; false, with nothing written, when it
+    /// has none.
+    static func appendMetaString(_ stamps: ItemStamps, to out: inout [UInt8]) -> Bool {
+        // The text straight into the output; escaped afterwards in the rare case it needs it
+        // (a stamp out of the compact range whose replica is not plain letters and digits).
         out.append(UInt8(ascii: "\""))
         let metaStart = out.count
-        if Meta.append(item.stamps, flags: [], to: &out) {
-            if out[metaStart...].contains(where: { $0 < 0x20 || $0 == 0x7F || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
-                let meta = Array(out[metaStart...])
-                out.removeSubrange(metaStart - 1..<out.count)
-                meta.withUnsafeBufferPointer { JSONText.appendString(utf8: $0, to: &out) }
-            } else {
-                out.append(UInt8(ascii: "\""))
-            }
-        } else {
-            out.removeSubrange(mark..<out.count)
+        guard Meta.append(stamps, flags: [], to: &out) else {
+            out.removeLast()
+            return false
         }
-        out.append(UInt8(ascii: "}"))
+        if out[metaStart...].contains(where: { $0 < 0x20 || $0 == 0x7F || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+            let meta = Array(out[metaStart...])
+            out.removeSubrange(metaStart - 1..<out.count)
+            meta.withUnsafeBufferPointer { JSONText.appendString(utf8: $0, to: &out) }
+        } else {
+            out.append(UInt8(ascii: "\""))
+        }
+        return true
     }
 
     static func encodeItem(_ item: Item, in list: ShoppingList) -> JSONValue {

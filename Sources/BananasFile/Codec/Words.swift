@@ -4,12 +4,15 @@ enum Words {
     /// Calls `body` with each word's bytes.
     static func each(in text: String, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
         var text = text
-        text.withUTF8 { bytes in
-            var start = 0
-            for i in 0...bytes.count where i == bytes.count || bytes[i] == UInt8(ascii: " ") {
-                if i > start { body(UnsafeBufferPointer(rebasing: bytes[start..<i])) }
-                start = i + 1
-            }
+        text.withUTF8 { each(in: $0, body) }
+    }
+
+    /// Calls `body` with each word's bytes, of text in UTF-8.
+    static func each(in bytes: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
+        var start = 0
+        for i in 0...bytes.count where i == bytes.count || bytes[i] == UInt8(ascii: " ") {
+            if i > start { body(UnsafeBufferPointer(rebasing: bytes[start..<i])) }
+            start = i + 1
         }
     }
 
@@ -30,6 +33,14 @@ enum Words {
             value = sum
         }
         return value
+    }
+
+    /// `value` in base 36, as `String(value, radix: 36)` spells it.
+    static func appendBase36(_ value: UInt64, to out: inout [UInt8]) {
+        var digits = 1
+        var rest = value / 36
+        while rest > 0 { digits += 1; rest /= 36 }
+        appendBase36(value, digits: digits, to: &out)
     }
 
     /// `value` in base 36, zero-padded to `digits` (so text order is number order).
