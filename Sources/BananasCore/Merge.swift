@@ -281,35 +281,40 @@ extension ShoppingList {
     /// stays in the memory.
     public mutating func collectGarbage(now: Int64, deleteFirstSeen: (UInt64, Stamp) -> Int64? = { _, _ in nil }) {
         var expired: [UInt64] = []
-        var rowsDue = Set<UInt64>(), namesDue = Set<UInt64>()
         for (key, tombstone) in tombstones {
             if tombstone.firstSeen == 0 { tombstones[key]!.firstSeen = now }
-            guard let seen = deleteFirstSeen(key, tombstone.hidden) else { continue }
-            if seen < now - Self.deletedRowLifetimeMillis { rowsDue.insert(key) }
-            if seen < now - Self.recentlyDeletedLifetimeMillis { namesDue.insert(key) }
-            if seen < now - Self.tombstoneLifetimeMillis { expired.append(key) }
+            if let seen = deleteFirstSeen(key, tombstone.hidden), seen < now - Self.tombstoneLifetimeMillis { expired.append(key) }
         }
-        if !rowsDue.isEmpty {
+        // Whether the delete kept under `key` was first seen more than `lifetime` ago; asked
+        // only of the deletes whose rows or names are still here, a few of many.
+        func due(_ key: UInt64, _ lifetime: Int64) -> Bool {
+            guard let tombstone = tombstones[key], let seen = deleteFirstSeen(key, tombstone.hidden) else { return false }
+            return seen < now - lifetime
+        }
+        if !tombstones.isEmpty {
             var dropped: [String] = []
-            for (id, row) in rows where rowsDue.contains(Tombstone.key(for: id)) && tombstone(for: id)?.hides(row) == true { dropped.append(id) }
+            rows.forEachRow { row in
+                let key = Tombstone.key(for: row.id)
+                if let tombstone = tombstones[key], due(key, Self.deletedRowLifetimeMillis), tombstone.hides(row.item) { dropped.append(row.id) }
+            }
             rememberForgottenRows(dropped, now: now)
             for id in dropped {
                 let row = rows[id]!
-                if !namesDue.contains(Tombstone.key(for: id)) {
+                if !due(Tombstone.key(for: id), Self.recentlyDeletedLifetimeMillis) {
                     let entry = DeletedItem(id: id, name: row.name, amount: row.amount, section: row.section, checked: row.checked)
                     deletedItems[id] = deletedItems[id].map { $0.merged(with: entry) } ?? entry
                 }
                 rows[id] = nil
             }
         }
-        for key in expired { tombstones[key] = nil }
         if !deletedItems.isEmpty {
             // Shown while its delete is, for 30 days; gone with a row of its id back.
             for id in deletedItems.keys {
                 let key = Tombstone.key(for: id)
-                if tombstones[key] == nil || namesDue.contains(key) || rows[id] != nil { deletedItems[id] = nil }
+                if tombstones[key] == nil || due(key, Self.recentlyDeletedLifetimeMillis) || rows[id] != nil { deletedItems[id] = nil }
             }
         }
+        for key in expired { tombstones[key] = nil }
         collectConflictRecords(now: now)
     }
 }

@@ -249,7 +249,9 @@ class Bench:
 
     def setup_heavy(self, size):
         """A year of weekly shopping ending a week ago (the injected clock), 1,000 names bought
-        before it, then `size` items on the list."""
+        before it, then `size` items on the list this week. Its last write is made now, as the
+        user's last use: a command after weeks away first folds the published history (its
+        old states expire), once, and that is not what the race times."""
         import random
         live = os.path.join(self.work, "heavy-live")
         shutil.rmtree(live, ignore_errors=True)
@@ -274,7 +276,7 @@ class Bench:
             shop(week, rng.sample(products, 40))
         for n in range(size):
             cli(1, "add", f"Item {n}", "--section", sections[n % 6])
-        cli(1, "check", *[f"Item {n}" for n in range(0, size, 5)])
+        cli(0, "check", *[f"Item {n}" for n in range(0, size, 5)])
         return self.bananas_race(live, "'Item 1'")
 
     def setup_getbananas(self, size):

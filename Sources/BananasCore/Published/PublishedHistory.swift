@@ -216,15 +216,15 @@ public struct PublishedHistory: Hashable, Sendable {
     /// those it did not see before (or saw hiding an older version). Deletes no longer held
     /// are forgotten.
     public static func sightings(_ seen: [UInt64: DeleteSighting], of list: ShoppingList, now: Int64) -> [UInt64: DeleteSighting] {
-        var result: [UInt64: DeleteSighting] = [:]
-        result.reserveCapacity(list.tombstones.count)
+        // Changed in place: most writes delete nothing, and the sightings stay as they were.
+        var result = seen
         for (key, tombstone) in list.tombstones {
-            if let sighting = seen[key], sighting.hidden == nil || sighting.hidden == tombstone.hidden {
-                result[key] = DeleteSighting(hidden: tombstone.hidden, firstSeen: sighting.firstSeen)
-            } else {
-                result[key] = DeleteSighting(hidden: tombstone.hidden, firstSeen: now)
-            }
+            let sighting = seen[key]
+            if let sighting, sighting.hidden == tombstone.hidden { continue }
+            let first = sighting.flatMap { $0.hidden == nil ? $0.firstSeen : nil } ?? now
+            result[key] = DeleteSighting(hidden: tombstone.hidden, firstSeen: first)
         }
+        if result.count != list.tombstones.count { result = result.filter { list.tombstones[$0.key] != nil } }
         return result
     }
 
