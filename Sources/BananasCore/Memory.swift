@@ -107,6 +107,7 @@ public struct ItemMemory: Hashable, Sendable {
 
     /// Drops what a forget covers.
     mutating func dropForgotten() {
+        guard !cleared.isZero || !forgotten.isEmpty else { return }
         for (key, entry) in entries {
             let forget = forgetting(key)
             guard !forget.isZero else { continue }

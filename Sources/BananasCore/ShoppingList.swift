@@ -239,7 +239,13 @@ public struct ShoppingList: Hashable, Sendable {
 
     /// How many rows a delete hides.
     public var hiddenRowCount: Int {
-        tombstones.isEmpty ? 0 : rows.values.reduce(0) { $0 + (isVisible($1.id) ? 0 : 1) }
+        guard !tombstones.isEmpty else { return 0 }
+        // Ids read in place; a row is read whole only when a delete may hide it.
+        var hidden = 0
+        rows.forEachRow { row in
+            if let deleted = tombstones[Tombstone.key(for: row.id)], deleted.hides(row.item) { hidden += 1 }
+        }
+        return hidden
     }
 
     /// The delete of this row id, if any.
