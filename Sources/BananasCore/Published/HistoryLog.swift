@@ -126,6 +126,7 @@ extension PublishedHistory {
         let header = Array("bananas deletes-seen 1\n".utf8)
         guard bytes.starts(with: header) else { return nil }
         var result: [UInt64: DeleteSighting] = [:]
+        result.reserveCapacity(bytes.count / 17)  // a key and its space
         return bytes.withUnsafeBufferPointer { all -> [UInt64: DeleteSighting]? in
             var at = header.count
             // The next word of the line, and whether the line goes on after it.

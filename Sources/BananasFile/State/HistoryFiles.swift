@@ -158,7 +158,9 @@ public struct LockedHistory: Sendable {
         if loaded == nil, let head, case .write = head.kind, head.hash == file?.hash, let file, sightings != nil {
             let state = PublishedHistory.State(number: head.number + 1, hash: hash, kind: kind, firstSeen: now)
             pending.append(PublishedHistory.publication(of: list, over: file.list, state: state))
-            sightings = PublishedHistory.sightings(sightings!, of: list, now: now)
+            // Deletes the write did not touch (one storage with the file's) were seen as they were.
+            let untouched = withUnsafeBytes(of: list.tombstones) { a in withUnsafeBytes(of: file.list.tombstones) { b in a.elementsEqual(b) } }
+            if !untouched { sightings = PublishedHistory.sightings(sightings!, of: list, now: now) }
             return
         }
         var history = load()
