@@ -71,20 +71,8 @@ int bananas_reserve_heap(size_t bytes) {
 void bananas_start_writeback(int fd) {
     (void)sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);
 }
-
-int bananas_reserve_space(int fd, long long offset, long long length) {
-    return fallocate(fd, FALLOC_FL_KEEP_SIZE, (off_t)offset, (off_t)length);
-}
 #else
-#include <errno.h>
-
 void bananas_start_writeback(int fd) {
     (void)fd;
-}
-
-int bananas_reserve_space(int fd, long long offset, long long length) {
-    (void)fd; (void)offset; (void)length;
-    errno = ENOTSUP;
-    return -1;
 }
 #endif

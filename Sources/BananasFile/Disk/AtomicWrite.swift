@@ -150,82 +150,32 @@ public enum AtomicWrite {
         return Started(path: path, temp: temp, fd: fd, bytes: bytes, calls: calls)
     }
 
-    /// A cache file's new bytes made ready to land, in one of two ways: written to a temp file
-    /// beside it, not yet renamed over it (the part of a replace that needs space and
-    /// permission done first, so the rename, which needs neither, can follow another write:
-    /// the base after the list, `BaseStore.prepare`); or, for a large cache, its space
-    /// reserved in the file itself, to be written over in place (`prepareInPlace`).
+    /// A cache file's new bytes written to a temp file beside it, not yet renamed over it: the
+    /// part of a replace that needs space and permission done first, so the rename, which
+    /// needs neither, can follow another write (the base after the list, `BaseStore.prepare`).
     struct Prepared: Sendable {
         let path: String
-        private let way: Way
-
-        private enum Way: Sendable {
-            case temp(String, size: Int)
-            case inPlace(fd: Int32, bytes: [UInt8])
-        }
+        private let temp: String
+        private let size: Int
 
         fileprivate init(path: String, temp: String, size: Int) {
             self.path = path
-            way = .temp(temp, size: size)
+            self.temp = temp
+            self.size = size
         }
 
-        fileprivate init(path: String, overwriting fd: Int32, with bytes: [UInt8]) {
-            self.path = path
-            way = .inPlace(fd: fd, bytes: bytes)
-        }
-
-        /// Lands the new bytes: renames the temp file over the path (on failure the temp file
-        /// is gone), or writes them over the file's own and cuts it to their length.
+        /// Renames the temp file over the path (on failure the temp file is gone).
         func commit() throws(ListFileError) {
-            switch way {
-            case .temp(let temp, let size):
-                try AtomicWrite.rename(temp, over: path, size: size, durable: false, calls: PosixFileCalls())
-            case .inPlace(let fd, let bytes):
-                defer { posixClose(fd) }
-                guard Sys.writeAll(fd, bytes, atOffset: 0), ftruncate(fd, off_t(bytes.count)) == 0 else {
-                    throw Sys.failure(errno, path: path, action: "write")
-                }
-            }
+            try AtomicWrite.rename(temp, over: path, size: size, durable: false, calls: PosixFileCalls())
         }
 
-        func discard() {
-            switch way {
-            case .temp(let temp, _): posixUnlink(temp)
-            case .inPlace(let fd, _): posixClose(fd)
-            }
-        }
+        func discard() { posixUnlink(temp) }
     }
 
     /// The first half of a non-durable `replace` (for caches): the temp file, written.
     static func prepare(_ path: String, with bytes: [UInt8]) throws(ListFileError) -> Prepared {
         let temp = try writeTemp(path, with: bytes, durable: false, calls: PosixFileCalls()) { _ in true }
         return Prepared(path: path, temp: temp, size: bytes.count)
-    }
-
-    /// For a cache larger than `largerThan` bytes whose readers check what they read against
-    /// a hash (the base): its new bytes will be written over the old ones in the same file,
-    /// whose pages the page cache then reuses. A new large file costs its fresh pages and the
-    /// old file's freeing. A reader
-    /// meanwhile may meet a mix of old and new bytes, which hashes to nothing it accepts.
-    /// The space the new bytes need is reserved now, so only a failing disk can stop the
-    /// write (`commit`). Nil, having changed nothing, when the file is smaller, is not a
-    /// regular file with this one name (another link would change too), or the system cannot
-    /// reserve space (not Linux, some file systems): then `prepare`. Throws when the disk has no room.
-    static func prepareInPlace(_ path: String, with bytes: [UInt8], largerThan: Int) throws(ListFileError) -> Prepared? {
-        let fd = open(path, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        var st = stat()
-        guard fstat(fd, &st) == 0, Sys.isRegular(st), st.st_nlink == 1, Int(st.st_size) > largerThan else {
-            posixClose(fd)
-            return nil
-        }
-        if bytes.count > Int(st.st_size), bananas_reserve_space(fd, Int64(st.st_size), Int64(bytes.count) - Int64(st.st_size)) != 0 {
-            let code = errno
-            posixClose(fd)
-            if code == ENOSPC || code == EDQUOT { throw Sys.failure(code, path: path, action: "write") }
-            return nil
-        }
-        return Prepared(path: path, overwriting: fd, with: bytes)
     }
 
     /// Writes `bytes` to a new temp file beside `path` (and for `durable`, fsyncs and checks

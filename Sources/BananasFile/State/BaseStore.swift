@@ -20,11 +20,9 @@ import Synchronization
 /// last (so telling our own write from a foreign one costs no parse of the base). The parsed
 /// base is kept in memory by its content hash: most reads and flushes parse nothing.
 ///
-/// The written hashes are replaced through a temp file and a rename, never written in place.
-/// So is a base of up to `inPlaceMinBytes`: a reader sees an old file or a new one. A larger
-/// base is written over in place (`AtomicWrite.prepareInPlace`: a fresh large file and the old
-/// one's freeing cost a command), so a reader may meet a mix of two. A base
-/// is taken only when its bytes hash to a written hash the reader glanced: a mix never is.
+/// The base and the written hashes are replaced through a temp file and a rename, never
+/// written in place: a reader sees an old file or a new one. A base is taken only when its
+/// bytes hash to a written hash the reader glanced.
 public struct BaseStore: Sendable {
     /// How many written files' hashes are remembered.
     static let hashesKept = 64
@@ -64,8 +62,6 @@ public struct BaseStore: Sendable {
     /// The state folder it lives in.
     public var folder: String { main.state.path }
 
-    /// A base larger than this is written over in place (see above).
-    static let inPlaceMinBytes = 4 << 20
     /// The history's bound in bytes, for a list file of `size` bytes: room for the list's
     /// own rows a few times over, never less than 1 MiB.
     public static func historyMaxBytes(listSize: Int) -> Int { max(1 << 20, 4 * listSize) }
@@ -233,10 +229,7 @@ public struct BaseStore: Sendable {
 
         /// True when the base was replaced after this glance.
         public var isStale: Bool {
-            if store.current.state != files.state || FileSignature.of(files.base) != signature { return true }
-            // Rewritten in place within the file clock's tick: its bytes tell.
-            guard !writtenHashes.isEmpty, let bytes = store.readBytes(files.base, in: files) else { return false }
-            return !writtenHashes.contains(Hash.content(bytes))
+            store.current.state != files.state || FileSignature.of(files.base) != signature
         }
     }
 
@@ -303,14 +296,7 @@ public struct BaseStore: Sendable {
                          history: HistoryUpdate?, in files: Files) throws(ListFileError) -> PreparedSave {
         if let problem = files.state.make(files.state.path) { throw problem }
         let text = hashes.suffix(BaseStore.hashesKept).map(\.hex).joined(separator: "\n") + "\n"
-        // A large base is written over in place, reusing its pages; readers take a base only
-        // when its bytes hash to a written hash.
-        let base: AtomicWrite.Prepared
-        if let inPlace = try AtomicWrite.prepareInPlace(files.base, with: bytes, largerThan: BaseStore.inPlaceMinBytes) {
-            base = inPlace
-        } else {
-            base = try AtomicWrite.prepare(files.base, with: bytes)
-        }
+        let base = try AtomicWrite.prepare(files.base, with: bytes)
         var prepared: [AtomicWrite.Prepared] = []
         do {
             prepared.append(try AtomicWrite.prepare(files.hashes, with: Array(text.utf8)))

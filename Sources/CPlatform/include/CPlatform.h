@@ -18,9 +18,4 @@ int bananas_reserve_heap(size_t bytes);
 /// for everything: this only lets the disk begin sooner.
 void bananas_start_writeback(int fd);
 
-/// Reserves the file's blocks from `offset` for `length` bytes without changing its size
-/// (Linux's fallocate with FALLOC_FL_KEEP_SIZE), so writing them later cannot run out of space. 0 on success; -1 with errno set, ENOTSUP
-/// where the file system or system cannot (never emulated by writing zeros).
-int bananas_reserve_space(int fd, long long offset, long long length);
-
 #endif
