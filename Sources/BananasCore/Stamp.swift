@@ -225,6 +225,24 @@ func zeroPadded(_ value: Int64, _ digits: Int) -> String {
     return text.count >= digits ? text : String(repeating: "0", count: digits - text.count) + text
 }
 
+/// A hexadecimal number of up to 16 digits, either case, as `UInt64(_:radix: 16)` reads it,
+/// read from its bytes; nil for anything else.
+public func hexNumber<Bytes: Collection<UInt8>>(_ word: Bytes) -> UInt64? {
+    guard !word.isEmpty, word.count <= 16 else { return nil }
+    var value: UInt64 = 0
+    for byte in word {
+        let digit: UInt8
+        switch byte {
+        case 0x30...0x39: digit = byte - 0x30
+        case 0x61...0x66: digit = byte - 0x61 + 10
+        case 0x41...0x46: digit = byte - 0x41 + 10
+        default: return nil
+        }
+        value = value << 4 | UInt64(digit)
+    }
+    return value
+}
+
 func hex(_ value: UInt64, digits: Int) -> String {
     let text = String(value, radix: 16)
     return text.count >= digits ? text : String(repeating: "0", count: digits - text.count) + text

@@ -148,7 +148,7 @@ extension PublishedHistory {
                 }
                 while at < all.count, all[at] == UInt8(ascii: " ") {
                     at += 1
-                    guard let key = word().flatMap(Self.hexKey) else { return nil }
+                    guard let word = word(), word.count == 16, let key = hexNumber(word) else { return nil }
                     result[key] = DeleteSighting(hidden: hidden, firstSeen: seen)
                 }
                 guard at < all.count, all[at] == UInt8(ascii: "\n") else { return nil }
@@ -156,21 +156,5 @@ extension PublishedHistory {
             }
             return result
         }
-    }
-
-    /// A key in 16 hex digits.
-    static func hexKey(_ word: UnsafeBufferPointer<UInt8>) -> UInt64? {
-        guard word.count == 16 else { return nil }
-        var value: UInt64 = 0
-        for byte in word {
-            let digit: UInt8
-            switch byte {
-            case 0x30...0x39: digit = byte - 0x30
-            case 0x61...0x66: digit = byte - 0x61 + 10
-            default: return nil
-            }
-            value = value << 4 | UInt64(digit)
-        }
-        return value
     }
 }

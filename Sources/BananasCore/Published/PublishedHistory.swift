@@ -60,6 +60,12 @@ public struct PublishedHistory: Hashable, Sendable {
         /// delete seen since then fills it in).
         public var hidden: Stamp?
         public var firstSeen: Int64
+
+        /// When this device first saw the delete hiding the version `hiding`; nil when this
+        /// sighting was of another version (a later version deleted is a new sighting).
+        public func firstSeen(hiding: Stamp) -> Int64? {
+            hidden == nil || hidden == hiding ? firstSeen : nil
+        }
     }
     /// Rows first shown at or before this state may be older than the history (it began, or
     /// was pruned, there): they prove nothing of which state a save came from.
@@ -221,7 +227,7 @@ public struct PublishedHistory: Hashable, Sendable {
         for (key, tombstone) in list.tombstones {
             let sighting = seen[key]
             if let sighting, sighting.hidden == tombstone.hidden { continue }
-            let first = sighting.flatMap { $0.hidden == nil ? $0.firstSeen : nil } ?? now
+            let first = sighting?.firstSeen(hiding: tombstone.hidden) ?? now
             result[key] = DeleteSighting(hidden: tombstone.hidden, firstSeen: first)
         }
         if result.count != list.tombstones.count { result = result.filter { list.tombstones[$0.key] != nil } }
@@ -353,7 +359,6 @@ public struct PublishedHistory: Hashable, Sendable {
     /// When this device first saw the delete kept under `key` (`Tombstone.key`) hiding the
     /// version `hiding` (`Tombstone.hidden`); nil when it has not yet.
     public func deleteFirstSeen(_ key: UInt64, hiding: Stamp) -> Int64? {
-        guard let sighting = deletesSeen[key], sighting.hidden == nil || sighting.hidden == hiding else { return nil }
-        return sighting.firstSeen
+        deletesSeen[key]?.firstSeen(hiding: hiding)
     }
 }

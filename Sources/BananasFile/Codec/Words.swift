@@ -35,24 +35,6 @@ enum Words {
         return value
     }
 
-    /// A hexadecimal number of up to 16 digits, either case, as `UInt64(_:radix: 16)` reads
-    /// it; nil for anything else.
-    static func hex<Bytes: Collection<UInt8>>(_ word: Bytes) -> UInt64? {
-        guard !word.isEmpty, word.count <= 16 else { return nil }
-        var value: UInt64 = 0
-        for byte in word {
-            let digit: UInt8
-            switch byte {
-            case 0x30...0x39: digit = byte - 0x30
-            case 0x61...0x66: digit = byte - 0x61 + 10
-            case 0x41...0x46: digit = byte - 0x41 + 10
-            default: return nil
-            }
-            value = value << 4 | UInt64(digit)
-        }
-        return value
-    }
-
     /// `value` in base 36, as `String(value, radix: 36)` spells it.
     static func appendBase36(_ value: UInt64, to out: inout [UInt8]) {
         var digits = 1

@@ -449,7 +449,7 @@ public struct BaseStore: Sendable {
 
     private func readHashes(in files: Files) -> [UInt64] {
         guard let bytes = readBytes(files.hashes, limit: 65_536, in: files) else { return [] }
-        return bytes.split(separator: UInt8(ascii: "\n")).compactMap(Words.hex)
+        return bytes.split(separator: UInt8(ascii: "\n")).compactMap(hexNumber)
     }
 
     /// A file's bytes in the state folder (or its spare), nil when there is none, it is not a

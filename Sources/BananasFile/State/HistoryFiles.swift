@@ -145,8 +145,7 @@ public struct LockedHistory: Sendable {
     /// When this device first saw the delete kept under `key` hiding `hiding`.
     public mutating func deleteFirstSeen(_ key: UInt64, hiding: Stamp) -> Int64? {
         if sightings == nil { _ = load() }
-        guard let sighting = sightings?[key], sighting.hidden == nil || sighting.hidden == hiding else { return nil }
-        return sighting.firstSeen
+        return sightings?[key]?.firstSeen(hiding: hiding)
     }
 
     /// Publishes `list` as the state its file now holds (`PublishedHistory.publish`).
