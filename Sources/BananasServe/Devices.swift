@@ -15,6 +15,8 @@ import Synchronization
 /// started on another list. Every process that changes it (the server, `bananas devices
 /// revoke`, `bananas pair`) holds `devices.lock` (flock) around read-change-write, and the
 /// server reads it again whenever it changed on disk, so a revoke ends a device at once.
+/// `serve/` and its files are opened as the state folder's are (`ServeFiles`): no symlink is
+/// followed, no FIFO or device read, every file 0600.
 public final class DeviceRegistry: Sendable {
     public struct Device: Sendable, Equatable {
         public var name: String
@@ -41,6 +43,8 @@ public final class DeviceRegistry: Sendable {
     static let lastSeenGranularityMillis: Int64 = 60 * 60 * 1000
 
     public let folder: String
+    /// The state folder `serve/` is in.
+    let stateDirectory: String
     public var path: String { folder + "/devices.json" }
     var lockPath: String { folder + "/devices.lock" }
     let now: @Sendable () -> Int64
@@ -50,6 +54,7 @@ public final class DeviceRegistry: Sendable {
 
     public init(stateDirectory: String, now: @escaping @Sendable () -> Int64 = { SystemTime().nowMillis() }) {
         folder = stateDirectory + "/serve"
+        self.stateDirectory = stateDirectory
         self.now = now
     }
 
@@ -189,28 +194,47 @@ public final class DeviceRegistry: Sendable {
     /// Read, change, write under the lock; `body`'s result is returned.
     @discardableResult
     func change<T>(_ body: (inout Contents) throws -> T) throws(Failure) -> T {
-        try makeFolder()
-        let lock = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard lock >= 0 else { throw .io("cannot open \(lockPath): \(String(cString: strerror(errno)))") }
+        let folder = try openFolder(create: true)!
+        defer { close(folder) }
+        let lock = ServeFiles.openFile(folder, "devices.lock", O_RDWR | O_CREAT)
+        guard lock >= 0 else { throw .io(ServeFiles.problem(lockPath, errno: errno, action: "open it").description) }
         defer { close(lock) }
         guard flock(lock, LOCK_EX) == 0 else { throw .io("cannot lock \(lockPath): \(String(cString: strerror(errno)))") }
-        var contents = try load()
+        var contents = try load(in: folder)
         let before = contents
         let result: T
         do { result = try body(&contents) } catch let failure as Failure { throw failure } catch { throw .io(String(describing: error)) }
-        if contents != before { try store(contents) }
+        if contents != before { try store(contents, in: folder) }
         cache.withLock { $0 = (contents, Self.identity(path)) }
         return result
     }
 
-    public func makeFolder() throws(Failure) {
-        var prefix = ""
-        for component in folder.split(separator: "/") {
-            prefix += "/" + component
-            if mkdir(prefix, 0o700) != 0 && errno != EEXIST {
-                throw .io("cannot create \(prefix): \(String(cString: strerror(errno)))")
-            }
+    /// `serve/`, opened without following a symlink (`ServeFiles`); nil when it is not there
+    /// and `create` is false.
+    func openFolder(create: Bool) throws(Failure) -> Int32? {
+        do {
+            return try ServeFiles.openFolder(root: stateDirectory, names: ["serve"], create: create)
+        } catch {
+            throw .io(error.description)
         }
+    }
+
+    public func makeFolder() throws(Failure) {
+        if let fd = try openFolder(create: true) { close(fd) }
+    }
+
+    /// Replaces `name` in `serve/` (0600), e.g. the URL the server was last reached at.
+    public func save(_ name: String, _ bytes: [UInt8]) throws(Failure) {
+        let folder = try openFolder(create: true)!
+        defer { close(folder) }
+        do { try ServeFiles.replace(folder, name, path: self.folder + "/" + name, with: bytes) } catch { throw .io(error.description) }
+    }
+
+    /// The bytes of `name` in `serve/` (at most `limit`), nil when it is not there or cannot be read.
+    public func saved(_ name: String, limit: Int) -> [UInt8]? {
+        guard let folder = try? openFolder(create: false) else { return nil }
+        defer { close(folder) }
+        return try? ServeFiles.contents(folder, name, path: self.folder + "/" + name, limit: limit)
     }
 
     static func identity(_ path: String) -> [Int64] {
@@ -225,21 +249,15 @@ public final class DeviceRegistry: Sendable {
     }
 
     func load() throws(Failure) -> Contents {
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
-        if fd < 0 {
-            if errno == ENOENT { return Contents() }
-            throw .io("cannot read \(path): \(String(cString: strerror(errno)))")
-        }
-        defer { close(fd) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65_536)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if count < 0 { throw .io("cannot read \(path): \(String(cString: strerror(errno)))") }
-            if count == 0 { break }
-            bytes += chunk[..<count]
-            if bytes.count > 4_000_000 { throw .io("\(path) is too large to be a device list") }
-        }
+        guard let folder = try openFolder(create: false) else { return Contents() }
+        defer { close(folder) }
+        return try load(in: folder)
+    }
+
+    func load(in folder: Int32) throws(Failure) -> Contents {
+        let read: [UInt8]?
+        do { read = try ServeFiles.contents(folder, "devices.json", path: path, limit: 4_000_000) } catch { throw .io(error.description) }
+        guard let bytes = read else { return Contents() }
         guard let value = try? JSONText.parse(bytes), let object = value.objectValue else {
             throw .io("\(path) is not a device list (not JSON); remove it to pair again")
         }
@@ -261,7 +279,7 @@ public final class DeviceRegistry: Sendable {
     }
 
     /// Written whole: a temporary file (0600), fsync, rename.
-    func store(_ contents: Contents) throws(Failure) {
+    func store(_ contents: Contents, in folder: Int32) throws(Failure) {
         let value = JSONValue.object([
             "devices": .array(contents.devices.map { device in
                 .object(["name": .string(device.name), "token": .string(device.token),
@@ -272,28 +290,6 @@ public final class DeviceRegistry: Sendable {
             }),
         ])
         let bytes = JSONText.serialize(value, keyOrder: ["devices", "codes", "name", "token", "paired", "lastSeen", "code", "expires", "tries"])
-        let temp = path + ".tmp"
-        unlink(temp)
-        let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard fd >= 0 else { throw .io("cannot write \(temp): \(String(cString: strerror(errno)))") }
-        var written = 0
-        while written < bytes.count {
-            let count = bytes[written...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-            if count <= 0 {
-                let problem = errno
-                close(fd)
-                unlink(temp)
-                throw .io("cannot write \(temp): \(String(cString: strerror(problem)))")
-            }
-            written += count
-        }
-        fchmod(fd, 0o600)
-        fsync(fd)
-        close(fd)
-        guard rename(temp, path) == 0 else {
-            let problem = errno
-            unlink(temp)
-            throw .io("cannot replace \(path): \(String(cString: strerror(problem)))")
-        }
+        do { try ServeFiles.replace(folder, "devices.json", path: path, with: bytes) } catch { throw .io(error.description) }
     }
 }

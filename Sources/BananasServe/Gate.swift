@@ -190,6 +190,11 @@ struct GateMiddleware: RouterMiddleware {
             } catch let error as HTTPError {
                 response = Gate.refusal(error.status, error.status == .notFound ? "not_found" : "bad_request",
                                         error.status == .notFound ? "No such page." : (error.body ?? "Bad request."))
+            } catch let error as any HTTPResponseError where error.status == .contentTooLarge {
+                response = Gate.refusal(.contentTooLarge, "too_large",
+                                        "The request is larger than \(WebServer.maxBody >> 20) MiB; an edit is a few hundred bytes. Nothing was changed.")
+            } catch let error as any HTTPResponseError where error.status.code < 500 {
+                response = Gate.refusal(error.status, "bad_request", "Bad request: \(error.status.reasonPhrase).")
             } catch {
                 response = Gate.refusal(.internalServerError, "failed", "The server failed to answer.")
             }

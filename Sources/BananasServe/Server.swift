@@ -4,6 +4,13 @@ import BananasSync
 import Dispatch
 import HTTPTypes
 import Hummingbird
+import HummingbirdCore
+import NIOCore
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// `bananas serve`: the routes of the page and its API over a `WebList` (docs/serve.md has
 /// the API). Every route runs behind `GateMiddleware`.
@@ -11,6 +18,33 @@ public enum WebServer {
     /// The largest request body taken (an edit is a few hundred bytes; a 1 MB name is refused
     /// by the text rules, not by a cut-off body).
     static let maxBody = 4 * 1024 * 1024
+    /// How long an edit that no journal took waits for a write of the file before it is
+    /// answered 503 `not_saved`.
+    static let notSavedWaitMillis: Int64 = 1_500
+
+    /// How long a connection may stay idle, between requests or before its first request's
+    /// head is complete (a client sending its headers a byte at a time is idle too), before
+    /// it is closed. The page's event stream is never idle: a comment every few seconds.
+    public static let idleTimeout = TimeAmount.seconds(20)
+
+    /// The HTTP/1 channel: the idle timeout, bounded headers, and `connections` kept.
+    public static func http1Configuration(_ connections: ConnectionTable) -> HTTP1Channel.Configuration {
+        HTTP1Channel.Configuration(additionalChannelHandlers: [connections.handler()], idleTimeout: idleTimeout,
+                                   httpDecoderConfiguration: .init(maxHeaderFieldSize: 16 * 1024, maxHeaderListSize: 32 * 1024, maxHeaderFieldCount: 100))
+    }
+
+    /// How many connections to keep at most: half the open-files limit (the list, its state
+    /// and the watcher need the rest), at most 512.
+    public static func connectionBound() -> Int {
+        var limit = rlimit()
+        #if os(Linux)
+        let resource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
+        #else
+        let resource = RLIMIT_NOFILE
+        #endif
+        guard getrlimit(resource, &limit) == 0 else { return 512 }
+        return max(16, min(512, Int(clamping: limit.rlim_cur) / 2))
+    }
 
     public static func router(web: WebList, events: EventHub, gate: Gate) -> Router<ServeContext> {
         let router = Router(context: ServeContext.self)
@@ -38,8 +72,16 @@ public enum WebServer {
             guard let body = try await json(request) else {
                 return Gate.refusal(.badRequest, "bad_request", "The body must be a JSON object.")
             }
-            let answer = await MainActor.run { web.edit(body) }
-            return Gate.json(answer.body, status: HTTPResponse.Status(code: answer.status))
+            let token = context.device?.token
+            var answer = await MainActor.run { web.edit(body, device: token) }
+            if WebList.isNotSaved(answer) {
+                // A write may land it in a moment (the store retries): then it is answered ok.
+                await web.waitForWrite(millis: notSavedWaitMillis)
+                answer = await MainActor.run { web.edit(body, device: token) }
+            }
+            var response = Gate.json(answer.body, status: HTTPResponse.Status(code: answer.status))
+            if let retryAfter = answer.retryAfter { response.headers[.retryAfter] = String(retryAfter) }
+            return response
         }
         router.post("/api/pair") { request, _ in
             guard let body = try await json(request)?.objectValue, let code = body["code"]?.stringValue else {

@@ -29,9 +29,12 @@ public final class WebList {
     public struct Answer: Sendable, Equatable {
         public var status: Int
         public var body: JSONValue
-        public init(_ status: Int, _ body: JSONValue) {
+        /// Seconds after which the edit may be sent again (`Retry-After`), for an edit not saved.
+        public var retryAfter: Int?
+        public init(_ status: Int, _ body: JSONValue, retryAfter: Int? = nil) {
             self.status = status
             self.body = body
+            self.retryAfter = retryAfter
         }
         static func ok(_ outcome: String, _ message: String, _ extra: [String: JSONValue] = [:]) -> Answer {
             var fields: [String: JSONValue] = ["ok": .bool(true), "outcome": .string(outcome), "message": .string(message)]
@@ -129,15 +132,31 @@ public final class WebList {
 
     // MARK: Editing
 
+    /// Edits made in the list but not yet durable (no journal and no file holds them), by key:
+    /// answered 503 until they are, then with their answer.
+    private var notDurable: [String: AnswerLog.Entry] = [:]
+
     /// Carries out one edit the page sent: `{"key": "…", "op": "…", …}`. `key` makes it
-    /// idempotent: the same key again gets the first answer and changes nothing.
-    public func edit(_ request: JSONValue) -> Answer {
+    /// idempotent: the same key again, from the same device with the same edit, gets the first
+    /// answer and changes nothing; from another device or with another edit it is refused.
+    /// `device`: the sender's token (nil in tests of one device).
+    ///
+    /// `ok` is answered only for an edit that is durable: fsynced in a journal or written to the
+    /// file. One that is neither (the state folder and its spare cannot be written) stays in the
+    /// list, is written when the folder is back, and is answered 503 `not_saved` until then.
+    public func edit(_ request: JSONValue, device: String? = nil) -> Answer {
         guard let fields = request.objectValue else { return .refused(400, "bad_request", "send a JSON object") }
         guard let key = fields["key"]?.stringValue, Self.isKey(key) else {
             return .refused(400, "bad_request", "key is required: 8 to 64 letters, digits or dashes, new for every edit (it makes a repeated request harmless)")
         }
-        if let answer = answers.answer(key, now: store.time.nowMillis()) {
-            var replayed = answer
+        let sender = Self.digest(device ?? "")
+        var withoutKey = fields
+        withoutKey["key"] = nil
+        let digest = Self.digest(JSONText.compact(.object(withoutKey)))
+        if let kept = answers.entry(key, now: store.time.nowMillis()) ?? notDurable[key] {
+            if let refusal = Self.misused(kept, sender: sender, edit: digest) { return refusal }
+            if notDurable[key] != nil { return settle(key) }
+            var replayed = kept.answer
             if case .object(var body) = replayed.body {
                 body["replayed"] = .bool(true)
                 replayed.body = .object(body)
@@ -147,27 +166,78 @@ public final class WebList {
         if let paused = store.status.pausedBy, paused.isContentProblem {
             return .refused(409, "paused", "The list is paused (\(paused.pausedReason)): \(TextRules.escaped(paused.description)). Nothing was changed.")
         }
-        let done: Answer
-        do {
-            done = try perform(fields, key: key)
-        } catch let error as RequestError {
-            done = .refused(error.status, error.code, error.message)
-        } catch let violation as TextRules.Violation {
-            done = .refused(400, "invalid_text", violation.description)
-        } catch let error as EditError {
-            done = .refused(409, "changed", TextRules.escaped(error.description))
-        } catch {
-            done = .refused(500, "failed", "Nothing was changed: " + TextRules.escaped(String(describing: error)))
-        }
-        var answer = done
+        var answer = carryOut(fields, key: key, device: sender)
         if case .object(var body) = answer.body {
             body["revision"] = .number(String(store.revision))
             answer.body = .object(body)
         }
         // A refusal for bad input is remembered too: sent again, it is refused again, the same
         // way. A failure of the server's (500) is not: the page sends the edit again later.
-        if answer.status < 500 { answers.remember(key, answer, now: store.time.nowMillis()) }
+        guard answer.status < 500 else { return answer }
+        let entry = AnswerLog.Entry(at: store.time.nowMillis(), answer: answer, device: sender, edit: digest)
+        if answer.status < 300, store.unsaved > 0 {
+            notDurable[key] = entry
+            return settle(key)
+        }
+        answers.remember(key, answer, device: sender, edit: digest, now: entry.at)
         return answer
+    }
+
+    /// A key sent again by another device, or with another edit: refused, never answered with
+    /// the first request's outcome.
+    static func misused(_ kept: AnswerLog.Entry, sender: String, edit: String) -> Answer? {
+        if kept.device != sender {
+            return .refused(409, "key_taken", "Another device already sent an edit with this key, so this one was not made. Send it again with a new key.")
+        }
+        if kept.edit != edit {
+            return .refused(422, "key_reused", "This key was already used for a different edit, so this one was not made. Every edit needs a key of its own.")
+        }
+        return nil
+    }
+
+    /// The answer of an edit made but not yet durable: its own once a journal or the file
+    /// holds every edit, else 503 (the page keeps it and sends it again with the same key).
+    private func settle(_ key: String) -> Answer {
+        guard let entry = notDurable[key] else { return .refused(500, "failed", "Nothing is known of this edit.") }
+        guard store.unsaved > 0 else {
+            notDurable[key] = nil
+            answers.remember(key, entry.answer, device: entry.device, edit: entry.edit, now: entry.at)
+            return entry.answer
+        }
+        let reason = (store.status.journalProblem ?? store.status.pausedBy).map { TextRules.escaped($0.description) } ?? "the disk did not take it"
+        return Answer(503, .object([
+            "ok": .bool(false), "error": .string("not_saved"),
+            "message": .string("Not saved yet: neither the list nor its journal could be written (\(reason)). The edit waits here and is sent again."),
+        ]), retryAfter: Self.notSavedRetrySeconds)
+    }
+
+    /// When a page sends an edit that was not saved again.
+    static let notSavedRetrySeconds = 5
+
+    /// Waits until the file holds every edit, or `millis` pass.
+    public func waitForWrite(millis: Int64) async { _ = await store.waitUntilFlushed(timeoutMillis: millis) }
+
+    /// Whether `answer` says the edit waits for the disk (`settle`).
+    public nonisolated static func isNotSaved(_ answer: Answer) -> Bool { answer.body.objectValue?["error"] == .string("not_saved") }
+
+    /// 16 hex digits of a hash of `text`: the device and edit an answer is kept with.
+    static func digest(_ text: String) -> String {
+        let digits = String(Hash.content(Array(text.utf8)), radix: 16)
+        return String(repeating: "0", count: 16 - digits.count) + digits
+    }
+
+    private func carryOut(_ fields: [String: JSONValue], key: String, device: String) -> Answer {
+        do {
+            return try perform(fields, key: key, device: device)
+        } catch let error as RequestError {
+            return .refused(error.status, error.code, error.message)
+        } catch let violation as TextRules.Violation {
+            return .refused(400, "invalid_text", violation.description)
+        } catch let error as EditError {
+            return .refused(409, "changed", TextRules.escaped(error.description))
+        } catch {
+            return .refused(500, "failed", "Nothing was changed: " + TextRules.escaped(String(describing: error)))
+        }
     }
 
     struct RequestError: Error {
@@ -186,9 +256,9 @@ public final class WebList {
         return parts.map(\.count) == [8, 4, 4, 4, 12] && parts.allSatisfy { $0.allSatisfy(\.isHexDigit) }
     }
 
-    private func perform(_ fields: [String: JSONValue], key: String) throws -> Answer {
+    private func perform(_ fields: [String: JSONValue], key: String, device: String) throws -> Answer {
         switch fields["op"]?.stringValue {
-        case "add": return try add(fields, key: key)
+        case "add": return try add(fields, key: key, device: device)
         case "check": return try check(fields)
         case "amount": return try amount(fields)
         case "move": return try move(fields)
@@ -204,9 +274,10 @@ public final class WebList {
 
     /// Through the core's one add rule: a name bought before goes where it was last, a checked
     /// one is unchecked, one already on the list is left alone. The new item's id comes from
-    /// the request's key, so the same add sent again after its answer was forgotten (a day
-    /// later, or with the answers file lost) still adds nothing twice.
-    private func add(_ fields: [String: JSONValue], key: String) throws -> Answer {
+    /// the request's key and device, so the same add sent again after its answer was forgotten
+    /// (a day later, or with the answers file lost) still adds nothing twice, and another
+    /// device's key never names this one's item.
+    private func add(_ fields: [String: JSONValue], key: String, device: String) throws -> Answer {
         let name = try TextRules.validated(try text(fields, "name", required: true) ?? "", as: .name)
         let amount = try text(fields, "amount").map { $0.trimmingWhitespace().isEmpty ? "" : try TextRules.validated($0, as: .amount) }
         var section: String?
@@ -219,7 +290,7 @@ public final class WebList {
         let id = try fields["id"].map { value -> String in
             guard let given = value.stringValue, Self.isItemID(given) else { throw RequestError(message: "id must be a UUID") }
             return given
-        } ?? ItemID.derived(from: "bananas-serve:" + key)
+        } ?? ItemID.derived(from: "bananas-serve:" + device + ":" + key)
         let list = store.list
         if list.rows[id] != nil {
             return .ok("already_added", "Already added.", ["id": .string(id)])

@@ -6,8 +6,11 @@ import BananasSync
 import Dispatch
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import HummingbirdTLS
 import Logging
+import NIOCore
+import NIOSSL
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -28,28 +31,30 @@ struct ServeTool: ParsableCommand {
 }
 
 struct Serve: ParsableCommand {
+    // No hard line breaks in help texts: ArgumentParser wraps them to the terminal's width.
     static let configuration = CommandConfiguration(
         commandName: "serve",
         abstract: "Serve the list as a web page for your phone (pair it with the QR code shown).",
         discussion: """
-            Listens on 127.0.0.1 (this computer only) unless --listen is given. Shows a QR code
-            of a pairing URL with a one-time code (5 minutes, 5 tries): scan it with the phone's
-            camera, and the page keeps a device token (see bananas devices). Every edit the page
-            makes is an ordinary edit of the list, saved and merged like the editor's; the page
+            Listens on 127.0.0.1 (this computer only) unless --listen is given. Shows a QR code \
+            of a pairing URL with a one-time code (5 minutes, 5 tries): scan it with the phone's \
+            camera, and the page keeps a device token (see bananas devices). Every edit the page \
+            makes is an ordinary edit of the list, saved and merged like the editor's; the page \
             keeps working with no connection and sends its edits when it is back.
-            Over plain HTTP on a network the page cannot open without a connection: give
-            --tls-cert and --tls-key, or put it behind HTTPS (docs/serve.md: Tailscale, a
+
+            Over plain HTTP on a network the page cannot open without a connection: give \
+            --tls-cert and --tls-key, or put it behind HTTPS (docs/serve.md: Tailscale, a \
             reverse proxy). Stop it with Ctrl-C.
             """)
 
     @Option(name: .long, help: ArgumentHelp("The list file (default: $BANANAS_FILE, else ~/.local/share/bananas/BananaList.json).", valueName: "path"))
     var file: String?
 
-    @Option(name: .long, help: ArgumentHelp("The address to listen on: 0.0.0.0 for every network of this computer (default 127.0.0.1).", valueName: "address"))
+    @Option(name: .long, help: ArgumentHelp("The address to listen on, optionally with :PORT (127.0.0.1:8080, [::1]:8080): 0.0.0.0 or :: for every network of this computer, localhost for 127.0.0.1 and ::1 (default 127.0.0.1).", valueName: "address"))
     var listen: String = "127.0.0.1"
 
     @Option(name: .long, help: ArgumentHelp("The port (default 8080; 0 picks a free one).", valueName: "port"))
-    var port: Int = 8080
+    var port: Int?
 
     @Option(name: .long, help: ArgumentHelp("A PEM certificate (chain) to serve HTTPS with (with --tls-key).", valueName: "path"))
     var tlsCert: String?
@@ -71,23 +76,34 @@ struct Serve: ParsableCommand {
 
     func validate() throws {
         if (tlsCert == nil) != (tlsKey == nil) { throw ValidationError("--tls-cert and --tls-key go together") }
-        if !(0...65_535).contains(port) { throw ValidationError("--port must be from 0 to 65535") }
+        if let port, !(0...65_535).contains(port) { throw ValidationError("--port must be from 0 to 65535") }
+        guard let address = ListenAddress(listen) else {
+            throw ValidationError("--listen takes an IP address or localhost, optionally with :PORT (127.0.0.1:8080, [::1]:8080, 0.0.0.0), not \(TextRules.escaped(listen))")
+        }
+        if let given = address.port, let port, given != port {
+            throw ValidationError("--listen names port \(given) and --port \(port): give the port once")
+        }
         if let publicURL, ServeURLs.origin(publicURL) == nil { throw ValidationError("--public-url must be an http:// or https:// URL, e.g. https://laptop.tailnet.ts.net") }
     }
 
+    // Long because it sets up the store, the routes and every listener, and prints what a user
+    // needs once they listen; split up, each part would need most of the others' values.
     func run() throws {
         let file = Locations.listFile(explicit: file)
         var logger = Logger(label: "bananas.serve")
-        logger.logLevel = .warning
+        // Errors the server can do nothing about (a client closing mid-answer) are not news.
+        logger.logLevel = .critical
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = .warning
+            handler.logLevel = .critical
             return handler
         }
         let registry = DeviceRegistry(stateDirectory: Locations.stateDirectory())
         let tlsConfiguration = try tls()
         let settings = gateSettings(tls: tlsConfiguration != nil)
-        let listen = self.listen, port = self.port, publicURL = self.publicURL, noPair = self.noPair
+        let address = ListenAddress(listen)!
+        let port = address.port ?? self.port ?? 8080
+        let publicURL = self.publicURL, noPair = self.noPair
         unsetenv("BANANAS_FILE")
         MainActor.assumeIsolated {
             let store = ListStore(file: file, mode: .live)
@@ -96,42 +112,40 @@ struct Serve: ParsableCommand {
             let events = EventHub(web: web, registry: registry)
             let router = WebServer.router(web: web, events: events, gate: Gate(settings: settings, registry: registry))
             let scheme = tlsConfiguration == nil ? "http" : "https"
-            let running = { @Sendable (bound: Int) in
-                let urls = ServeURLs.local(scheme: scheme, listen: listen, port: bound)
+            let connections = ConnectionTable(total: WebServer.connectionBound())
+            let http1 = HTTPServerBuilder.http1(configuration: WebServer.http1Configuration(connections))
+            let server: HTTPServerBuilder
+            if let tlsConfiguration {
+                do {
+                    server = try .tls(http1, tlsConfiguration: tlsConfiguration)
+                } catch {
+                    printError("cannot serve HTTPS with the certificate and key given: \(ServeErrors.words(error))")
+                    terminate(ExitCodes.invalidInput)
+                }
+            } else {
+                server = http1
+            }
+            let running: @MainActor @Sendable (Int, [String]) -> Void = { bound, hosts in
+                let urls = ServeURLs.local(scheme: scheme, hosts: hosts, port: bound)
                 ServeURLs.save(publicURL ?? urls[0], registry: registry)
-                var lines = ["Serving \(file.path)"]
-                lines += urls.map { "  at \($0)" }
-                if let publicURL { lines.append("  at \(publicURL) (public URL)") }
-                if listen == "127.0.0.1" || listen == "localhost" || listen == "::1" {
+                var lines = ["Serving \(TextRules.escaped(file.path))"]
+                lines += urls.map { "  at \(TextRules.escaped($0))" }
+                if let publicURL { lines.append("  at \(TextRules.escaped(publicURL)) (public URL)") }
+                if address.isLoopback {
                     lines.append("Only this computer can reach it: give --listen 0.0.0.0 for phones on this network, or see docs/serve.md.")
                 }
                 say(lines)
                 if !noPair { showPairing(registry: registry, base: publicURL ?? urls[0]) }
                 say(["Stop with Ctrl-C."])
             }
-            let configuration = ApplicationConfiguration(address: .hostname(listen, port: port), serverName: nil)
-            let app: Application<RouterResponder<ServeContext>>
-            if let tlsConfiguration {
-                do {
-                    app = Application(router: router, server: try .tls(.http1(), tlsConfiguration: tlsConfiguration), configuration: configuration,
-                                      onServerRunning: { running($0.localAddress?.port ?? port) }, logger: logger)
-                } catch {
-                    printError("cannot serve HTTPS: \(error)")
-                    terminate(ExitCodes.invalidInput)
-                }
-            } else {
-                app = Application(router: router, server: .http1(), configuration: configuration, onServerRunning: { running($0.localAddress?.port ?? port) }, logger: logger)
-            }
             Signals.endServing(store, file: file)
-            Task {
-                do {
-                    try await app.runService(gracefulShutdownSignals: [])
-                } catch {
-                    printError("cannot serve on \(listen) port \(port): \(error)")
-                    await MainActor.run { _ = store.close() }
-                    terminate(ExitCodes.failure)
-                }
+            let failed: @MainActor @Sendable (String, any Error) -> Void = { host, error in
+                printError("cannot listen on \(ServeURLs.shown(host)) port \(port): \(ServeErrors.words(error))")
+                _ = store.close()
+                terminate(ExitCodes.failure)
             }
+            Listeners(hosts: address.hosts, server: server, router: router, logger: logger, running: running, failed: failed)
+                .start(at: 0, port: port, bound: [])
         }
         dispatchMain()
     }
@@ -144,7 +158,7 @@ struct Serve: ParsableCommand {
             let key = try NIOSSLPrivateKey(file: tlsKey, format: .pem)
             return TLSConfiguration.makeServerConfiguration(certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
         } catch {
-            printError("cannot use the certificate \(tlsCert) with the key \(tlsKey): \(error)")
+            printError("cannot use the certificate \(TextRules.escaped(tlsCert)) with the key \(TextRules.escaped(tlsKey)): \(ServeErrors.words(error))")
             throw ExitCode(ExitCodes.invalidInput)
         }
     }
@@ -162,12 +176,121 @@ struct Serve: ParsableCommand {
     }
 }
 
+/// `--listen`: an IP address (v4 or v6, bare or in brackets) or localhost, optionally with
+/// `:PORT`; localhost is both loopback addresses.
+struct ListenAddress {
+    var hosts: [String]
+    var port: Int?
+
+    init?(_ text: String) {
+        var host = text
+        if text.hasPrefix("[") {
+            guard let close = text.firstIndex(of: "]") else { return nil }
+            host = String(text[text.index(after: text.startIndex)..<close])
+            let rest = text[text.index(after: close)...]
+            if !rest.isEmpty {
+                guard rest.hasPrefix(":"), let port = Int(rest.dropFirst()), (0...65_535).contains(port) else { return nil }
+                self.port = port
+            }
+            guard Self.isIPv6(host) else { return nil }
+        } else if text.filter({ $0 == ":" }).count == 1, let colon = text.firstIndex(of: ":") {
+            host = String(text[..<colon])
+            guard let port = Int(text[text.index(after: colon)...]), (0...65_535).contains(port) else { return nil }
+            self.port = port
+        }
+        if host.lowercased() == "localhost" {
+            hosts = ["127.0.0.1", "::1"]
+        } else if Self.isIPv4(host) || Self.isIPv6(host) {
+            hosts = [host]
+        } else {
+            return nil
+        }
+    }
+
+    var isLoopback: Bool { hosts.allSatisfy { $0.hasPrefix("127.") || $0 == "::1" } }
+
+    static func isIPv4(_ text: String) -> Bool {
+        var address = in_addr()
+        return inet_pton(AF_INET, text, &address) == 1
+    }
+
+    static func isIPv6(_ text: String) -> Bool {
+        var address = in6_addr()
+        return inet_pton(AF_INET6, text, &address) == 1
+    }
+}
+
+/// The servers of one `bananas serve`, one per address listened on (localhost: 127.0.0.1 and
+/// ::1), started one after the other so that every one has the first's port. An address
+/// after the first that this computer lacks (no IPv6) is left out; the first must listen.
+struct Listeners: Sendable {
+    let hosts: [String]
+    let server: HTTPServerBuilder
+    let responder: RouterResponder<ServeContext>
+    let logger: Logger
+    let running: @MainActor @Sendable (Int, [String]) -> Void
+    let failed: @MainActor @Sendable (String, any Error) -> Void
+
+    init(hosts: [String], server: HTTPServerBuilder, router: Router<ServeContext>, logger: Logger,
+         running: @escaping @MainActor @Sendable (Int, [String]) -> Void, failed: @escaping @MainActor @Sendable (String, any Error) -> Void) {
+        self.hosts = hosts
+        self.server = server
+        responder = router.buildResponder()
+        self.logger = logger
+        self.running = running
+        self.failed = failed
+    }
+
+    @MainActor
+    func start(at index: Int, port: Int, bound: [String]) {
+        guard index < hosts.count else {
+            running(port, bound)
+            return
+        }
+        let host = hosts[index]
+        let app = Application(responder: responder, server: server,
+                              configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: nil),
+                              onServerRunning: { channel in
+                                  let actual = channel.localAddress?.port ?? port
+                                  await start(at: index + 1, port: actual, bound: bound + [host])
+                              }, logger: logger)
+        Task {
+            do {
+                try await app.runService(gracefulShutdownSignals: [])
+            } catch {
+                if index == 0 { await failed(host, error) } else { await start(at: index + 1, port: port, bound: bound) }
+            }
+        }
+    }
+}
+
+/// Errors as words for the terminal: what the system said, never a type's dump.
+enum ServeErrors {
+    static func words(_ error: any Error) -> String {
+        if let io = error as? IOError {
+            let reason = String(cString: strerror(io.errnoCode))
+            switch io.errnoCode {
+            case EADDRINUSE: return reason + " (another program listens there: give another --port, or 0 for a free one)"
+            case EADDRNOTAVAIL: return reason + " (no network of this computer has that address)"
+            case EACCES: return reason + " (ports below 1024 need privileges: give --port 8080)"
+            default: return reason
+            }
+        }
+        if error is SocketAddressError { return "that is not an address of this computer" }
+        if error is NIOSSLError { return "they are not a PEM certificate and its private key" }
+        if let failure = error as? DeviceRegistry.Failure { return failure.description }
+        return "an unexpected error"
+    }
+}
+
 /// Keeps the signal sources alive.
 @MainActor enum Signals {
     static var sources: [any DispatchSourceSignal] = []
 
     /// Signals end the server at once (an open event stream would hold a graceful shutdown
-    /// forever), after a last attempt to write pending edits.
+    /// forever), after a last attempt to write pending edits. What it says of the edits it
+    /// could not write is what holds: in the journal (the next instance writes them), or in
+    /// no journal (lost here; the page sends again every edit it was not answered ok).
     static func endServing(_ store: ListStore, file: ListFile) {
         for signal in [SIGINT, SIGTERM, SIGHUP] {
             Glibc.signal(signal, SIG_IGN)
@@ -175,7 +298,14 @@ struct Serve: ParsableCommand {
             source.setEventHandler {
                 MainActor.assumeIsolated {
                     let left = store.close()
-                    if left > 0 { printError("\(left) edits could not be written to \(file.path); they stay in the journal and the next instance writes them") }
+                    let unjournaled = store.unsaved
+                    let path = TextRules.escaped(file.path)
+                    if left > unjournaled {
+                        printError("\(left - unjournaled) edits could not be written to \(path); they stay in the journal and the next bananas on this list writes them")
+                    }
+                    if unjournaled > 0 {
+                        printError("\(unjournaled) edits could not be written to \(path), and no journal holds them: they are lost here. The page was not told they were saved and sends them again.")
+                    }
                     terminate(left == 0 ? 0 : ExitCodes.cannotWrite)
                 }
             }
@@ -195,7 +325,7 @@ struct Pair: ParsableCommand {
         let registry = DeviceRegistry(stateDirectory: Locations.stateDirectory())
         let base = ServeURLs.saved(registry: registry)
         if base == nil { say(["No bananas serve has run yet: start it (bananas serve), then open the URL it shows on the phone with this code."]) }
-        showPairing(registry: registry, base: base)
+        guard showPairing(registry: registry, base: base) else { throw ExitCode(ExitCodes.failure) }
     }
 }
 
@@ -250,25 +380,28 @@ struct Revoke: ParsableCommand {
     }
 }
 
-/// A new code, as a URL, a QR code and the code alone (to type).
-func showPairing(registry: DeviceRegistry, base: String?) {
+/// A new code, as a URL, a QR code and the code alone (to type); false when none could be made.
+@discardableResult
+func showPairing(registry: DeviceRegistry, base: String?) -> Bool {
     do {
         let code = try registry.newCode()
         let spaced = code.code.prefix(4) + "-" + code.code.dropFirst(4)
         guard let base else {
             say(["Pairing code: \(spaced) (valid 5 minutes, 5 tries)"])
-            return
+            return true
         }
         let url = base + "/pair#" + code.code
-        var lines = ["Pair a phone: scan this code, or open \(url)"]
+        var lines = ["Pair a phone: scan this code, or open \(TextRules.escaped(url))"]
         if let qr = QRCode(url) {
             let color = isatty(1) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
             lines += qr.lines(color: color)
         }
         lines.append("Code \(spaced): one phone, within 5 minutes, 5 tries. Another code: bananas pair")
         say(lines)
+        return true
     } catch {
         printError("cannot make a pairing code: \(error.description)")
+        return false
     }
 }
 
@@ -285,18 +418,23 @@ enum ServeURLs {
         return String(scheme) + "://" + authority
     }
 
-    /// The URLs phones can use: the address listened on, or every IPv4 address of this
+    /// The URLs phones can use: the addresses listened on, or every IPv4 address of this
     /// computer when listening on all of them.
-    static func local(scheme: String, listen: String, port: Int) -> [String] {
-        let hosts: [String]
-        if listen == "0.0.0.0" || listen == "::" {
-            let found = addresses()
-            hosts = found.isEmpty ? ["127.0.0.1"] : found
-        } else {
-            hosts = [listen]
+    static func local(scheme: String, hosts listened: [String], port: Int) -> [String] {
+        var hosts: [String] = []
+        for host in listened {
+            if host == "0.0.0.0" || host == "::" {
+                let found = addresses()
+                hosts += found.isEmpty ? ["127.0.0.1"] : found
+            } else {
+                hosts.append(host)
+            }
         }
-        return hosts.map { host in scheme + "://" + (host.contains(":") ? "[\(host)]" : host) + ":\(port)" }
+        return hosts.map { host in scheme + "://" + shown(host) + ":\(port)" }
     }
+
+    /// A host as it goes in a URL: an IPv6 address in brackets.
+    static func shown(_ host: String) -> String { host.contains(":") ? "[\(host)]" : host }
 
     static func addresses() -> [String] {
         var first: UnsafeMutablePointer<ifaddrs>?
@@ -316,15 +454,14 @@ enum ServeURLs {
         return found
     }
 
-    /// Where the running server was last reached, for `bananas pair`.
+    /// Where the running server was last reached, for `bananas pair` (`serve/url`, 0600).
     static func save(_ url: String, registry: DeviceRegistry) {
-        try? registry.makeFolder()
-        try? (url + "\n").write(toFile: registry.folder + "/url", atomically: true, encoding: .utf8)
+        do { try registry.save("url", Array((url + "\n").utf8)) } catch { printError("cannot keep the URL for bananas pair: \(error.description)") }
     }
 
     static func saved(registry: DeviceRegistry) -> String? {
-        guard let text = try? String(contentsOfFile: registry.folder + "/url", encoding: .utf8) else { return nil }
-        let url = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard let bytes = registry.saved("url", limit: 4_096) else { return nil }
+        let url = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         return origin(url) == nil ? nil : url
     }
 }
