@@ -114,7 +114,7 @@ public struct BaseStore: Sendable {
     public func keptInSpare() -> (folder: String, reason: ListFileError)? {
         guard let spare, current.state == spare.state else { return nil }
         let reason = problem(in: main) ?? .stateNotSaved(folder: main.state.path, reason: "state not saved", detail: "a write could not save it")
-        return (spare.state.path, reason)
+        return (spare.state.shownPath, reason)
     }
 
     /// Says, before a write's rename, which bytes are about to be the list file. The base and

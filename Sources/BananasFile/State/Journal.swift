@@ -26,10 +26,10 @@ public final class Journal {
     /// Creates this instance's journal in the state folder's journals (created if needed), locked.
     public init(in state: StateFolder) throws(ListFileError) {
         folder = state
-        let journals = state.journalsPath
-        if let failure = state.make(journals, action: "create the journal folder") { throw failure }
+        if let failure = state.make(state.journalsPath, action: "create the journal folder") { throw failure }
         let name = "\(Sys.processID())-\(String(UInt32.random(in: 0...UInt32.max), radix: 16)).journal"
-        path = journals + "/" + name
+        // Named after `make`: the spare's folder is named through its descriptor once made.
+        path = state.journalsPath + "/" + name
         // Locked under another name first: a journal visible unlocked, even for a moment,
         // would look like a dead instance's.
         let fresh = path + ".new"

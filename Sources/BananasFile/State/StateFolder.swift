@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Synchronization
 
 /// This machine's private state for one list file, under
 /// `$XDG_STATE_HOME/bananas/files/<hash of the list's path>/`:
@@ -15,7 +16,11 @@ import Darwin
 /// anything but a folder) is never followed, so nothing outside it is ever read, written,
 /// linked or removed through it (`problem`, `make`).
 public struct StateFolder: Sendable, Hashable {
-    public let path: String
+    /// The folder, as every access names it. For the spare, its root is the descriptor the
+    /// spare's root was opened and checked through (`SpareRoot`), not its name.
+    public var path: String { (isSpare ? SpareRoot.accessPath(root) : root) + "/files/" + key }
+    /// The folder as it is shown to a user: for the spare, under its root's name.
+    public var shownPath: String { root + "/files/" + key }
     /// `$XDG_STATE_HOME/bananas`, as the user set it up (it may be a symlink of theirs).
     public let root: String
     /// The list's folder name under `files/`.
@@ -35,7 +40,6 @@ public struct StateFolder: Sendable, Hashable {
         self.root = root
         self.spareRoot = spareRoot
         self.isSpare = isSpare
-        path = root + "/files/" + key
     }
 
     /// The same list's state in the spare place (`Locations.spareStateDirectory`): a full,
@@ -52,16 +56,16 @@ public struct StateFolder: Sendable, Hashable {
     public var mergedCopiesPath: String { path + "/merged-copies" }
 
     /// The folders bananas makes below `root`, outermost first.
-    var folders: [String] { [root + "/files", path, journalsPath, mergedCopiesPath] }
+    var folders: [String] {
+        let path = path
+        return [String(path.dropLast(key.count + 1)), path, path + "/journals", path + "/merged-copies"]
+    }
 
     /// Why this state folder must not be used now: one of its folders is a symlink or not a
     /// folder (or, for the spare, its root is not this user's alone). Nil when all is well,
     /// or when they are not there yet.
     public func problem() -> ListFileError? {
-        if isSpare, let st = Sys.linkStatus(root) {
-            guard Sys.isDirectory(st) else { return Sys.isSymlink(st) ? .symlinkRefused(path: root) : .notARegularFile(path: root, kind: Sys.kind(st)) }
-            guard st.st_uid == geteuid(), st.st_mode & 0o077 == 0 else { return .permissionDenied(path: root, action: "use (not this user's alone)") }
-        }
+        if isSpare, let refusal = SpareRoot.problem(root) { return refusal }
         for folder in folders {
             guard let st = Sys.linkStatus(folder) else { continue }
             switch st.st_mode & S_IFMT {
@@ -76,6 +80,15 @@ public struct StateFolder: Sendable, Hashable {
     /// Makes `folder` (one of `folders`, 0700) and those above it below `root`; nil when it is
     /// there and every folder on the way is a real one.
     public func make(_ folder: String, action: String = "create the state folder") -> ListFileError? {
+        var folder = folder
+        if isSpare {
+            // The spare's root is made (0700) and opened the first time a write needs it; a
+            // path named before that names no folder yet.
+            let before = SpareRoot.accessPath(root)
+            do { _ = try SpareRoot.descriptor(root, create: true) } catch { return error }
+            let after = SpareRoot.accessPath(root)
+            if before != after, folder.hasPrefix(before) { folder = after + folder.dropFirst(before.count) }
+        }
         if let problem = problem() { return problem }  // before mkdir follows a symlink
         if let failure = Sys.makeDirectories(folder) { return Sys.failure(failure.code, path: failure.path, action: action) }
         return problem()
@@ -84,6 +97,93 @@ public struct StateFolder: Sendable, Hashable {
     /// FNV-1a of the path, 16 hex digits: a stable folder name for any path.
     static func key(_ listPath: String) -> String {
         Hash.fnv1a(Array(listPath.utf8)).hex
+    }
+}
+
+/// The spare's root (`Locations.spareStateDirectory`) sits in a place other users can write
+/// to when no `$XDG_RUNTIME_DIR` is set (`/tmp`), so its name is not trusted past one open:
+/// each process opens it once (`O_DIRECTORY|O_NOFOLLOW`, made 0700 first when a write needs
+/// it and it is not there), checks on that descriptor that it is a folder of this user's that no one else may
+/// enter, and from then on reaches it only through the descriptor (`/proc/self/fd/N`, which
+/// the kernel resolves to the folder opened, whatever is renamed in or out of its name
+/// since). A root that fails the check is refused: the spare is not used, and reads as empty.
+/// Another user who takes the name first gets nothing of this user's state and puts nothing
+/// in it; they can only keep the spare from being used (docs/reliability.md).
+enum SpareRoot {
+    /// The descriptors opened, by root; a failure is tried again at the next use.
+    private static let opened = Mutex<[String: Int32]>([:])
+
+    /// A path no file can be at: what a refused spare's folders are named (ENOENT on use).
+    static let refusedPath = "/proc/self/fd/-1/bananas-spare-refused"
+
+    /// The root as accesses name it: through its descriptor when it passed the checks (a
+    /// root not made yet, or refused, names no folder: it reads as empty).
+    static func accessPath(_ root: String) -> String {
+        guard let fd = try? descriptor(root, create: false) else { return refusedPath }
+        #if os(Linux)
+        return "/proc/self/fd/\(fd)"
+        #else
+        // No descriptor paths: the name, checked at every `problem()`.
+        _ = fd
+        return root
+        #endif
+    }
+
+    /// Why the root must not be used, nil when it passed (checked again on its descriptor: a
+    /// user's own chmod counts).
+    static func problem(_ root: String) -> ListFileError? {
+        do {
+            guard let fd = try descriptor(root, create: false) else { return nil }  // not there yet
+            return check(fd, root)
+        } catch {
+            return error
+        }
+    }
+
+    private static func check(_ fd: Int32, _ root: String) -> ListFileError? {
+        var st = stat()
+        guard fstat(fd, &st) == 0, Sys.isDirectory(st) else { return .notARegularFile(path: root, kind: "not a folder") }
+        guard st.st_uid == geteuid(), st.st_mode & 0o077 == 0 else { return .permissionDenied(path: root, action: "use (not this user's alone)") }
+        return nil
+    }
+
+    /// Opens the root once per process: made 0700 when missing and `create` (a name taken by
+    /// no one yet is taken by this user first), then opened without following a symlink and
+    /// checked. Nil when it is missing and `create` is false.
+    static func descriptor(_ root: String, create: Bool) throws(ListFileError) -> Int32? {
+        if let fd = opened.withLock({ $0[root] }) {
+            var st = stat()
+            if fstat(fd, &st) == 0, st.st_nlink > 0 { return fd }
+            // Removed since (a temp cleaner, a reboot's tmpfs): opened again, by name. The old
+            // descriptor stays open: a path naming it may still be in use, and a number reused
+            // would name another file.
+            opened.withLock { if $0[root] == fd { $0[root] = nil } }
+        }
+        var fd = open(root, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        if fd < 0, errno == ENOENT {
+            guard create else { return nil }
+            Sys.makeDirectories(Sys.directoryName(root))
+            if mkdir(root, 0o700) != 0, errno != EEXIST { throw Sys.failure(errno, path: root, action: "create the spare state folder") }
+            fd = open(root, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        }
+        guard fd >= 0 else {
+            if errno == ELOOP || errno == ENOTDIR, let st = Sys.linkStatus(root) {
+                throw Sys.isSymlink(st) ? .symlinkRefused(path: root) : .notARegularFile(path: root, kind: Sys.kind(st))
+            }
+            throw Sys.failure(errno, path: root, action: "open the spare state folder")
+        }
+        if let refusal = check(fd, root) {
+            close(fd)
+            throw refusal
+        }
+        return opened.withLock { opened in
+            if let first = opened[root] {
+                close(fd)
+                return first
+            }
+            opened[root] = fd
+            return fd
+        }
     }
 }
 
