@@ -31,13 +31,14 @@ public struct BananasCommand: ParsableCommand {
               6  the file is from a newer bananas: it can be read, not changed
               7  the list is locked by another program that did not let go
               8  the file cannot be written (permissions, read-only or full disk, missing folder)
+              9  undo or redo refused: another writer changed the value since
               64 bad command-line usage
             """,
         version: "0.1.0",
         subcommands: [
             EditorCommand.self, ViewCommand.self, ListCommand.self, AddCommand.self, CheckCommand.self, UncheckCommand.self, EditCommand.self,
             RemoveCommand.self, ClearCheckedCommand.self, SectionsCommand.self, StatusCommand.self,
-            ConflictsCommand.self, DeletedCommand.self, RestoreCommand.self, UsualCommand.self, ForgetCommand.self, KeysCommand.self, ThemesCommand.self, MCPCommand.self,
+            ConflictsCommand.self, DeletedCommand.self, RestoreCommand.self, RecoverCommand.self, UndoCommand.self, RedoCommand.self, UsualCommand.self, ForgetCommand.self, KeysCommand.self, ThemesCommand.self, MCPCommand.self,
             DoctorCommand.self, ServeCommand.self, PairCommand.self, DevicesCommand.self,
         ],
         defaultSubcommand: EditorCommand.self
@@ -74,6 +75,11 @@ public struct BananasCommand: ParsableCommand {
         // So is the web server (ServeCommand.swift).
         if let first = arguments.first, ServeBinary.commands.contains(first) {
             ServeBinary.exec(arguments)
+        }
+        // `bananas chek milk`: a first word that names no command is a typo, not the editor's.
+        if let first = arguments.first, let message = DidYouMean.unknownCommand(first) {
+            Output.error(message)
+            Self.exit(withError: ExitCode(ExitCodes.notFound))
         }
         // `list`, `add`, `check` and `uncheck` in their plain forms skip the parser's start-up
         // cost (FastPath.swift); the same command runs either way.

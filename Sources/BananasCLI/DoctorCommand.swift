@@ -104,7 +104,10 @@ struct Doctor {
     func run(probeTerminal: Bool) -> [DoctorCheck] {
         let file = Locations.listFile(explicit: explicitFile, environment: environment, time: BananasCommand.time)
         let report = StatusReport(file: file, lockTimeoutMillis: min(lockTimeoutMillis, 1_000))
-        var checks = [listPath(file), listAccess(file, report), schema(report), lock(report)]
+        // What the next edit meets: its own lock, read and write path, tried (`trialWrite`).
+        let trial: ListFileError?
+        do { try file.trialWrite(lockTimeoutMillis: lockTimeoutMillis); trial = nil } catch { trial = error }
+        var checks = [listPath(file), listAccess(file, report, trial: trial), schema(report), lock(report, trial: trial), write(trial)]
         checks += stateFolder(file, report)
         checks.append(instances(file, report))
         checks.append(conflictCopies(report))
@@ -134,7 +137,19 @@ struct Doctor {
         return DoctorCheck(id: "list", level: .ok, summary: Output.safe(file.path), details: [why])
     }
 
-    func listAccess(_ file: ListFile, _ report: StatusReport) -> DoctorCheck {
+    /// The verdict: what the next edit (`bananas add`) does, from the same lock, read and
+    /// write path tried without writing the list (`ListFile.trialWrite`); its exit code when
+    /// it would fail.
+    func write(_ trial: ListFileError?) -> DoctorCheck {
+        guard let trial else {
+            return DoctorCheck(id: "write", level: .ok, summary: "an edit would be written",
+                               details: ["tried as an edit does it: the lock, the read, a temp file beside the list (removed), the state folder"])
+        }
+        return DoctorCheck(id: "write", level: .problem, summary: "an edit would fail now with exit \(trial.exitCode): \(trial.pausedReason)",
+                           details: [Output.safe(trial.description)], fix: Self.fix(for: trial))
+    }
+
+    func listAccess(_ file: ListFile, _ report: StatusReport, trial: ListFileError?) -> DoctorCheck {
         let path = Output.safe(file.path)
         if let failure = report.failure {
             if case .newerSchema = failure {
@@ -143,6 +158,12 @@ struct Doctor {
                 return DoctorCheck(id: "list access", level: .problem, summary: failure.pausedReason, details: [Output.safe(failure.description)],
                                    fix: Self.fix(for: failure))
             }
+        }
+        if !report.exists, report.failure == nil, let copy = GoodCopies.find(for: file).first {
+            // Moved aside or lost: the first edit starts a new list, the good copies stay.
+            return DoctorCheck(id: "list access", level: .warning, summary: "the list file is missing; an earlier list can be brought back",
+                               details: ["newest good copy: \(copy.list.items.count) items, \(RecoverCommand.time(copy.modifiedMillis)), \(copy.kind.words)"],
+                               fix: "bananas recover brings its items back (bananas recover --list shows every good copy); or just start a new list")
         }
         let folder = Doctor.directoryName(file.path)
         if !report.exists && report.failure == nil {
@@ -159,18 +180,20 @@ struct Doctor {
             }
             return DoctorCheck(id: "list access", level: .ok, summary: "not created yet: the first edit creates it")
         }
-        // A write replaces the file: a temp file in the folder, then a rename.
-        if access(folder, W_OK | X_OK) != 0 {
-            return DoctorCheck(id: "list access", level: .problem, summary: "read-only: its folder \(Output.safe(folder)) cannot be written, and every write makes a new file there",
-                               details: ["the list can be read, not changed"],
-                               fix: "make the folder writable for you (chmod u+w \(Output.safe(folder)), or chown \(Self.userName) it)")
-        }
-        if access(file.path, W_OK) != 0 {
-            return DoctorCheck(id: "list access", level: .problem, summary: "read-only: \(path) cannot be written by you",
-                               details: ["the list can be read, not changed"],
+        // A write replaces the file: a temp file in the folder, then a rename. What the trial
+        // write met there, not what access(2) says: root may write a 0444 file, and bananas does not.
+        switch trial {
+        case .permissionDenied(let denied, let action)? where action == ListFileError.readOnlyFileAction || denied == file.path:
+            return DoctorCheck(id: "list access", level: .problem, summary: "read-only: \(path) is not writable (mode \(Self.mode(of: file.path)))",
+                               details: ["the list can be read, not changed; bananas never replaces a list its owner made read-only"],
                                fix: "make it writable (chmod u+w \(path), or chown \(Self.userName) it)")
+        case .permissionDenied?, .readOnlyFileSystem?, .diskFull?, .io?:
+            return DoctorCheck(id: "list access", level: .problem, summary: "read-only: its folder \(Output.safe(folder)) cannot take a new file, and every write makes one there",
+                               details: ["the list can be read, not changed", Output.safe(trial!.description)],
+                               fix: Self.fix(for: trial!))
+        default:
+            return DoctorCheck(id: "list access", level: .ok, summary: "readable and writable")
         }
-        return DoctorCheck(id: "list access", level: .ok, summary: "readable and writable")
     }
 
     func schema(_ report: StatusReport) -> DoctorCheck {
@@ -198,7 +221,16 @@ struct Doctor {
         return check
     }
 
-    func lock(_ report: StatusReport) -> DoctorCheck {
+    func lock(_ report: StatusReport, trial: ListFileError?) -> DoctorCheck {
+        if case .lockHeld(_, let pid, let age, let alive)? = trial {
+            // The trial waited as long as an edit waits, and the holder did not let go.
+            let who = pid.map { "pid \($0)" } ?? "an unknown holder"
+            let command = pid.flatMap(Self.commandLine).map { " (" + Output.safe($0) + ")" } ?? ""
+            return DoctorCheck(id: "lock", level: .problem,
+                               summary: "held by \(who)\(command)\(alive ? "" : ", not running,") for \(age) s since its last refresh, and not let go within the \(Self.seconds(lockTimeoutMillis)) an edit waits",
+                               details: ["every edit waits \(Self.seconds(lockTimeoutMillis)) for it, then fails with exit 7; a running editor or MCP server keeps its edits and shows `paused`"],
+                               fix: "let that program finish, or end it (kill \(pid.map(String.init) ?? "it")) if it is hung; remove \(Output.safe(report.lockPath)) only if it is no writer of the list")
+        }
         switch report.lock {
         case .free:
             return DoctorCheck(id: "lock", level: .ok, summary: "free")
@@ -208,17 +240,16 @@ struct Doctor {
         case .held(let holder):
             let who = holder.pid.map { "pid \($0)" } ?? "an unknown holder"
             let command = holder.pid.flatMap(Self.commandLine).map { " (" + Output.safe($0) + ")" } ?? ""
-            if !holder.alive {
-                return DoctorCheck(id: "lock", level: .warning, summary: "left by \(who), which is not running (\(holder.ageSeconds) s old)",
-                                   details: ["the next write breaks it after \(FileLock.staleAfterMillis / 1000) s"],
-                                   fix: "nothing to do; or remove \(Output.safe(report.lockPath)) now")
-            }
             if holder.ageSeconds * 1000 >= FileLock.staleAfterMillis {
-                return DoctorCheck(id: "lock", level: .problem, summary: "stuck: held by \(who)\(command) for \(holder.ageSeconds) s",
-                                   details: ["a writer holds it for milliseconds; every edit waits, then fails with exit 7"],
-                                   fix: "end that program (kill \(holder.pid.map(String.init) ?? "it")) if it is hung, or remove \(Output.safe(report.lockPath)) if it is no writer of the list")
+                // Not refreshed for the stale window: a write breaks it, whatever has its pid now.
+                return DoctorCheck(id: "lock", level: .note, summary: "a stale lock of \(who)\(command)\(holder.alive ? "" : ", which is not running"), not refreshed for \(holder.ageSeconds) s",
+                                   details: ["writes break a lock not refreshed for \(FileLock.staleAfterMillis / 1000) s (a live bananas refreshes its lock every second); the trial write broke it"])
             }
-            return DoctorCheck(id: "lock", level: .note, summary: "held now by \(who)\(command) for \(holder.ageSeconds) s (a write in progress)")
+            if !holder.alive {
+                return DoctorCheck(id: "lock", level: .note, summary: "left by \(who), which is not running (\(holder.ageSeconds) s old)",
+                                   details: ["a write waits for it until it is \(FileLock.staleAfterMillis / 1000) s old, then breaks it"])
+            }
+            return DoctorCheck(id: "lock", level: .note, summary: "held by \(who)\(command) and let go within the \(Self.seconds(lockTimeoutMillis)) an edit waits (a write in progress)")
         }
     }
 
@@ -517,6 +548,16 @@ struct Doctor {
         return String(words.joined(separator: " ").prefix(80))
     }
 
+    /// `7 s`, `0.5 s`.
+    static func seconds(_ millis: Int64) -> String {
+        millis % 1000 == 0 ? "\(millis / 1000) s" : "\(Double(millis) / 1000) s"
+    }
+
+    static func mode(of path: String) -> String {
+        guard let st = linkStatus(path) else { return "?" }
+        return "0" + String(st.st_mode & 0o777, radix: 8)
+    }
+
     static func size(_ bytes: UInt64) -> String {
         if bytes >= 1 << 30 { return "\(bytes >> 30) GB" }
         if bytes >= 1 << 20 { return "\(bytes >> 20) MB" }
@@ -533,7 +574,8 @@ struct Doctor {
     /// The fix for a failure the list or the state folder reports.
     static func fix(for error: ListFileError) -> String {
         switch error {
-        case .unparseable: "repair the file by hand, or move it aside: bananas starts a new list (your earlier saves may be in the state folder's history)"
+        case .unparseable(let path, _):
+            "repair the file by hand, or move it aside (mv \(Output.safe(path)) \(Output.safe(path)).broken): bananas starts a new list, and `bananas recover` then brings back the last good copy's items (`bananas recover --list` shows the copies)"
         case .notARegularFile(let path, _): "move \(Output.safe(path)) aside; the list must be a regular file"
         case .tooLarge: "the file is not a shopping list bananas can read; point --file / $BANANAS_FILE at the right one"
         case .newerSchema: "upgrade bananas on this machine"

@@ -11,6 +11,7 @@ func mutate<Report>(
 ) throws -> Report {
     let session = try openList(options.listFile, lockTimeoutMillis: options.lockTimeout, writing: true)
     let report = try session.commit(lockTimeoutMillis: options.lockTimeout, build)
+    CommandHistory.record(session.lastInverse, file: session.file)
     if let failure = session.stateFailure {
         // The list holds the edit, but its base could not be renamed into place after it (the
         // state folder changed in between): the older base was removed, so the next stampless

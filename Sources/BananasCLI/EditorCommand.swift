@@ -22,7 +22,7 @@ struct EditorCommand: ParsableCommand {
             """)
 
     @OptionGroup var options: FileOptions
-    @Option(help: ArgumentHelp("The colour theme (see bananas themes; default: $BANANAS_THEME, config.yaml, else default).", valueName: "name"))
+    @Option(help: ArgumentHelp("The colour theme (see bananas themes; default: $BANANAS_THEME, config.yaml, else default).", valueName: "name"), completion: .custom(themeNames))
     var theme: String?
     @Flag(help: "Leave the mouse to the terminal (default: clicks and the wheel act; config.yaml: mouse: false).")
     var noMouse = false
@@ -40,7 +40,7 @@ struct ViewCommand: ParsableCommand {
         abstract: "Watch the list read-only, full-screen (writes nothing).")
 
     @OptionGroup var options: FileOptions
-    @Option(help: ArgumentHelp("The colour theme (see bananas themes).", valueName: "name"))
+    @Option(help: ArgumentHelp("The colour theme (see bananas themes).", valueName: "name"), completion: .custom(themeNames))
     var theme: String?
     @Flag(help: "Leave the mouse to the terminal (config.yaml: mouse: false).")
     var noMouse = false

@@ -64,11 +64,13 @@ enum FastPath {
                 var command = CheckCommand()
                 command.options = parsed.fileOptions
                 command.items = parsed.names
+                command.section = nil
                 return command
             }
             var command = UncheckCommand()
             command.options = parsed.fileOptions
             command.items = parsed.names
+            command.section = nil
             return command
         default:
             return nil

@@ -10,7 +10,7 @@ struct ListCommand: ParsableCommand {
 
     @OptionGroup var options: FileOptions
     @Flag(help: "Print JSON (visible items only) instead of text.") var json = false
-    @Option(help: "Only this section.") var section: String?
+    @Option(help: "Only this section.", completion: .custom(sectionNames)) var section: String?
     @Flag(help: "Only items not yet checked.") var unchecked = false
     @Flag(help: "Show each item's id prefix.") var ids = false
 
@@ -74,7 +74,7 @@ struct AddCommand: ParsableCommand {
     @OptionGroup var options: FileOptions
     @Argument(help: "The item names.", completion: .custom(rememberedNames)) var names: [String]
     @Option(help: "How much, e.g. \"2 L\".") var amount: String?
-    @Option(help: "The section (created if new).") var section: String?
+    @Option(help: "The section (created if new).", completion: .custom(sectionNames)) var section: String?
     @Flag(help: "Mark the items optional.") var optional = false
     @Flag(help: "Add even when the name is already on the list.") var duplicate = false
     @Flag(help: "Print the added items as JSON.") var json = false
@@ -119,37 +119,77 @@ struct AddCommand: ParsableCommand {
     }
 }
 
-/// check / uncheck share everything but the value.
-protocol CheckingCommand: ParsableCommand {
+/// check, uncheck and remove: the items named, and with `--section S` every item of that
+/// section it would change, resolved all or nothing against the list under the lock.
+protocol ItemsCommand: ParsableCommand {
     var options: FileOptions { get }
     var items: [String] { get }
+    var section: String? { get }
+    /// Whether the command changes `item` (check leaves checked items be).
+    static func changes(_ item: Item) -> Bool
+}
+
+extension ItemsCommand {
+    func validate() throws {
+        if items.isEmpty && section == nil { throw ValidationError("name at least one item, or a section with --section") }
+    }
+
+    /// The items named, then those of `--section` the command changes, each once.
+    func chosen(in list: ShoppingList) throws -> [Item] {
+        var found = try resolveAll(items, in: list)
+        if let section {
+            guard let name = list.section(named: section) else { throw SectionError.noSuchSection(section, suggestions: []) }
+            for item in list.items where item.section == name && Self.changes(item) && !found.contains(where: { $0.id == item.id }) {
+                found.append(item)
+            }
+        }
+        return found
+    }
+
+    /// "Nothing to check in Dairy." when `--section` alone found nothing to change.
+    func reportNothing(_ verb: String) {
+        if let section { Output.line("Nothing to \(verb) in \(Output.safe(section)).") }
+    }
+}
+
+/// check / uncheck share everything but the value.
+protocol CheckingCommand: ItemsCommand {
     static var value: Bool { get }
 }
 
 extension CheckingCommand {
+    static func changes(_ item: Item) -> Bool { item.checked != value }
+
     func run() throws {
         try perform {
             let changed: [Item] = try mutate(options) { list in
-                let found = try resolveAll(items, in: list)
+                let found = try chosen(in: list)
                 return (.batch(found.map { .update(id: $0.id, changes: [.checked: .flag(Self.value)]) }), found)
             }
+            if changed.isEmpty { reportNothing(Self.value ? "check" : "uncheck") }
             for item in changed { Output.line((Self.value ? "Checked " : "Unchecked ") + Output.safe(item.name)) }
         }
     }
 }
 
 struct CheckCommand: CheckingCommand {
-    static let configuration = CommandConfiguration(commandName: "check", abstract: "Check items off.")
+    static let configuration = CommandConfiguration(
+        commandName: "check", abstract: "Check items off.",
+        discussion: "Several items at once: bananas check milk eggs bread. A whole section: bananas check --section Dairy.")
     static let value = true
     @OptionGroup var options: FileOptions
-    @Argument(help: "Items: id, id prefix, or name.") var items: [String]
+    @Argument(help: "Items: id, id prefix, or name.", completion: .custom(itemNames)) var items: [String] = []
+    @Option(help: "Every unchecked item of this section too.", completion: .custom(sectionNames)) var section: String?
 }
 
 struct UncheckCommand: CheckingCommand {
-    static let configuration = CommandConfiguration(commandName: "uncheck", abstract: "Uncheck items.")
+    static let configuration = CommandConfiguration(
+        commandName: "uncheck", abstract: "Uncheck items.",
+        discussion: "Several items at once: bananas uncheck milk eggs. A whole section: bananas uncheck --section Dairy.")
     static let value = false
     @OptionGroup var options: FileOptions
-    @Argument(help: "Items: id, id prefix, or name.") var items: [String]
+    @Argument(help: "Items: id, id prefix, or name.", completion: .custom(itemNames)) var items: [String] = []
+    @Option(help: "Every checked item of this section too.", completion: .custom(sectionNames)) var section: String?
 }
 
 struct EditCommand: ParsableCommand {
@@ -157,10 +197,10 @@ struct EditCommand: ParsableCommand {
         commandName: "edit", abstract: "Change an item's name, amount, section or optional flag.")
 
     @OptionGroup var options: FileOptions
-    @Argument(help: "The item: id, id prefix, or name.") var item: String?
+    @Argument(help: "The item: id, id prefix, or name.", completion: .custom(itemNames)) var item: String?
     @Option(help: "A new name.") var name: String?
     @Option(help: "A new amount (\"\" clears it).") var amount: String?
-    @Option(help: "Move it to this section (created if new).") var section: String?
+    @Option(help: "Move it to this section (created if new).", completion: .custom(sectionNames)) var section: String?
     @Flag(inversion: .prefixedNo, help: "Mark it optional, or not.") var optional: Bool?
     @Flag(help: "Rename even when another item has the name.") var duplicate = false
 
@@ -198,18 +238,24 @@ struct EditCommand: ParsableCommand {
     }
 }
 
-struct RemoveCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "remove", abstract: "Remove items from the list.")
+struct RemoveCommand: ItemsCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "remove", abstract: "Remove items from the list.",
+        discussion: "Several items at once: bananas remove soap 5879. A whole section's items: bananas remove --section Household.")
 
     @OptionGroup var options: FileOptions
-    @Argument(help: "Items: id, id prefix, or name.") var items: [String]
+    @Argument(help: "Items: id, id prefix, or name.", completion: .custom(itemNames)) var items: [String] = []
+    @Option(help: "Every item of this section too.", completion: .custom(sectionNames)) var section: String?
+
+    static func changes(_ item: Item) -> Bool { true }
 
     func run() throws {
         try perform {
             let removed: [Item] = try mutate(options) { list in
-                let found = try resolveAll(items, in: list)
+                let found = try chosen(in: list)
                 return (.batch(found.map { .delete(id: $0.id) }), found)
             }
+            if removed.isEmpty { reportNothing("remove") }
             for item in removed { Output.line("Removed " + Output.safe(item.name)) }
         }
     }

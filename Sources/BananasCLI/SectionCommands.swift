@@ -42,7 +42,7 @@ struct SectionsAdd: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "add", abstract: "Add a section.")
     @OptionGroup var options: FileOptions
     @Argument(help: "The new section's name.") var name: String
-    @Option(help: "Put it after this section (default: at the end).") var after: String?
+    @Option(help: "Put it after this section (default: at the end).", completion: .custom(sectionNames)) var after: String?
 
     func run() throws {
         try perform {
@@ -63,7 +63,7 @@ struct SectionsAdd: ParsableCommand {
 struct SectionsRename: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "rename", abstract: "Rename a section (its items follow).")
     @OptionGroup var options: FileOptions
-    @Argument(help: "The section now.") var old: String
+    @Argument(help: "The section now.", completion: .custom(sectionNames)) var old: String
     @Argument(help: "Its new name.") var new: String
 
     func run() throws {
@@ -78,10 +78,10 @@ struct SectionsRename: ParsableCommand {
 struct SectionsMove: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "move", abstract: "Move a section in the order.")
     @OptionGroup var options: FileOptions
-    @Argument(help: "The section.") var name: String
+    @Argument(help: "The section.", completion: .custom(sectionNames)) var name: String
     @Option(help: "New position, 1 = first.") var to: Int?
-    @Option(help: "Put it before this section.") var before: String?
-    @Option(help: "Put it after this section.") var after: String?
+    @Option(help: "Put it before this section.", completion: .custom(sectionNames)) var before: String?
+    @Option(help: "Put it after this section.", completion: .custom(sectionNames)) var after: String?
 
     func validate() throws {
         if [to != nil, before != nil, after != nil].filter({ $0 }).count != 1 {
@@ -114,8 +114,8 @@ struct SectionsRemove: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "remove", abstract: "Remove a section; one that holds items needs --move-items-to or --delete-items.")
     @OptionGroup var options: FileOptions
-    @Argument(help: "The section.") var name: String
-    @Option(help: "Move its items to this section.") var moveItemsTo: String?
+    @Argument(help: "The section.", completion: .custom(sectionNames)) var name: String
+    @Option(help: "Move its items to this section.", completion: .custom(sectionNames)) var moveItemsTo: String?
     @Flag(help: "Remove its items too.") var deleteItems = false
 
     func run() throws {

@@ -58,6 +58,9 @@ struct StatusReport {
     var skew: (millis: Int64, replica: String)?
     var lock: LockState = .free
     var lockPath = ""
+    /// Something waits for the file, and a live holder kept the lock past the wait a running
+    /// instance makes before it says `paused` (`SyncStatus.lockWaitMillis`).
+    var lockHeldPastWait = false
 
     enum LockState {
         case free
@@ -109,6 +112,9 @@ struct StatusReport {
         lockPath = file.lockPath
         if let holder = FileLock.holder(of: file.lockPath) {
             lock = .held(holder)
+            if pending > 0, holder.alive, !FileLock.waitUntilFree(path: file.lockPath, timeoutMillis: SyncStatus.lockWaitMillis) {
+                lockHeldPastWait = true
+            }
         } else if let problem = FileLock.problem(at: file.lockPath) {
             lock = .unusable(problem)
         }
@@ -124,7 +130,7 @@ struct StatusReport {
     var status: SyncStatus {
         var status = SyncStatus()
         status.pausedBy = failure ?? stateProblem
-        if status.pausedBy == nil, pending > 0, case .held(let holder) = lock, holder.alive, holder.ageSeconds >= 1 {
+        if status.pausedBy == nil, pending > 0, lockHeldPastWait, case .held(let holder) = lock {
             // What waits is held back by a live holder past a running instance's wait: it
             // says `paused` with the holder named, and so does this.
             status.pausedBy = .lockHeld(path: lockPath, pid: holder.pid, ageSeconds: holder.ageSeconds)

@@ -47,6 +47,12 @@ public struct EditHistory: Hashable, Sendable {
 
     public init() {}
 
+    /// A history kept between processes (the command line's, in the state folder).
+    public init(undoSteps: [Step], redoSteps: [Step]) {
+        self.undoSteps = Array(undoSteps.suffix(Self.limit))
+        self.redoSteps = Array(redoSteps.suffix(Self.limit))
+    }
+
     public var canUndo: Bool { !undoSteps.isEmpty }
     public var canRedo: Bool { !redoSteps.isEmpty }
     public var undoLabel: String? { undoSteps.last?.label }

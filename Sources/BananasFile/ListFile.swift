@@ -338,7 +338,8 @@ public final class ListFile: Sendable {
                 history.publish(list, hash: hash, kind: .write(mark: list.writeMark), now: now, born: !snapshot.exists,
                                 replacing: snapshot.exists ? (snapshot.contentHash, snapshot.list) : nil)
                 preparedBase = try base.prepare(list, written: bytes, hash: hash, history: history.update(
-                    now: now, maxBytes: BaseStore.historyMaxBytes(listSize: bytes.count), head: list))
+                    now: now, maxBytes: BaseStore.historyMaxBytes(listSize: bytes.count), head: list),
+                    replacingEmptyFile: !snapshot.exists || snapshot.list.rows.isEmpty)
             } catch {
                 started.abandon()
                 throw ListFileError.stateNotSaved(error, folder: base.folder)
@@ -368,6 +369,36 @@ public final class ListFile: Sendable {
         after.layout = after.decoded.problems.isEmpty ? layout : nil
         lastSnapshot.withLock { $0 = after }
         return UpdateResult(value: value, wrote: true, fileState: absorbed, list: list, snapshot: after, baseSaveFailure: baseSaveFailure)
+    }
+
+    /// A write's path tried without changing anything (`bananas doctor`): the folder, the
+    /// lock (waited for as long as a write waits), the read and its schema, a temp file made
+    /// beside the list as a write makes it (the mode and owner rules included) and removed,
+    /// and the state folder. Throws what a write would meet now; returns how long it waited
+    /// for the lock, in ms.
+    @discardableResult
+    public func trialWrite(lockTimeoutMillis: Int64) throws(ListFileError) -> Int64 {
+        let folder = Sys.directoryName(path)
+        if Sys.linkStatus(folder) == nil {
+            guard createsFolder else { throw .folderMissing(path: folder) }
+            // The write makes the folder: where it would, it must be able to.
+            var existing = folder
+            while Sys.linkStatus(existing) == nil, existing.count > 1 { existing = Sys.directoryName(existing) }
+            if access(existing, W_OK | X_OK) != 0 { throw Sys.failure(errno, path: existing, action: "create the folder") }
+            return 0
+        }
+        if let swapped = Sys.firstSymlink(in: folder) { throw .symlinkRefused(path: swapped) }
+        let start = Sys.nowMillis()
+        let lock = try FileLock.acquire(path: lockPath, timeoutMillis: lockTimeoutMillis)
+        let waited = Sys.nowMillis() - start
+        defer { lock.release() }
+        let snapshot = try load()
+        guard snapshot.isWritable else {
+            throw .newerSchema(path: path, found: snapshot.decoded.schemaVersion, supported: ListCodec.currentSchemaVersion)
+        }
+        try AtomicWrite.start(path, with: snapshot.bytes ?? []).abandon()
+        if let problem = base?.problem() { throw problem }
+        return waited
     }
 
     /// The file lacks something `list` holds: what it shows, or, in a file with stamps, a

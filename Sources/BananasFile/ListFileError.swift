@@ -145,5 +145,7 @@ public enum ExitCodes {
     public static let newerSchema: Int32 = 6
     public static let locked: Int32 = 7
     public static let cannotWrite: Int32 = 8
+    /// `bananas undo` / `redo` refused: another writer changed the value since (rule 7).
+    public static let refused: Int32 = 9
     public static let usage: Int32 = 64
 }

@@ -59,11 +59,32 @@ public final class CommandSession {
         }
     }
 
+    /// What undoes the last `commit`'s edit (empty when it changed nothing): the command
+    /// line keeps it for `bananas undo`.
+    public private(set) var lastInverse: ListEdit = .batch([])
+
     /// Under the lock, with the file's current list plus any dead instance's journal, `build`
     /// decides the edit; it is stamped, applied and written. Returns what `build` reported.
     public func commit<Report>(
         lockTimeoutMillis: Int64,
         _ build: (ShoppingList) throws -> (edit: ListEdit?, report: Report)
+    ) throws -> Report {
+        var inverse: ListEdit = .batch([])
+        let report = try commitApplying(lockTimeoutMillis: lockTimeoutMillis) { list, stamp, modifiedAt in
+            let (edit, built) = try build(list)
+            if let edit, !edit.isEmpty { inverse = try list.apply(edit, stamp: stamp(), modifiedAt: modifiedAt) }
+            return built
+        }
+        lastInverse = inverse
+        return report
+    }
+
+    /// `commit` with the edit made by `change` itself on the list under the lock, each edit
+    /// stamped by a call of `stamp` (`bananas undo` and `redo`: `EditHistory.replay` picks
+    /// the step that applies). Returns what `change` reported.
+    public func commitApplying<Report>(
+        lockTimeoutMillis: Int64,
+        _ change: (inout ShoppingList, _ stamp: () -> Stamp, _ modifiedAt: String) throws -> Report
     ) throws -> Report {
         let orphans = engine.orphans(excluding: nil)
         // Only the dead instances' edits: the list read before the lock adds nothing the
@@ -76,17 +97,19 @@ public final class CommandSession {
         // The copies beside the file merged under this lock too: the edit is built on what a
         // read command showed, though the lock was busy when the session began.
         let outcome = try engine.flush(local: local, lockTimeoutMillis: lockTimeoutMillis, mergingCopies: true) { merged in
-            let (edit, built) = try build(merged)
-            report = built
-            if let edit, !edit.isEmpty {
-                let now = file.time.nowMillis()
-                // Under the lock: commands on this device stamp one after another with one
-                // replica, each past every stamp the list holds (and so past the last one's).
-                var stamps = clock ?? StampClock(replica: state.flatMap { BaseStore(folder: $0).commandReplica() } ?? ReplicaID.random())
-                stamps.observe(merged.newestStamp, now: now)
-                try merged.apply(edit, stamp: stamps.next(now: now), modifiedAt: Timestamp.iso8601(millis: now))
-                clock = stamps
-            }
+            let now = file.time.nowMillis()
+            // Under the lock: commands on this device stamp one after another with one
+            // replica, each past every stamp the list holds (and so past the last one's).
+            var stamps = clock
+            let newest = merged.newestStamp
+            report = try change(&merged, {
+                if stamps == nil {
+                    stamps = clock ?? StampClock(replica: state.flatMap { BaseStore(folder: $0).commandReplica() } ?? ReplicaID.random())
+                    stamps!.observe(newest, now: now)
+                }
+                return stamps!.next(now: now)
+            }, Timestamp.iso8601(millis: now))
+            if stamps != nil { clock = stamps }
         }
         self.clock = clock
         for orphan in orphans { orphan.discard() }

@@ -54,7 +54,7 @@ public final class ListStore {
     /// (docs/performance.md, propagation).
     @ObservationIgnored public var flushDelayMillis = 0
     /// How long a flush waits for a live lock holder before the state turns `paused`.
-    @ObservationIgnored public var lockTimeoutMillis: Int64 = 1_000
+    @ObservationIgnored public var lockTimeoutMillis: Int64 = SyncStatus.lockWaitMillis
 
     @ObservationIgnored let engine: SyncEngine
     @ObservationIgnored var clock = StampClock(replica: ReplicaID.random())

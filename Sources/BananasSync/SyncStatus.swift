@@ -100,6 +100,13 @@ public struct SyncStatus: Equatable, Sendable {
         return short
     }
 
+    /// How long something waiting for the file waits for a lock someone else holds before
+    /// the state is `paused` with the holder named: a running instance's flush (`ListStore`),
+    /// and `bananas status` and `bananas doctor`, which wait as long before they say it. One
+    /// rule, so the editor, `status` and doctor use the same word for the same lock. (The age
+    /// of a lock is no measure: a live bananas refreshes it every second.)
+    public static let lockWaitMillis: Int64 = 1_000
+
     /// Skew worth telling the user about: stamps from a machine this far ahead win over
     /// later edits made here.
     public static let skewWarningMillis: Int64 = 5_000

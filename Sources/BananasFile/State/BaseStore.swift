@@ -277,9 +277,13 @@ public struct BaseStore: Sendable {
     /// of it) keeps none. Call after `announce` (which cleared dead writers' temp files), with
     /// the list's lock held.
     /// `history`: the published history with this write in it, saved beside the base.
+    /// `replacingEmptyFile`: the list file this write replaces was missing or held no rows
+    /// (moved aside, truncated to an empty list): the base it replaces is kept first
+    /// (`keepBase`), since it may be the only copy left of the list that file held.
     public func prepare(_ list: ShoppingList?, written bytes: [UInt8], hash: UInt64? = nil,
-                        history: HistoryUpdate? = nil) throws(ListFileError) -> PreparedSave {
+                        history: HistoryUpdate? = nil, replacingEmptyFile: Bool = false) throws(ListFileError) -> PreparedSave {
         let hash = hash ?? Hash.content(bytes)
+        if replacingEmptyFile { keepBase(in: current) }
         // The hashes of the state as it is now, wherever it is, go on with it.
         let hashes = glance().writtenHashes + [hash]
         do {
@@ -418,6 +422,44 @@ public struct BaseStore: Sendable {
             hashes.discard()
             for file in history { file.discard() }
         }
+    }
+
+    // MARK: Kept bases
+
+    /// How many kept bases stay (the oldest go first): each is a list the file lost.
+    public static let keptBasesLimit = 5
+    static let keptBasePrefix = "base-kept-"
+
+    /// The bases kept when a write replaced a missing or empty list file, newest first.
+    public func keptBases() -> [String] {
+        let folder = current.state.path
+        guard current.state.problem() == nil else { return [] }
+        return Self.keptNames(in: folder).map { folder + "/" + $0 }
+    }
+
+    /// `base-kept-<ms>.json` names in `folder`, newest first.
+    static func keptNames(in folder: String) -> [String] {
+        Sys.directoryEntries(folder)
+            .filter { $0.hasPrefix(keptBasePrefix) && $0.hasSuffix(".json") && !$0.contains(AtomicWrite.tempMarker) }
+            .sorted { keptMillis($0) > keptMillis($1) }
+    }
+
+    static func keptMillis(_ name: String) -> Int64 {
+        Int64(name.dropFirst(keptBasePrefix.count).dropLast(".json".count)) ?? 0
+    }
+
+    /// Keeps the base as `base-kept-<ms>.json` when it holds items: the last good copy of a
+    /// list whose file went missing or empty must outlive the new list's first write, which
+    /// replaces the base (`bananas recover` brings it back). A hard link, so it keeps the
+    /// base's bytes and time at no cost; the oldest beyond `keptBasesLimit` are removed.
+    func keepBase(in files: Files) {
+        guard let bytes = readBytes(files.base, in: files),
+              let decoded = try? ListCodec.decode(bytes), !decoded.list.items.isEmpty else { return }
+        let kept = files.state.path + "/" + Self.keptBasePrefix + String(Sys.nowMillis()) + ".json"
+        if link(files.base, kept) != 0 {
+            guard (try? AtomicWrite.prepare(kept, with: bytes).commit()) != nil else { return }
+        }
+        for old in Self.keptNames(in: files.state.path).dropFirst(Self.keptBasesLimit) { unlink(files.state.path + "/" + old) }
     }
 
     /// Why neither the state folder nor its spare could take a base now (a file where a
