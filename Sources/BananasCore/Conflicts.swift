@@ -100,6 +100,13 @@ extension ShoppingList {
                                           name: entry?.name ?? key, field: field.rawValue,
                                           kept: entry?[field] ?? .text(""), lost: lost,
                                           lostStamp: newest.lostStamp, resolution: resolution, folded: folded))
+                case .missing(let id):
+                    // The oldest save that lacked it says when it was first asked.
+                    let first = records.min { $0.lostStamp < $1.lostStamp }!
+                    result.append(Conflict(id: newest.shortID, keys: keys, subjectID: id, isSection: false,
+                                          name: rows[id].map(shown)?.name ?? "(an item no longer kept)", field: subject.fieldName,
+                                          kept: .flag(true), lost: .flag(false),
+                                          lostStamp: first.lostStamp, resolution: resolution, folded: 0))
                 }
             }
         }
@@ -112,16 +119,21 @@ extension ShoppingList {
     /// brought the item back).
     func isCurrent(_ record: ConflictRecord) -> Bool {
         switch record.subject {
+        case .item(let id, .section):
+            // Sections as a person sees them: by name (a twin of the same name is the same).
+            rows[id].map { sectionName($0.section) == sectionName(record.lost.text) } ?? false
         case .item(let id, let field):
-            rows[id]?[field] == record.lost && (isVisible(id) || tombstone(for: id).map { $0.seen.covers(record.lostStamp) } ?? true)
+            // Equal to the value kept, visible or hidden: no loss.
+            rows[id]?[field] == record.lost
         case .section(let key, let field): sectionEntries[key]?[field] == record.lost
+        case .missing(let id): !isVisible(id)
         }
     }
 
     /// The edit that makes a lost value current again and marks its record restored: a new
     /// edit, which every device merges like any other.
     public func restoreEdit(_ conflict: Conflict) throws -> ListEdit {
-        let review = ListEdit.batch(conflict.keys.map { .review($0, resolution: "restored") })
+        let review = ListEdit.batch(conflict.keys.map { .review($0, resolution: ConflictRecord.restored) })
         guard let subject = conflict.keys.first?.subject else { throw EditError.noSuchConflict }
         switch subject {
         case .item(let id, let field):
@@ -135,12 +147,16 @@ extension ShoppingList {
             return .batch([.update(id: id, changes: [field: conflict.lost]), review])
         case .section(let key, let field):
             return .batch([.updateSection(key: key, changes: [field: conflict.lost]), review])
+        case .missing(let id):
+            // The save's delete, made now by someone who saw the row.
+            guard item(id) != nil else { throw EditError.noSuchItem(id) }
+            return .batch([.delete(id: id), review])
         }
     }
 
     /// The edit that marks records reviewed, keeping the current values.
     public func dismissEdit(_ conflicts: [Conflict]) -> ListEdit {
-        .batch(conflicts.flatMap { $0.keys.map { .review($0, resolution: "dismissed") } })
+        .batch(conflicts.flatMap { $0.keys.map { .review($0, resolution: ConflictRecord.dismissed) } })
     }
 }
 

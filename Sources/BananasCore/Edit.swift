@@ -102,6 +102,7 @@ extension ShoppingList {
                 undo[field] = shown(item)[field]
                 item[field] = value
                 item.stamps.supersede(field, with: fieldStamp)
+                item.remember(field, held: overwritten, at: current)
                 if let saw = seen[field], saw != current, !current.isZero {
                     // The author saw an older value: the one overwritten was not replaced
                     // knowingly, so it stays out of the history and goes to review.

@@ -136,11 +136,23 @@ public struct StampTable<Field: StampedField>: Hashable, Sendable {
     /// True when no field remembers a superseded stamp.
     public var hasNoHistory: Bool { histories.allSatisfy(\.isEmpty) }
 
-    /// Newest first, without repeats or zero stamps, at most `historyLimit`.
+    /// Newest first, without repeats or zero stamps, at most `historyLimit`. The oldest stamp
+    /// is always kept: it is the record's creation (`created`), which judging a stampless save
+    /// reads as evidence of what that save saw (rule 5).
     static func trimmedHistory(_ stamps: [Stamp]) -> [Stamp] {
         var unique: [Stamp] = []
         for stamp in stamps.sorted(by: >) where !stamp.isZero && unique.last != stamp { unique.append(stamp) }
-        return unique.count > historyLimit ? Array(unique.prefix(historyLimit)) : unique
+        guard unique.count > historyLimit else { return unique }
+        return Array(unique.prefix(historyLimit - 1)) + [unique.last!]
+    }
+
+    /// The stamp that created the record: its oldest stamp (an insert stamps every field, and a
+    /// field's history keeps its oldest stamp). Zero for a record no one stamped.
+    public var created: Stamp {
+        var oldest = Stamp.zero
+        for stamp in values where !stamp.isZero && (oldest.isZero || stamp < oldest) { oldest = stamp }
+        for history in histories { if let last = history.last, oldest.isZero || last < oldest { oldest = last } }
+        return oldest
     }
 }
 

@@ -151,6 +151,7 @@ extension ShoppingList {
         case (let x?, let y?): max(x, y)
         }
         row.extra = mergeExtra(a.extra, b.extra)
+        if a.extra[Item.priorsKey] != nil || b.extra[Item.priorsKey] != nil { row.setPriors(Item.mergedPriors(a, b)) }
         return row
     }
 
@@ -198,6 +199,7 @@ extension ShoppingList {
             let seenSince: Bool = switch key.subject {
             case .item(let id, let field): rows[id]?.stamps.seen(field).contains(record.lostStamp) ?? false
             case .section(let sectionKey, let field): sectionEntries[sectionKey]?.stamps.seen(field).contains(record.lostStamp) ?? false
+            case .missing: false
             }
             if seenSince { conflicts[key] = nil }
         }

@@ -216,11 +216,15 @@ public struct ConflictRecord: Hashable, Sendable {
     public enum Subject: Hashable, Sendable, Comparable {
         case item(String, ItemField)
         case section(String, SectionField)
+        /// A row a stampless save lacked that it cannot be told to have seen (rule 5): asked
+        /// about once. Restoring the record deletes the row; dismissing it keeps it.
+        case missing(String)
 
         public var fieldName: String {
             switch self {
             case .item(_, let field): field.rawValue
             case .section(_, let field): field.rawValue
+            case .missing: "missing"
             }
         }
 
@@ -228,8 +232,11 @@ public struct ConflictRecord: Hashable, Sendable {
             switch (a, b) {
             case (.item(let x, let f), .item(let y, let g)): x != y ? x.precedesInTextOrder(y) : f.stampIndex < g.stampIndex
             case (.section(let x, let f), .section(let y, let g)): x != y ? x.precedesInTextOrder(y) : f.stampIndex < g.stampIndex
-            case (.item, .section): true
+            case (.missing(let x), .missing(let y)): x.precedesInTextOrder(y)
+            case (.item, _): true
             case (.section, .item): false
+            case (.section, .missing): true
+            case (.missing, _): false
             }
         }
     }
@@ -289,6 +296,7 @@ public struct ConflictRecord: Hashable, Sendable {
         let text: String = switch subject {
         case .item(let id, let field): "i/\(id)/\(field.rawValue)/\(lost)"
         case .section(let key, let field): "s/\(key)/\(field.rawValue)/\(lost)"
+        case .missing(let id): "m/\(id)"
         }
         for byte in text.utf8 {
             hash ^= UInt64(byte)
@@ -298,6 +306,15 @@ public struct ConflictRecord: Hashable, Sendable {
     }
 
     /// Two records of the same lost value: what either knew, the same whatever the order.
+    /// The question a stampless save leaves when it lacks `row` and cannot be told to have
+    /// seen it: every omission of a row shows as one entry (same subject, same value).
+    static func omission(of row: Item, lostStamp: Stamp) -> ConflictRecord {
+        ConflictRecord(subject: .missing(row.id), lost: .flag(true), lostStamp: lostStamp)
+    }
+
+    static let dismissed = "dismissed"
+    static let restored = "restored"
+
     func merged(with other: ConflictRecord) -> ConflictRecord {
         if self == other { return self }
         var result = self

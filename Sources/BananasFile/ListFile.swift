@@ -261,7 +261,7 @@ public final class ListFile: Sendable {
     /// (written and fsynced, or already equal), still under the lock.
     public func update<Value>(
         lockTimeoutMillis: Int64 = 5_000,
-        absorb: (Snapshot, BaseStore.Base?, inout LockedHistory) -> ShoppingList = { snapshot, _, _ in snapshot.list },
+        absorb: (Snapshot, BaseStore.Base?) -> ShoppingList = { snapshot, _ in snapshot.list },
         onDisk: ((UpdateResult<Value>) -> Void)? = nil,
         _ body: (inout ShoppingList, Snapshot) throws -> Value
     ) throws -> UpdateResult<Value> {
@@ -277,27 +277,28 @@ public final class ListFile: Sendable {
 
     // Long because the write protocol (read, absorb, change, write, save the base) in one function, so its order is seen at once.
     private func updateLocked<Value>(
-        absorb: (Snapshot, BaseStore.Base?, inout LockedHistory) -> ShoppingList,
+        absorb: (Snapshot, BaseStore.Base?) -> ShoppingList,
         _ body: (inout ShoppingList, Snapshot) throws -> Value
     ) throws -> UpdateResult<Value> {
         try saveUnsavedBase()
         let knownBase = base?.load()
-        var history = base?.lockedHistory() ?? .none
+        let sightings = base?.deleteSightings() ?? DeleteSightings()
         let snapshot = try load()
         guard snapshot.isWritable else {
             throw ListFileError.newerSchema(path: path, found: snapshot.decoded.schemaVersion, supported: ListCodec.currentSchemaVersion)
         }
         let now = time.nowMillis()
-        let absorbed = absorb(snapshot, knownBase, &history)
-        let tookIn = history.tookIn
+        let absorbed = absorb(snapshot, knownBase)
+        // A state bananas did not write here (a save, another device's write).
+        let tookIn = snapshot.exists && pendingBase.withLock({ $0?.hash }) != snapshot.contentHash
+            && knownBase?.writtenHashes.contains(snapshot.contentHash) != true
         var list = absorbed
         let value = try body(&list, snapshot)
         func unchanged() -> UpdateResult<Value> {
-            // A state taken in is published even when no write follows (rule 5), and becomes
-            // the base: the next save is judged against it and merged into it, deletes and
-            // records included, which the history does not keep and only the file holds.
-            let failure = tookIn ? base?.saveTakenIn(absorbed, history: history.update(
-                now: now, maxBytes: BaseStore.historyMaxBytes(listSize: snapshot.bytes?.count ?? 0), head: absorbed)) : nil
+            // A state taken in becomes the base even when no write follows: the next save is
+            // judged against it and merged into it, deletes and records included.
+            let seen = sightings.updated(with: absorbed, now: now)
+            let failure = tookIn ? base?.saveTakenIn(absorbed, sightings: seen == sightings ? nil : seen) : nil
             return UpdateResult(value: value, wrote: false, fileState: absorbed, list: absorbed, snapshot: snapshot,
                                 baseSaveFailure: failure.map { ListFileError.stateNotSaved($0, folder: base!.folder) })
         }
@@ -305,9 +306,12 @@ public final class ListFile: Sendable {
         // But a file that lacks what we hold (a sync engine put back an older copy; the
         // absorbed list has it from the base) is, and so is a save taken in: its judgment
         // (stamps, deletes, records) reaches every device through the file.
-        let savedBySomeoneElse = tookIn && history.head.map { if case .save = $0.kind { true } else { false } } == true
+        let saved = snapshot.list
+        let savedBySomeoneElse = tookIn && (saved.isStampless || !saved.writeMark.isZero && saved.writeMark == knownBase?.list?.writeMark)
         guard list != absorbed || Self.lacks(snapshot.list, list) || savedBySomeoneElse else { return unchanged() }
-        list.collectGarbage(now: now, deleteFirstSeen: { history.deleteFirstSeen($0, hiding: $1) })
+        let seenBefore = sightings.updated(with: list, now: now)
+        list.collectGarbage(now: now, deleteFirstSeen: { seenBefore.firstSeen($0, hiding: $1) })
+        let seen = seenBefore.updated(with: list, now: now)
         // This write's own mark: a writer that keeps `sync` as found (the Node server) hands
         // it back, which says its save came from this state (docs/sync.md, rule 4).
         list.writeMark = Stamp(millis: max(now, list.writeMark.millis + 1), counter: 0, replica: ReplicaID.random())
@@ -335,10 +339,7 @@ public final class ListFile: Sendable {
         if let base {
             do throws(ListFileError) {
                 if let failure = base.announce(hash) { throw failure }
-                history.publish(list, hash: hash, kind: .write(mark: list.writeMark), now: now, born: !snapshot.exists,
-                                replacing: snapshot.exists ? (snapshot.contentHash, snapshot.list) : nil)
-                preparedBase = try base.prepare(list, written: bytes, hash: hash, history: history.update(
-                    now: now, maxBytes: BaseStore.historyMaxBytes(listSize: bytes.count), head: list))
+                preparedBase = try base.prepare(list, written: bytes, hash: hash, sightings: seen == sightings ? nil : seen)
             } catch {
                 started.abandon()
                 throw ListFileError.stateNotSaved(error, folder: base.folder)

@@ -25,11 +25,9 @@ final class SyncEngine: @unchecked Sendable {
     private var lastSeenWritable = true
     /// The list last made of a foreign file's bytes without the lock: read twice, judged once.
     private var lastJudged: (hash: UInt64, list: ShoppingList)?
-    /// States this engine took in without publishing them (it takes nothing in, or the lock
-    /// or the state folder kept it from it): kept in memory on top of the history on disk as
-    /// it was then (`diskHead`), with the list they made, so each later save is judged
-    /// against them, as a writer would have. Dropped once the history on disk moves on.
-    private var unpublished: (diskHead: UInt64?, history: PublishedHistory, list: ShoppingList)?
+    /// The file's list as this engine last read or wrote it: what a save is judged against
+    /// when the state folder lost the base (wiped, or a spare gone at reboot).
+    private var lastKnown: ShoppingList?
     /// Stamps foreign writers' changes. Its own replica id: the store's clock is separate.
     private var clock = StampClock(replica: ReplicaID.random())
     private var watcher: FolderWatcher?
@@ -101,7 +99,9 @@ final class SyncEngine: @unchecked Sendable {
         // and then renames the new one in made one replacement.
         guard snapshot.exists, snapshot.isWritable else { return .state(FileState(list: snapshot.list, snapshot: snapshot)) }
         switch ownership(hash, glance: glance) {
-        case .newest: return .state(FileState(list: snapshot.list, snapshot: snapshot))
+        case .newest:
+            lastKnown = snapshot.list
+            return .state(FileState(list: snapshot.list, snapshot: snapshot))
         case .older:
             // A state held here before (a sync engine put it back, or brought back a file taken
             // in earlier): shown with what came after it; a running instance also writes that
@@ -130,39 +130,12 @@ final class SyncEngine: @unchecked Sendable {
                 }
             }
         }
-        if lastJudged?.hash != hash { lastJudged = (hash, judgeUnpublished(snapshot, glance: glance)) }
+        // Judged in memory (the viewer, a read command, a state folder that cannot take it):
+        // shown, written nowhere; whoever takes it in judges it the same way.
+        if lastJudged?.hash != hash {
+            lastJudged = (hash, judge(snapshot, head: file.unsavedBase?.list ?? glance?.list() ?? lastKnown ?? ShoppingList()).merged)
+        }
         return .state(FileState(list: lastJudged!.list, snapshot: snapshot))
-    }
-
-    /// A foreign file judged without the lock, its state kept in memory (`unpublished`).
-    private func judgeUnpublished(_ snapshot: ListFile.Snapshot, glance: BaseStore.Glance?) -> ShoppingList {
-        let disk = file.base?.history() ?? PublishedHistory()
-        var history = disk
-        var head = Self.head(base: file.unsavedBase?.list ?? glance?.list(), history: disk)
-        if let unpublished, unpublished.diskHead == disk.head?.hash {
-            history = unpublished.history
-            head = unpublished.list
-        }
-        let judgment = judge(snapshot, history: history, head: head)
-        if history.state(hashed: snapshot.contentHash) == nil {
-            history.publish(judgment.held, hash: snapshot.contentHash, kind: Self.kind(of: snapshot.list, in: history), now: time.nowMillis())
-        }
-        unpublished = (disk.head?.hash, history, judgment.merged)
-        return judgment.merged
-    }
-
-    /// The list a save is judged against and merged into: the base (the last write here),
-    /// with the newest state published here when that is one taken in without a write since.
-    private static func head(base: ShoppingList?, history: PublishedHistory) -> ShoppingList {
-        guard let newest = history.head, newest.kind != .write(mark: base?.writeMark ?? .zero) else { return base ?? ShoppingList() }
-        let published = history.list(at: newest.number)
-        return base.map { $0.merged(with: published) } ?? published
-    }
-
-    /// How a state bananas did not write here is published.
-    private static func kind(of save: ShoppingList, in history: PublishedHistory) -> PublishedHistory.Kind {
-        save.isStampless ? .save(marked: false)
-            : history.state(marked: save.writeMark) != nil ? .save(marked: true) : .received(mark: save.writeMark)
     }
 
     /// Whether bananas wrote these bytes here: in this process, or another that named them (its
@@ -204,38 +177,30 @@ final class SyncEngine: @unchecked Sendable {
     }
 
     /// A file state bananas did not write here, judged (rule 5, `ShoppingList.judging`):
-    /// its writer's changes stamped, its deletes and the values kept for review recorded,
-    /// merged into `head`. A file with stamps and a write mark unknown here (another
-    /// device's bananas write) has nothing to judge but values whose stamps it kept.
-    private func judge(_ snapshot: ListFile.Snapshot, history: PublishedHistory, head: ShoppingList) -> ShoppingList.Judgment {
+    /// its writer's changes stamped, its deletes and the questions it leaves recorded,
+    /// merged into `head`. A whole-list save (no stamps, or the mark of the write here it
+    /// was made from: the Node server) deletes what it provably saw; another device's bananas
+    /// write deletes only through its tombstones (rule 4).
+    private func judge(_ snapshot: ListFile.Snapshot, head: ShoppingList) -> ShoppingList.Judgment {
         let save = snapshot.list
         let now = time.nowMillis()
-        let stamp = snapshot.foreignEditStamp(after: max(save.newestStamp, head.newestStamp), now: now,
-                                              judgedAgainst: history.head?.hash ?? 0)
-        clock.observe(stamp, now: now)
+        // A file time far ahead of this clock (a file server's or a synced device's clock
+        // running fast) is not used: the stamp is then just past what the save saw.
+        let written = snapshot.modifiedNanos.flatMap { $0 / 1_000_000 <= now + StampClock.maxForwardJump ? $0 : nil }
         // The app omits sortOrder: a whole save without it writes no order.
         let ordered = !save.isStampless || snapshot.bytes.map { String(decoding: $0, as: UTF8.self).contains("\"sortOrder\"") } ?? false
-        return ShoppingList.judging(save: save, hash: snapshot.contentHash, stamp: stamp, history: history, head: head,
-                                    unwritten: { _, field in field == .sortOrder && !ordered })
+        let whole = save.isStampless || !save.writeMark.isZero && save.writeMark == head.writeMark
+        let judgment = ShoppingList.judging(save: save, writtenAtNanos: written, hash: snapshot.contentHash, head: head, deletes: whole,
+                                            unwritten: { _, field in field == .sortOrder && !ordered })
+        clock.observe(judgment.stamp, now: now)
+        return judgment
     }
 
-    /// Under the lock: the file's list as read, a state bananas did not write here taken in
-    /// (judged and published).
-    private func absorb(_ snapshot: ListFile.Snapshot, base: BaseStore.Base?, history: inout PublishedHistory) -> ShoppingList {
+    /// Under the lock: the file's list as read, a state bananas did not write here judged
+    /// against `head` (by default the base: the last state written or taken in here).
+    private func absorb(_ snapshot: ListFile.Snapshot, base: BaseStore.Base?, head: ShoppingList? = nil) -> ShoppingList {
         if let list = unjudged(snapshot, base: base) { return list }
-        let hash = snapshot.contentHash
-        let newest = base?.writtenHashes.last == hash ? nil : file.unsavedBase?.list ?? base?.list
-        if let known = history.state(hashed: hash) {
-            switch known.kind {
-            case .write, .received: return Self.own(snapshot.list, newest: newest)
-            case .save: break
-            }
-        }
-        let judged = judge(snapshot, history: history, head: Self.head(base: file.unsavedBase?.list ?? base?.list, history: history))
-        if history.state(hashed: hash) == nil {
-            history.publish(judged.held, hash: hash, kind: Self.kind(of: snapshot.list, in: history), now: time.nowMillis())
-        }
-        return judged.merged
+        return judge(snapshot, head: head ?? file.unsavedBase?.list ?? base?.list ?? lastKnown ?? ShoppingList()).merged
     }
 
     /// The file's list when it needs no judging, known without the history: no file, or
@@ -263,18 +228,10 @@ final class SyncEngine: @unchecked Sendable {
         var copies = CopiesUnderLock()
         let result = try file.update(
             lockTimeoutMillis: lockTimeoutMillis,
-            absorb: { snapshot, base, history in
-                // A running instance's states judged while the state folder could not take them
-                // are published first, when no one published since: its list holds them (a
-                // command's or the viewer's list is never written).
-                if self.takesIn, let unpublished = self.unpublished, unpublished.diskHead == history.head?.hash {
-                    history.whole = unpublished.history
-                }
-                // Bytes bananas wrote here need no judging, nor the whole history read.
-                var list: ShoppingList
-                if let own = self.unjudged(snapshot, base: base) { list = own } else { list = self.absorb(snapshot, base: base, history: &history.whole) }
-                // Judged (and published) with the file; merged below, as changes to write.
-                if mergingCopies { copies = self.takeInCopies(onto: list, base: base, history: &history) }
+            absorb: { snapshot, base in
+                let list = self.absorb(snapshot, base: base)
+                // Judged with the file; merged below, as changes to write.
+                if mergingCopies { copies = self.takeInCopies(onto: list, base: base) }
                 return list
             },
             onDisk: { _ in copies.retire(archive: self.file.state, now: self.time.nowMillis()) }
@@ -284,7 +241,8 @@ final class SyncEngine: @unchecked Sendable {
             try prepare(&list)
         }
         lastSeenHash = result.snapshot.contentHash
-        if result.baseSaveFailure == nil { (unpublished, lastJudged) = (nil, nil) }
+        lastKnown = result.list
+        if result.baseSaveFailure == nil { lastJudged = nil }
         return FlushOutcome(fileState: result.fileState, written: result.list, wrote: result.wrote, stateFailure: result.baseSaveFailure,
                             stateInSpare: file.base?.keptInSpare()?.reason,
                             snapshot: result.snapshot, copiesMerged: copies.retired, copiesUnmerged: copies.unmerged)
@@ -357,9 +315,9 @@ final class SyncEngine: @unchecked Sendable {
     }
 
     /// Under the lock: every copy beside the file merged into `list`, listed again (another
-    /// process may have merged some meanwhile). A copy bananas did not write is taken in like
-    /// the file itself: judged and published.
-    private func takeInCopies(onto main: ShoppingList, base: BaseStore.Base?, history: inout LockedHistory) -> CopiesUnderLock {
+    /// process may have merged some meanwhile). A copy bananas did not write is judged like
+    /// the file itself, against the list with the file in it.
+    private func takeInCopies(onto main: ShoppingList, base: BaseStore.Base?) -> CopiesUnderLock {
         var copies = CopiesUnderLock()
         var list = main
         for copy in ConflictCopy.find(beside: file.path) {
@@ -367,7 +325,7 @@ final class SyncEngine: @unchecked Sendable {
             case .unmerged(let problem): copies.unmerged.append(problem)
             case .skip: break
             case .copy(let snapshot, let bytes):
-                list = ShoppingList.mergingConflictCopy(absorb(snapshot, base: base, history: &history.whole), into: list)
+                list = ShoppingList.mergingConflictCopy(absorb(snapshot, base: base, head: list), into: list)
                 copies.merged.append((copy, bytes))
             }
         }
@@ -385,13 +343,12 @@ final class SyncEngine: @unchecked Sendable {
         let found = ConflictCopy.find(beside: file.path)
         guard !found.isEmpty else { return ([], []) }
         let base = file.base?.load()
-        var history = file.base?.history() ?? PublishedHistory()
         for copy in found {
             switch inspect(copy, list: list) {
             case .unmerged(let problem): unmerged.append(problem)
             case .skip: break
             case .copy(let snapshot, _):
-                list = ShoppingList.mergingConflictCopy(absorb(snapshot, base: base, history: &history), into: list)
+                list = ShoppingList.mergingConflictCopy(absorb(snapshot, base: base, head: list), into: list)
                 waiting.append(copy.name)
             }
         }

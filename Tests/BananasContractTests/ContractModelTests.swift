@@ -101,15 +101,19 @@ final class ContractModel {
         /// The phone read an older state of the replica, which changed since (its save won a sync
         /// conflict): absorbed against the replica's last few states (the bases it keeps).
         case phoneOlder
-        /// Months pass (1 to 8): deletes and published states expire by each device's first
-        /// sighting (on disk; in memory nothing expires).
+        /// Months pass (1 to 8): deletes expire by each device's first sighting (on disk; in
+        /// memory nothing expires).
         case months
+        /// An app save set aside as a conflict copy beside the receiver's file.
+        case phoneCopy
+        /// A replica's state folder is lost.
+        case wipeState
     }
     /// Weighted: edits and syncs are common. Index 0 (what shrinking moves towards) is an insert.
     static let kinds: [Kind] = [
         .insert, .update, .update, .update, .delete, .restore, .addSection, .renameSection, .moveSection,
         .removeSection, .undo, .undo, .openPrompt, .savePrompt, .sync, .sync, .sync, .stale, .conflictCopy,
-        .offline, .phone, .phoneNoBase, .syncAll, .insert, .phoneOlder, .forget, .months,
+        .offline, .phone, .phoneNoBase, .syncAll, .insert, .phoneOlder, .forget, .months, .phone, .phoneCopy, .wipeState,
     ]
     static let minute: Int64 = 60_000, hour: Int64 = 3_600_000, day: Int64 = 86_400_000, year: Int64 = 365 * 86_400_000
     static let offsets: [Int64] = [0, 5 * minute, -5 * minute, 2 * hour, -2 * hour, 3 * year, -3 * year]
@@ -355,6 +359,8 @@ final class ContractModel {
                 if !merged.isVisible(itemID), merged.recentlyDeleted.contains(where: { $0.item.id == itemID }) { continue }
             case .section(let key, let field):
                 current = merged.sectionEntries[key]?[field]
+            case .missing:
+                continue
             }
             if current == event.value { continue }
             // A value a delete saw is forgotten with the delete once its window passed.
@@ -639,16 +645,20 @@ final class ContractModel {
             replicas[r].offline = 4 + step.a * 4
             log("r\(r) goes offline for \(replicas[r].offline) steps")
         case .phone:
-            phone(reading: replicas[r].list, replicas[r].known, from: r, step, receiver: r)
+            // Either app device: it reads r's file, or edits what it holds (it ignored the file).
+            phone(step.s % 2, reading: step.a % 3 == 0 && apps[step.s % 2] != nil ? .own : .current, from: r, step, receiver: r)
         case .phoneNoBase:
             // Read on one device, taken in on another (the sync engine delivered it there first).
-            phone(reading: replicas[r].list, replicas[r].known, from: r, step, receiver: s)
+            phone(step.c % 2, reading: .current, from: r, step, receiver: s)
         case .phoneOlder:
             // The app read an older state of r (its save won a sync conflict against r's later writes).
-            let history = replicas[r].history
-            guard !history.isEmpty else { return }
-            let old = history[history.count - 1 - step.c % min(4, history.count)]
-            phone(reading: old.list, old.known, from: r, step, receiver: r)
+            phone(step.s % 2, reading: .older, from: r, step, receiver: r)
+        case .phoneCopy:
+            // The app's save lands beside r's file as a conflict copy; the app then gets r's file.
+            phone(step.s % 2, reading: step.a % 2 == 0 && apps[step.s % 2] != nil ? .own : .current, from: r, step, receiver: r, asCopy: true)
+        case .wipeState:
+            devices.wipeState(r)
+            log("r\(r)'s state folder is wiped")
         case .syncAll:
             guard replicas.allSatisfy({ $0.offline == 0 }) else { return }
             // Round the ring and once more to r1: each receives a file some replica holds, as a
@@ -728,28 +738,38 @@ final class ContractModel {
         }
     }
 
-    /// The Get Bananas app: one writer whose saves form a line (rule 5: each comes from its
-    /// previous save). It holds what it last saved; it takes up a replica's state only when
-    /// that state holds its last save (the app reloads the file its sync engine delivered),
-    /// else it edits what it holds. Its whole-list save is taken in by `receiver`, judged
-    /// against that replica's published history (`ShoppingList.judging`).
-    var app: (list: ShoppingList, known: Set<Int>)?
-    var appSaved: Set<Int> = []
+    /// The Get Bananas app on two devices (a phone and a tablet), each with its own copy of the
+    /// list and no stamps: a device reads a replica's state (or an older one), or edits what it
+    /// last held, and saves the whole list. Its save is taken in by `receiver` as the list file,
+    /// or set aside as a conflict copy (and the device then holds the receiver's file, as the
+    /// sync engine gives it). Nothing assumes the devices' saves form one line.
+    var apps: [(list: ShoppingList, known: Set<Int>)?] = [nil, nil]
 
-    func phone(reading state: ShoppingList, _ knowledge: Set<Int>, from r: Int, _ step: ContractStep, receiver: Int) {
-        let read: (list: ShoppingList, known: Set<Int>)
-        var label: String
-        if appSaved.isSubset(of: knowledge) {
-            read = (state, knowledge.union(app?.known ?? []))
-            label = "the app reads r\(r)"
-        } else if let app {
-            read = app
-            label = "the app edits what it last saved"
-        } else { return }
-        let source = read.list
+    enum AppRead { case current, older, own }
+
+    // Long because one app save from its read to every check of its outcome, in the order the app and the device act.
+    func phone(_ d: Int, reading source: AppRead, from r: Int, _ step: ContractStep, receiver: Int, asCopy: Bool = false) {
+        var read: (list: ShoppingList, known: Set<Int>)
+        var label = "app \(d == 0 ? "phone" : "tablet")"
+        switch source {
+        case .current:
+            read = (replicas[r].list, replicas[r].known)
+            label += " reads r\(r)"
+        case .older:
+            let history = replicas[r].history
+            guard !history.isEmpty else { return }
+            read = history[history.count - 1 - step.c % min(4, history.count)]
+            label += " reads an older state of r\(r)"
+        case .own:
+            guard let held = apps[d] else { return }
+            read = held
+            label += " edits what it holds"
+        }
+        let state = read.list
         var changed: [(String, ItemField, FieldValue)] = []
         var added: [String] = []
-        let file = StamplessWriter.app(source) { items in
+        var removed: [String] = []
+        let file = StamplessWriter.app(state) { items in
             let op = step.b % 6
             if !items.isEmpty, op == 0 || op == 3 {
                 let at = step.a % items.count
@@ -762,8 +782,9 @@ final class ContractModel {
                 }
             }
             if !items.isEmpty, op == 1 {
-                label += ", removes \(items[step.a % items.count].id)"
-                items.remove(at: step.a % items.count)
+                let gone = items.remove(at: step.a % items.count)
+                removed.append(gone.id)
+                label += ", removes \(gone.id)"
             }
             if op == 2 || op == 3 {
                 let id = "i\(nextItem)"
@@ -782,24 +803,24 @@ final class ContractModel {
         }
         let saved = ShoppingList(sections: sectionNames, rows: Array(file.rows.values))
         let before = replicas[receiver].list
-        let judgment = devices.stamplessSave(receiver, saved, onto: before, now: now(receiver), salt: stepNumber)
+        let taken = devices.stamplessSave(receiver, saved, onto: before, now: now(receiver), salt: stepNumber, asCopy: asCopy)
+        let judgment = taken.judgment
         let stamp = judgment.stamp
-        // The app's events: its edits saw what it read. Its deletes are the ones the judgment
-        // made, each having seen what its tombstone says (a delete it could not prove is not
-        // made: a lost delete, done again; a delete of a row the app dropped earlier is made
-        // when a later save proves it).
-        var made = judgment.held
+
+        // The app's events: its edits saw what it read. A delete may also claim the edits of
+        // earlier stampless saves (rule 5: the app's devices share one file).
+        var made = judgment.claims
         made.tombstones = [:]
-        for (id, row) in source.rows where made.rows[id] == nil { made.rows[id] = row }
-        var new = record(before: source, after: made, knowledge: read.known, by: "app", local: true)
-        // The app's edits overwrote knowingly what their stamps say they saw, and only what it knew.
+        for (id, row) in state.rows where made.rows[id] == nil { made.rows[id] = row }
+        var new = record(before: state, after: made, knowledge: read.known, by: "app", local: true)
         func sawOnlyWhatItKnew<Field>(_ stamps: StampTable<Field>, _ subject: (Field) -> ConflictRecord.Subject) {
             for field in Field.allCases where stamps[field] == stamp {
                 for seen in stamps.seen(field) {
                     guard let event = index[EventKey(subject: subject(field), stamp: seen)] else { continue }
                     guard read.known.contains(event) else {
                         fail("rule 1 (an edit beats what its author saw)",
-                             "the app's \(subject(field)) claims to have seen '\(events[event].value)' (step \(events[event].step), by \(events[event].by)), which the app never knew")
+                             "the app's \(subject(field)) claims to have seen '\(events[event].value)' (step \(events[event].step), by \(events[event].by)), which the app never knew"
+                             + " (context \(judgment.context.newest.values.sorted()), \(stamps))")
                         continue
                     }
                     overwritten.insert(event)
@@ -809,52 +830,89 @@ final class ContractModel {
         for row in judgment.claims.rows.values { sawOnlyWhatItKnew(row.stamps) { .item(row.id, $0) } }
         for entry in judgment.claims.sectionEntries.values { sawOnlyWhatItKnew(entry.stamps) { .section(entry.key, $0) } }
         for (id, tombstone) in judgment.deletes {
-            // Per field, the newest value the delete saw.
             let saw = Set(ItemField.allCases.compactMap { field in
                 (bySubject[.item(id, field)] ?? []).filter { tombstone.seen.covers(events[$0].stamp) }.max { events[$0].stamp < events[$1].stamp }
             })
-            if let unseen = saw.first(where: { !read.known.contains($0) }) {
+            let earlierSave = { (event: Int) in self.events[event].by == "app" && self.events[event].stamp.millis < stamp.millis }
+            if let unseen = saw.first(where: { !read.known.contains($0) && !earlierSave($0) }) {
                 fail("rule 3 (a delete hides what its author saw)",
                      "the app's delete of \(id) claims to have seen \(events[unseen].value) (step \(events[unseen].step), by \(events[unseen].by)), which the app never knew")
             }
+            if saved.rows[id] != nil { fail("rule 5 (deletes)", "the save deleted \(id), which it holds") }
             new.append(add(Event(deletes: id, value: .text(""), stamp: tombstone.stamp, knowledge: saw, step: stepNumber, by: "app", at: t)))
         }
-        replicas[receiver].list = judgment.merged
-        replicas[receiver].clock.observe(judgment.merged.newestStamp, now: now(receiver))
+        for id in judgment.asked where saved.rows[id] != nil {
+            fail("rule 5 (ask once)", "the save asked about \(id), which it holds")
+        }
+        replicas[receiver].list = taken.merged
+        replicas[receiver].clock.observe(taken.merged.newestStamp, now: now(receiver))
         // What the receiver learns is what the save carries: its values, not the deletes or
         // records of the state the app read (a whole-list save holds none).
         var carried = Set(new)
-        for row in judgment.held.rows.values {
-            for field in ItemField.allCases { if let event = index[EventKey(subject: .item(row.id, field), stamp: row.stamps[field])] { carried.insert(event) } }
+        for row in judgment.claims.rows.values {
+            for field in ItemField.allCases {
+                if let event = index[EventKey(subject: .item(row.id, field), stamp: row.stamps[field])] { carried.insert(event) }
+                // The save carries the values the app read, as those edits made them.
+                if let readRow = state.rows[row.id], readRow[field] == row[field],
+                   let event = index[EventKey(subject: .item(row.id, field), stamp: readRow.stamps[field])], read.known.contains(event) {
+                    carried.insert(event)
+                }
+            }
         }
-        for entry in judgment.held.sectionEntries.values {
-            for field in SectionField.allCases { if let event = index[EventKey(subject: .section(entry.key, field), stamp: entry.stamps[field])] { carried.insert(event) } }
+        for entry in judgment.claims.sectionEntries.values {
+            for field in SectionField.allCases {
+                if let event = index[EventKey(subject: .section(entry.key, field), stamp: entry.stamps[field])] { carried.insert(event) }
+                if let readEntry = state.sectionEntries[entry.key], readEntry[field] == entry[field],
+                   let event = index[EventKey(subject: .section(entry.key, field), stamp: readEntry.stamps[field])], read.known.contains(event) {
+                    carried.insert(event)
+                }
+            }
         }
         replicas[receiver].known.formUnion(carried)
-        app = (judgment.held, read.known.union(carried))
-        appSaved = carried
-        log(label + "; r\(receiver) takes it in" + (judgment.anchorNumber.map { " against its state \($0)" } ?? " with no anchor") + " [\(stamp)]")
+        // The app holds its save; set aside as a copy, it gets the receiver's file instead.
+        apps[d] = asCopy ? (before, replicas[receiver].known.subtracting(carried).union(read.known.intersection(replicas[receiver].known)))
+                         : (judgment.claims, read.known.union(carried))
+        log(label + "; r\(receiver) takes it in" + (asCopy ? " as a conflict copy" : "") + " [\(stamp)]")
 
         let received = replicas[receiver].list
-        let anchor = judgment.anchor
         for (id, field, value) in changed where received.item(id)?[field] != value {
-            // The section the app named, by its identity in the state it read, renamed since.
-            if field == .section, received.isVisible(id), received.rows[id]?.section == source.sectionKey(named: value.text) { continue }
-            // A value some state published earlier, while a newer one is current: kept for review.
+            if field == .section, received.isVisible(id), received.rows[id]?.section == state.sectionKey(named: value.text) { continue }
+            if field == .section, received.isVisible(id), received.sectionName(received.rows[id]!.section) == value.text { continue }
+            // For review: the value kept as a record (a set-back, or one that lost to a concurrent edit).
             if received.conflicts.values.contains(where: {
                 $0.subject == .item(id, field) && (field == .section ? received.sectionName($0.lost.text) == value.text : $0.lost == value)
             }) { continue }
-            // Rule 5: a value equal to the anchor's is no edit (equal values are no evidence of a
-            // newer read): the contract's stated ambiguity, counted.
-            if let was = anchor?.rows[id], (field == .section ? anchor!.sectionName(was.section) == value.text : was[field] == value) {
-                tolerated["rule 5's ambiguity: an app edit back to its anchor's value, made on a newer state than it provably read", default: 0] += 1
+            // Deleted meanwhile, and not brought back: a delete the app never saw (rule 3 keeps
+            // it only when the app's value is an edit no delete saw; recently deleted lists it).
+            if !received.isVisible(id) { continue }
+            // Rule 5's stated ambiguity: the app set a value back to one the field had when its
+            // context was made, on a newer state than it provably read: taken for no edit.
+            if let row = before.rows[id], let saw = row.stamps.seen(field).first(where: judgment.context.covers),
+               row.value(field, stampedAt: saw) == (field == .section ? .text(before.sectionKey(named: value.text)) : value) {
+                tolerated["rule 5's ambiguity: an app edit back to the value of its provable context, made on a newer state", default: 0] += 1
                 continue
             }
             fail("rule 1 (an edit shows)", "the app's \(id).\(field) = '\(value)' does not show on r\(receiver), nor is it for review"
-                 + " (r\(receiver) shows '\(received.item(id)?[field].description ?? "no row")', key \(received.rows[id]?.section ?? "-"); held \(judgment.held.rows[id]?.section ?? "-"); entries \(received.sectionEntries.values.map { "\($0.key)=\($0.name)\($0.removed ? " removed" : "")" }.sorted()))")
+                 + " (r\(receiver) shows '\(received.item(id)?[field].description ?? "no row")')")
         }
         for id in added where received.item(id) == nil {
             fail("rule 1 (an edit shows)", "the app's new \(id) does not show on r\(receiver)")
+        }
+        // A row the app removed is deleted (restorable), asked about, or was made after the save.
+        for id in removed where received.isVisible(id) && judgment.deletes[id] == nil && !judgment.asked.contains(id) {
+            guard let row = before.rows[id], before.isVisible(id) else { continue }
+            let created = row.stamps.created
+            if judgment.context.covers(created) || created.millis > stamp.millis { continue }
+            if received.conflicts.keys.contains(where: { $0.subject == .missing(id) }) { continue }
+            fail("rule 5 (ask once)", "the app removed \(id) and it stays with no question asked")
+        }
+        checkReview(received, "r\(receiver)")
+    }
+
+    /// The review shows no lost value equal to the value kept (no loss, no record).
+    func checkReview(_ list: ShoppingList, _ what: String) {
+        for conflict in list.conflictList() where conflict.kept == conflict.lost && conflict.field != "missing" {
+            fail("rule 2 (a loser equal to the winner is no record)", "\(what) asks to review \(conflict.name) \(conflict.field): kept '\(conflict.kept)', lost '\(conflict.lost)'")
         }
     }
 

@@ -14,85 +14,52 @@ protocol ContractDevices: AnyObject {
     func received(_ r: Int, _ copy: ShoppingList, onto list: ShoppingList, now: Int64) -> ShoppingList
     /// A conflict copy a sync engine made of another replica's list appears beside `r`'s.
     func conflictCopy(_ r: Int, _ copy: ShoppingList, onto list: ShoppingList, now: Int64) -> ShoppingList
-    /// A stampless whole-list save (the Get Bananas app's) reaches `r` and is taken in (rule 5).
+    /// A stampless whole-list save (the Get Bananas app's) reaches `r` and is taken in (rule 5):
+    /// as the list file, or (`asCopy`) set aside by the sync engine as a conflict copy beside it.
     /// `salt` tells saves apart that would otherwise look alike to an in-memory hash.
-    func stamplessSave(_ r: Int, _ save: ShoppingList, onto list: ShoppingList, now: Int64, salt: Int) -> TakenIn
+    func stamplessSave(_ r: Int, _ save: ShoppingList, onto list: ShoppingList, now: Int64, salt: Int, asCopy: Bool) -> TakenIn
+    /// Replica `r`'s state folder is lost (a new machine, a restored backup): what judges a
+    /// save must come from the file (and a running instance's memory).
+    func wipeState(_ r: Int)
     /// What went wrong that the model's checks would not name (a read that failed).
     var problems: [String] { get }
 }
 
 /// A stampless save as a device took it in.
 struct TakenIn {
-    /// The save as its writer holds it, stamped (what the history published for it).
-    var held: ShoppingList
     /// What the device shows after taking it in.
     var merged: ShoppingList
-    /// The state it was judged against, if any: its number in the history, and its list.
-    var anchorNumber: Int?
-    var anchor: ShoppingList?
-    /// The stamp of the writer's edits.
-    var stamp: Stamp
-    /// The writer's deletes: rows the device held that the judgment deleted.
-    var deletes: [String: Tombstone]
-    /// Where each field the save's stamp wrote says what the edit saw (its stamp history).
-    var claims: ShoppingList
+    /// The pure judgment of the save against the list the device held (`ShoppingList.judging`):
+    /// its edits (stamped, each saying what it saw), deletes and questions.
+    var judgment: ShoppingList.Judgment
 }
 
-/// The core alone: each replica's published history in memory, merges and judging called
-/// directly. Nothing expires.
+/// The core alone: merges and judging called directly. Nothing expires.
 final class InMemoryDevices: ContractDevices {
-    private var published = [PublishedHistory](repeating: PublishedHistory(), count: 3)
-    private var lastPublished = [ShoppingList?](repeating: nil, count: 3)
     let problems: [String] = []
 
-    func wrote(_ r: Int, _ list: ShoppingList, now: Int64) -> ShoppingList {
-        publish(r, list, kind: .write(mark: .zero), now: now)
-        return list
-    }
+    func wrote(_ r: Int, _ list: ShoppingList, now: Int64) -> ShoppingList { list }
 
     func received(_ r: Int, _ copy: ShoppingList, onto list: ShoppingList, now: Int64) -> ShoppingList {
-        publish(r, copy, kind: .received(mark: copy.writeMark), now: now)
-        return list.merged(with: copy)
+        list.merged(with: copy)
     }
 
     func conflictCopy(_ r: Int, _ copy: ShoppingList, onto list: ShoppingList, now: Int64) -> ShoppingList {
-        publish(r, copy, kind: .received(mark: copy.writeMark), now: now)
-        return ShoppingList.mergingConflictCopy(copy, into: list)
+        ShoppingList.mergingConflictCopy(copy, into: list)
     }
 
-    func stamplessSave(_ r: Int, _ save: ShoppingList, onto list: ShoppingList, now: Int64, salt: Int) -> TakenIn {
-        let stamp = Stamp.foreignEdit(writtenAtNanos: now * 1_000_000, after: max(save.newestStamp, list.newestStamp),
-                                      content: UInt64(salt) &* 0x9E37_79B9_7F4A_7C15)
-        let judgment = ShoppingList.judging(save: save, hash: Self.hash(save) ^ UInt64(salt), stamp: stamp, history: published[r], head: list)
-        let anchor = judgment.anchor.map(published[r].list(at:))
-        publish(r, judgment.held, kind: .save(marked: false), now: now)
-        return TakenIn(held: judgment.held, merged: judgment.merged, anchorNumber: judgment.anchor, anchor: anchor, stamp: stamp,
-                       deletes: Self.byID(judgment.held.tombstones.filter { list.tombstones[$0.key] != $0.value },
-                                          rows: [judgment.held, list] + (anchor.map { [$0] } ?? [])),
-                       claims: judgment.held)
+    func stamplessSave(_ r: Int, _ save: ShoppingList, onto list: ShoppingList, now: Int64, salt: Int, asCopy: Bool) -> TakenIn {
+        let judgment = Self.judge(save, onto: list, now: now, hash: UInt64(salt) &* 0x9E37_79B9_7F4A_7C15)
+        let merged = asCopy ? ShoppingList.mergingConflictCopy(judgment.merged, into: list) : judgment.merged
+        return TakenIn(merged: merged, judgment: judgment)
     }
 
-    /// Deletes by the id of the row they delete, found among these lists' rows.
-    static func byID(_ tombstones: [UInt64: Tombstone], rows lists: [ShoppingList]) -> [String: Tombstone] {
-        var found: [String: Tombstone] = [:]
-        for list in lists {
-            for id in list.rows.keys { if let tombstone = tombstones[Tombstone.key(for: id)] { found[id] = tombstone } }
-        }
-        return found
-    }
+    func wipeState(_ r: Int) {}
 
-    /// Publishes `list` on replica `r` (a state it took in or wrote), unless it was the last.
-    private func publish(_ r: Int, _ list: ShoppingList, kind: PublishedHistory.Kind, now: Int64) {
-        guard lastPublished[r] != list else { return }
-        published[r].publish(list, hash: Self.hash(list), kind: kind, now: now, born: published[r].isEmpty)
-        lastPublished[r] = list
-    }
-
-    static func hash(_ list: ShoppingList) -> UInt64 {
-        var hasher = Hasher()
-        hasher.combine(list)
-        hasher.combine(list.writeMark)
-        return UInt64(bitPattern: Int64(hasher.finalize()))
+    /// The judgment a device holding `list` makes of `save`, written at `now`.
+    static func judge(_ save: ShoppingList, onto list: ShoppingList, now: Int64, hash: UInt64) -> ShoppingList.Judgment {
+        ShoppingList.judging(save: save, writtenAtNanos: now * 1_000_000, hash: hash, head: list, deletes: true,
+                             unwritten: { _, field in field == .sortOrder })
     }
 }
 
@@ -160,66 +127,43 @@ final class DiskDevices: ContractDevices {
     }
 
     func conflictCopy(_ r: Int, _ copy: ShoppingList, onto list: ShoppingList, now: Int64) -> ShoppingList {
+        conflictCopy(bytes(of: copy), r, onto: list, now: now)
+    }
+
+    private func conflictCopy(_ bytes: [UInt8], _ r: Int, onto list: ShoppingList, now: Int64) -> ShoppingList {
         setTime(r, now)
         copyNumber += 1
         let folder = (devices[r].box.listPath as NSString).deletingLastPathComponent
         let path = folder + String(format: "/BananaList.sync-conflict-20261127-%06d-ABCDEF7.json", copyNumber)
-        deliver(bytes(of: copy), to: path, now: now)
+        deliver(bytes, to: path, now: now)
         let outcome = devices[r].engine.mergeConflictCopies(lockTimeoutMillis: 2_000)
         if let failure = outcome.failure { problems.append("r\(r): a conflict copy was not merged: \(failure)") }
         if !outcome.unmerged.isEmpty { problems.append("r\(r): a conflict copy was left: \(outcome.unmerged)") }
         return outcome.written.map { shown(r, $0.list) } ?? read(r, onto: list, now: now)
     }
 
-    func stamplessSave(_ r: Int, _ save: ShoppingList, onto list: ShoppingList, now: Int64, salt: Int) -> TakenIn {
-        let before = devices[r].file.base?.history() ?? PublishedHistory()
+    func stamplessSave(_ r: Int, _ save: ShoppingList, onto list: ShoppingList, now: Int64, salt: Int, asCopy: Bool) -> TakenIn {
         let bytes = Self.version1(save)
-        deliver(bytes, to: devices[r].box.listPath, now: now)
         let decoded = (try? ListCodec.decode(bytes).list) ?? ShoppingList()
-        let anchor = before.anchor(of: decoded, hash: Hash.content(bytes))
-        let merged = read(r, onto: list, now: now)
-        let after = devices[r].file.base?.history() ?? PublishedHistory()
-        let none = Stamp(millis: -1, counter: 0, replica: "none")
-        // A save equal to one published before is not published again (and may have expired
-        // since, with the states of its time).
-        let hash = Hash.content(bytes)
-        guard let (history, state) = after.state(hashed: hash).map({ (after, $0) }) ?? before.state(hashed: hash).map({ (before, $0) }) else {
-            problems.append("r\(r): the app's save was not published")
-            return TakenIn(held: decoded, merged: merged, anchorNumber: nil, anchor: nil, stamp: none, deletes: [:], claims: merged)
+        let judgment = InMemoryDevices.judge(decoded, onto: list, now: now, hash: Hash.content(bytes))
+        let merged: ShoppingList
+        if asCopy {
+            merged = conflictCopy(bytes, r, onto: list, now: now)
+        } else {
+            deliver(bytes, to: devices[r].box.listPath, now: now)
+            merged = read(r, onto: list, now: now)
         }
-        // The writer's edits and deletes carry one stamp, newer than anything the device held.
-        let newest = max(merged.newestStamp, merged.tombstones.values.map(\.stamp).max() ?? .zero)
-        let stamp = newest > max(list.newestStamp, list.tombstones.values.map(\.stamp).max() ?? .zero) ? newest : none
-        // Its deletes saw the anchor's rows (a delete merged into one made here shows both).
-        let anchorList = anchor.map(before.list(at:))
-        var deletes: [String: Tombstone] = [:]
-        let new = merged.tombstones.filter { key, tombstone in tombstone.stamp == stamp && list.tombstones[key]?.stamp != stamp }
-        for (id, tombstone) in InMemoryDevices.byID(new, rows: [merged, list] + (anchorList.map { [$0] } ?? [])) {
-            deletes[id] = anchorList?.rows[id].map { Tombstone(stamp: stamp, seen: $0.stamps) } ?? tombstone
+        // The engine judges what the pure judgment does: the same save, the same list.
+        let expected = asCopy ? ShoppingList.mergingConflictCopy(judgment.merged, into: list) : judgment.merged
+        if merged.items != expected.items {
+            problems.append("r\(r): the engine took the save in otherwise than the judgment: " + ContractModel.difference(expected, merged))
         }
-        return TakenIn(held: history.list(at: state.number), merged: merged, anchorNumber: anchor, anchor: anchorList,
-                       stamp: stamp, deletes: deletes, claims: Self.claims(of: merged, stamp: stamp, anchor: anchorList))
+        return TakenIn(merged: merged, judgment: judgment)
     }
 
-    /// What the save's edits saw: the anchor's value of each field they wrote (the merged
-    /// list's stamp histories also hold what this device had seen).
-    static func claims(of merged: ShoppingList, stamp: Stamp, anchor: ShoppingList?) -> ShoppingList {
-        var claims = merged
-        for (id, row) in merged.rows where ItemField.allCases.contains(where: { row.stamps[$0] == stamp }) {
-            var copy = row
-            for field in ItemField.allCases where row.stamps[field] == stamp {
-                copy.stamps.setSeen(field, anchor?.rows[id].map { [$0.stamps[field]] } ?? [])
-            }
-            claims.rows[id] = copy
-        }
-        for (key, entry) in merged.sectionEntries where SectionField.allCases.contains(where: { entry.stamps[$0] == stamp }) {
-            var copy = entry
-            for field in SectionField.allCases where entry.stamps[field] == stamp {
-                copy.stamps.setSeen(field, anchor?.sectionEntries[key].map { [$0.stamps[field]] } ?? [])
-            }
-            claims.sectionEntries[key] = copy
-        }
-        return claims
+    func wipeState(_ r: Int) {
+        guard let folder = devices[r].file.base?.folder else { return }
+        try? FileManager.default.removeItem(atPath: folder)
     }
 
     /// The running instance reads the file (its watcher saw it change) and takes it in.

@@ -296,12 +296,12 @@ func inode(_ path: String) -> UInt64? {
         let file = ListFile(path: folder.listPath, stateDirectory: folder.path + "/state")
         try addItem("Milk", to: file)
         #expect(try file.load().list.tombstones.keys.sorted() == ["NEW", "OLD"].map(Tombstone.key(for:)).sorted(), "first seen here now, whatever the stamps say")
-        // This device saw OLD 200 days ago (its history says so): the next write forgets it.
+        // This device saw OLD 200 days ago (its sightings say so): the next write forgets it.
         let store = try #require(file.base)
-        var history = store.history()
-        #expect(history.deletesSeen[Tombstone.key(for: "OLD")] != nil && history.deletesSeen[Tombstone.key(for: "NEW")] != nil)
-        history.deletesSeen[Tombstone.key(for: "OLD")]!.firstSeen = SystemTime().nowMillis() - 200 * day
-        #expect(store.saveTakenIn(try file.load().list, history: HistoryUpdate(rewriting: history)) == nil)
+        var sightings = store.deleteSightings()
+        #expect(sightings.byKey[Tombstone.key(for: "OLD")] != nil && sightings.byKey[Tombstone.key(for: "NEW")] != nil)
+        sightings.byKey[Tombstone.key(for: "OLD")]!.firstSeen = SystemTime().nowMillis() - 200 * day
+        #expect(store.saveTakenIn(try file.load().list, sightings: sightings) == nil)
         try addItem("Eggs", to: file)
         #expect(try file.load().list.tombstones.keys.sorted() == [Tombstone.key(for: "NEW")])
     }

@@ -16,19 +16,19 @@ import Testing
         #expect(done.wait(timeout: .now() + 5) == .success, "\(what) hung")
     }
 
-    @Test("a pipe or a device in place of the written hashes, the announced hash or the published history: read as nothing, at once", arguments: ["pipe", "device"])
+    @Test("a pipe or a device in place of the written hashes, the announced hash or the delete sightings: read as nothing, at once", arguments: ["pipe", "device"])
     func nonRegularStateFiles(kind: String) throws {
         let folder = TempFolder()
         let file = ListFile(path: folder.listPath, stateDirectory: folder.path + "/state")
         _ = try file.update { list, _ in try list.apply(.insert(Item(id: "M", name: "Milk")), stamp: Stamp(millis: 1, counter: 0, replica: "a")) }
         let store = try #require(file.base)
-        for path in [store.hashesPath, store.incomingPath, store.historyPath] {
+        for path in [store.hashesPath, store.incomingPath, store.sightingsPath] {
             unlink(path)
             if kind == "pipe" { #expect(mkfifo(path, 0o600) == 0) } else { #expect(symlink("/dev/zero", path) == 0) }
         }
         returnsPromptly("the glance") { #expect(store.glance().writtenHashes.isEmpty) }
         returnsPromptly("the announced hash") { #expect(store.announced() == nil) }
-        returnsPromptly("the history") { #expect(store.history().isEmpty) }
+        returnsPromptly("the sightings") { #expect(store.deleteSightings().byKey.isEmpty) }
         returnsPromptly("a read of the list") { #expect((try? file.load().list.item("M")) != nil) }
         returnsPromptly("a write (its hash announced first)") { _ = try? file.update { _, _ in } }
     }

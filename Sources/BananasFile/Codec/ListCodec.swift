@@ -1045,7 +1045,7 @@ public enum ListCodec {
             "lostStamp": .string(record.lostStamp.compact ?? record.lostStamp.encoded),
         ]
         switch record.key.subject {
-        case .item(let id, _): object["item"] = .string(id)
+        case .item(let id, _), .missing(let id): object["item"] = .string(id)
         case .section(let key, _): object["section"] = .string(key)
         }
         if !record.resolved.isZero {
@@ -1064,6 +1064,9 @@ public enum ListCodec {
         if let id = object["item"]?.stringValue, let field = ItemField(rawValue: fieldName), let value = fieldValue(lostValue, for: field) {
             subject = .item(normalizedID(id), field)
             lost = value
+        } else if let id = object["item"]?.stringValue, fieldName == ConflictRecord.Subject.missing(id).fieldName, case .bool(let flag) = lostValue {
+            subject = .missing(normalizedID(id))
+            lost = .flag(flag)
         } else if let key = object["section"]?.stringValue, let field = SectionField(rawValue: fieldName) {
             subject = .section(key, field)
             switch (field, lostValue) {

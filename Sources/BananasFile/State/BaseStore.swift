@@ -29,8 +29,6 @@ public struct BaseStore: Sendable {
     /// Where bases before the `written-hashes` file kept them: a top-level key of base.json.
     static let legacyHashesKey = "bananasWrittenHashes"
     fileprivate let cache = BaseCache()
-    /// The history as last read or saved by this process, by its file's path and signature.
-    let historyCache = HistoryCache()
 
     /// The files in the state folder, and in its spare (`StateFolder.spare`): a write the
     /// state folder cannot take (full, read-only, not this user's, a symlink in it) saves its
@@ -45,10 +43,8 @@ public struct BaseStore: Sendable {
         var hashes: String { state.path + "/written-hashes" }
         /// The hash of the file a bananas writer is renaming into place (see `announce`).
         var incoming: String { state.path + "/incoming-hash" }
-        /// The published history (`PublishedHistory`, rule 5; HistoryFiles.swift): saved with
-        /// the base, under the lock.
-        var history: String { state.path + "/published.json" }
-        var log: String { state.path + "/published.log" }
+        /// When this device first saw each delete (`DeleteSightings`): saved with the base,
+        /// under the lock.
         var sightings: String { state.path + "/deletes-seen" }
         /// This device's replica id for commands (`commandReplica`).
         var replica: String { state.path + "/replica" }
@@ -58,13 +54,9 @@ public struct BaseStore: Sendable {
     public var path: String { main.base }
     public var hashesPath: String { main.hashes }
     public var incomingPath: String { main.incoming }
-    public var historyPath: String { main.history }
+    public var sightingsPath: String { main.sightings }
     /// The state folder it lives in.
     public var folder: String { main.state.path }
-
-    /// The history's bound in bytes, for a list file of `size` bytes: room for the list's
-    /// own rows a few times over, never less than 1 MiB.
-    public static func historyMaxBytes(listSize: Int) -> Int { max(1 << 20, 4 * listSize) }
 
     public init(folder: StateFolder) {
         main = Files(state: folder)
@@ -233,15 +225,21 @@ public struct BaseStore: Sendable {
         }
     }
 
-    /// A state taken in without a write becomes the base, saved with the history that
-    /// published it, under the list's lock: the next save is judged against it and merged
-    /// into it, its deletes and records included (the history keeps neither).
-    public func saveTakenIn(_ list: ShoppingList, history: HistoryUpdate?) -> ListFileError? {
+    /// A state taken in without a write becomes the base, under the list's lock: the next
+    /// save is judged against it and merged into it, its deletes and records included.
+    public func saveTakenIn(_ list: ShoppingList, sightings: DeleteSightings?) -> ListFileError? {
         do {
-            return try prepare(list, written: ListCodec.encode(list), history: history).commit()
+            return try prepare(list, written: ListCodec.encode(list), sightings: sightings).commit()
         } catch {
             return error
         }
+    }
+
+    /// When this device first saw each delete, as the state (folder or spare) keeps it; none
+    /// when the file is missing or unreadable (every delete is then seen anew: kept longer).
+    public func deleteSightings() -> DeleteSightings {
+        let files = current
+        return readBytes(files.sightings, in: files).flatMap(DeleteSightings.init(encoded:)) ?? DeleteSightings()
     }
 
     public func glance() -> Glance {
@@ -276,16 +274,16 @@ public struct BaseStore: Sendable {
     /// `list` is kept in memory as the parsed base; nil (a row patch, which decoded only part
     /// of it) keeps none. Call after `announce` (which cleared dead writers' temp files), with
     /// the list's lock held.
-    /// `history`: the published history with this write in it, saved beside the base.
+    /// `sightings`: when this device first saw each delete, saved beside the base when they changed.
     public func prepare(_ list: ShoppingList?, written bytes: [UInt8], hash: UInt64? = nil,
-                        history: HistoryUpdate? = nil) throws(ListFileError) -> PreparedSave {
+                        sightings: DeleteSightings? = nil) throws(ListFileError) -> PreparedSave {
         let hash = hash ?? Hash.content(bytes)
         // The hashes of the state as it is now, wherever it is, go on with it.
         let hashes = glance().writtenHashes + [hash]
         do {
-            return try prepare(list, written: bytes, hash: hash, hashes: hashes, history: history, in: main)
+            return try prepare(list, written: bytes, hash: hash, hashes: hashes, sightings: sightings, in: main)
         } catch {
-            guard let spare, let saved = try? prepare(list, written: bytes, hash: hash, hashes: hashes, history: history, in: spare) else {
+            guard let spare, let saved = try? prepare(list, written: bytes, hash: hash, hashes: hashes, sightings: sightings, in: spare) else {
                 throw error
             }
             return saved
@@ -293,32 +291,20 @@ public struct BaseStore: Sendable {
     }
 
     private func prepare(_ list: ShoppingList?, written bytes: [UInt8], hash: UInt64, hashes: [UInt64],
-                         history: HistoryUpdate?, in files: Files) throws(ListFileError) -> PreparedSave {
+                         sightings: DeleteSightings?, in files: Files) throws(ListFileError) -> PreparedSave {
         if let problem = files.state.make(files.state.path) { throw problem }
         let text = hashes.suffix(BaseStore.hashesKept).map(\.hex).joined(separator: "\n") + "\n"
         let base = try AtomicWrite.prepare(files.base, with: bytes)
         var prepared: [AtomicWrite.Prepared] = []
         do {
             prepared.append(try AtomicWrite.prepare(files.hashes, with: Array(text.utf8)))
-            var history = history
-            // Lines for the log they were read from go nowhere else: elsewhere (the spare, or
-            // back from it), the history is written whole.
-            if case .append(_, _, let source, _)? = history?.change, source.log != files.log {
-                history = history?.rewritten(by: self)
+            // Sightings read from elsewhere (the spare, or back from it) go where the base goes.
+            var seen: AtomicWrite.Prepared?
+            if let sightings = sightings ?? (files.state == current.state ? nil : deleteSightings()) {
+                seen = try AtomicWrite.prepare(files.sightings, with: sightings.encoded)
+                prepared.append(seen!)
             }
-            var historyFiles: [AtomicWrite.Prepared] = []
-            var appended: (bytes: [UInt8], at: Int)?
-            switch history?.change {
-            case .rewrite(let file, let log)?:
-                historyFiles.append(try AtomicWrite.prepare(files.history, with: file))
-                historyFiles.append(try AtomicWrite.prepare(files.log, with: log))
-            case .append(let bytes, let at, _, _)?: appended = (bytes, at)
-            case nil: break
-            }
-            if let seen = history?.sightings { historyFiles.append(try AtomicWrite.prepare(files.sightings, with: seen)) }
-            prepared += historyFiles
-            return PreparedSave(store: self, files: files, list: list, hash: hash, base: base, hashes: prepared[0],
-                                history: historyFiles, appended: appended, historyValue: history?.whole)
+            return PreparedSave(store: self, files: files, list: list, hash: hash, base: base, hashes: prepared[0], sightings: seen)
         } catch {
             base.discard()
             for file in prepared { file.discard() }
@@ -335,11 +321,7 @@ public struct BaseStore: Sendable {
         let hash: UInt64
         let base: AtomicWrite.Prepared
         let hashes: AtomicWrite.Prepared
-        /// The history's files, renamed into place in this order (HistoryFiles.swift).
-        let history: [AtomicWrite.Prepared]
-        /// Lines to append to the log, at the end of its whole lines.
-        let appended: (bytes: [UInt8], at: Int)?
-        let historyValue: PublishedHistory?
+        let sightings: AtomicWrite.Prepared?
 
         /// True when the state folder could not take it, and it went to the spare.
         public var isInSpare: Bool { files.state.isSpare }
@@ -360,7 +342,7 @@ public struct BaseStore: Sendable {
                 try base.commit()
             } catch {
                 hashes.discard()
-                for file in history { file.discard() }
+                sightings?.discard()
                 store.cache.clear()
                 unlink(files.base)
                 return error
@@ -369,54 +351,29 @@ public struct BaseStore: Sendable {
             do {
                 try hashes.commit()
             } catch {
-                for file in history { file.discard() }
+                sightings?.discard()
                 store.cache.clear()
                 unlink(files.base)
                 return error
             }
             if !files.state.isSpare, let spare = store.spare, Sys.linkStatus(spare.hashes) != nil {
                 // The hashes first: without them the spare is not the state, whatever else stays.
-                for path in [spare.hashes, spare.base, spare.history, spare.log, spare.sightings, spare.incoming] { unlink(path) }
+                for path in [spare.hashes, spare.base, spare.sightings, spare.incoming] { unlink(path) }
             }
-            do throws(ListFileError) {
-                for (index, file) in history.enumerated() {
-                    do { try file.commit() } catch {
-                        for later in history[(index + 1)...] { later.discard() }
-                        throw error
-                    }
-                }
-                if let appended { try Self.append(appended.bytes, at: appended.at, to: files.log) }
-                if let historyValue { store.cacheHistory(historyValue, in: files) }
+            do {
+                try sightings?.commit()
             } catch {
-                // An older history only proves less: it is kept.
+                // Older sightings only keep deletes longer.
                 return error
             }
             return nil
-        }
-
-        /// Writes `bytes` at `offset` of the log, cutting off what follows it (a line a crash
-        /// left unfinished). Not fsynced, like the base.
-        static func append(_ bytes: [UInt8], at offset: Int, to path: String) throws(ListFileError) {
-            guard !bytes.isEmpty else { return }
-            let fd = open(path, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
-            guard fd >= 0 else { throw Sys.failure(errno, path: path, action: "write") }
-            defer { close(fd) }
-            var st = stat()
-            guard fstat(fd, &st) == 0, Sys.isRegular(st) else { throw Sys.failure(EINVAL, path: path, action: "write") }
-            if Int(st.st_size) != offset, ftruncate(fd, off_t(offset)) != 0 { throw Sys.failure(errno, path: path, action: "write") }
-            let written = bytes.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, off_t(offset)) }
-            guard written == bytes.count else {
-                let code = written < 0 ? errno : ENOSPC
-                _ = ftruncate(fd, off_t(offset))
-                throw Sys.failure(code, path: path, action: "write")
-            }
         }
 
         /// Removes the temp files: the write they were for was not made.
         public func discard() {
             base.discard()
             hashes.discard()
-            for file in history { file.discard() }
+            sightings?.discard()
         }
     }
 
@@ -490,10 +447,6 @@ public struct BaseStore: Sendable {
     }
 }
 
-/// The published history last read or saved in this process, by its file's signature.
-final class HistoryCache: Sendable {
-    let entry = Mutex<(path: String, signature: [UInt8], history: PublishedHistory)?>(nil)
-}
 
 /// The last base parsed (or saved) in this process, by the hash of its bytes.
 final class BaseCache: Sendable {
