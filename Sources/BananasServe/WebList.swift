@@ -192,13 +192,14 @@ public final class WebList {
         case "check": return try check(fields)
         case "amount": return try amount(fields)
         case "move": return try move(fields)
+        case "edit": return try sheet(fields)
         case "place": return try place(fields)
         case "delete": return try delete(fields)
         case "restore": return try restore(fields)
         case "clear_checked": return try clearChecked(fields)
         case "conflict": return try review(fields)
         default:
-            throw RequestError(message: "op must be one of add, check, amount, move, place, delete, restore, clear_checked, conflict")
+            throw RequestError(message: "op must be one of add, check, amount, move, edit, place, delete, restore, clear_checked, conflict")
         }
     }
 
@@ -270,6 +271,44 @@ public final class WebList {
         steps.append(.update(id: item.id, changes: [.section: .text(section)], seen: try seen(fields, [.section])))
         _ = try store.perform(.batch(steps), label: "move")
         return .ok("moved", "\(TextRules.escaped(item.name)) moved to \(section.isEmpty ? "no section" : TextRules.escaped(section)).")
+    }
+
+    /// The item's sheet on the page: any of its name, amount, section and optional flag, saved
+    /// as one edit with the stamps the sheet showed (rule 7), as `bananas edit` changes them
+    /// (a name another item has is refused, a new section is added).
+    private func sheet(_ fields: [String: JSONValue]) throws -> Answer {
+        let item = try visibleItem(fields)
+        let list = store.list
+        var changes: [ItemField: FieldValue] = [:]
+        var steps: [ListEdit] = []
+        if let name = try text(fields, "name") {
+            let valid = try TextRules.validated(name, as: .name)
+            if valid != item.name, let other = list.itemBlockingRename(of: item.id, to: valid) {
+                throw RequestError(status: 409, code: "name_taken",
+                                   message: "\(TextRules.escaped(item.name)) was not renamed: \(TextRules.escaped(other.name)) is on the list already.")
+            }
+            changes[.name] = .text(valid)
+        }
+        if let amount = try text(fields, "amount") {
+            changes[.amount] = .text(amount.trimmingWhitespace().isEmpty ? "" : try TextRules.validated(amount, as: .amount))
+        }
+        if let given = try text(fields, "section") {
+            var section = ""
+            if !given.trimmingWhitespace().isEmpty {
+                let valid = try TextRules.validatedSection(given)
+                section = list.section(named: valid) ?? valid
+            }
+            if !section.isEmpty, let ensure = list.ensureSectionEdit(section) { steps.append(ensure) }
+            changes[.section] = .text(section)
+        }
+        if let value = fields["optional"], value != .null {
+            guard let optional = value.boolValue else { throw RequestError(message: "optional must be true or false") }
+            changes[.optional] = .flag(optional)
+        }
+        guard !changes.isEmpty else { throw RequestError(message: "edit needs at least one of name, amount, section, optional") }
+        steps.append(.update(id: item.id, changes: changes, seen: try seen(fields, Array(changes.keys))))
+        _ = try store.perform(.batch(steps), label: "edit")
+        return .ok("updated", "\(TextRules.escaped(store.list.item(item.id)?.name ?? item.name)) saved.")
     }
 
     /// Moves an item within its section: right after `after` (an item of the same section), or

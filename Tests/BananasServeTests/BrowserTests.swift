@@ -12,12 +12,14 @@ struct BrowserTests {
     static let timeLimit: TimeInterval = 900
 
     static let steps = [
+        "at 320, 360, 390 and 430 px, light and dark: no word split, nothing cut or overflowing, 44 px targets",
+        "the screenshots match the reference images in docs/serve/ (or were written there to be looked at)",
         "bananas serve shows a pairing URL and a QR code",
         "the page weighs at most 50 KB compressed",
         "a phone pairs with the code from the terminal",
         "the code works once",
         "every control has a name for screen readers, and checkboxes their state",
-        "at 360 px nothing overflows and every control is at least 44 px high",
+        "at 320 px nothing overflows, no zoom, and every control is at least 44 x 44 px",
         "the phone checks and adds items: in the file and in a running instance",
         "the running editor (ncurses, in tmux) shows the phone's check and add",
         "a CLI edit appears on the page without a reload",
@@ -28,10 +30,15 @@ struct BrowserTests {
         "and in the running instance; the laptop's edit made meanwhile is on the page",
         "the running editor shows the edits made offline, once",
         "an item moves up within its section: on the page, in the file, the running instance and the editor",
-        "delete with undo and clear checked work, and the cleared items are in recently deleted",
+        "the sheet renames, sets the amount and optional, and moves to a new or an existing section",
+        "delete (sheet) and clear the cart work, each with undo, and the cleared items are in recently deleted",
+        "the cart folds, and stays folded on this phone after a reload",
         "the accessibility tree: every control has a role and a name, checkboxes their state, items read in the editor's order",
         "swiping a row sideways deletes it, with Undo; a short or vertical drag does not",
         "a value that lost is in the conflict review on the page and the CLI",
+        "the server out of reach while the phone is online says so, not offline, and the edit lands",
+        "a paused list keeps the page's queue (409 paused), and every edit lands once when it is repaired",
+        "a 503 keeps the edit, sent again with the same key; a refusal for good is dropped and said",
         "a hostile list renders as text and runs no script",
         "requests without a token, with a revoked token, a foreign Origin or Host are refused",
         "nothing was added by a refused request",
@@ -45,7 +52,7 @@ struct BrowserTests {
         return URL(fileURLWithPath: exe).deletingLastPathComponent().path
     }
 
-    @Test("pair, check, add, live CLI edits, offline and back, hostile text, refusals")
+    @Test("the looks at four widths in two themes; pair, check, add, the sheet, the cart, offline and back, a paused list, hostile text, refusals")
     func phoneAtTheStore() async throws {
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("Browser/phone_at_the_store.py").path

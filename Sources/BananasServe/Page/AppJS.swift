@@ -23,15 +23,21 @@ extension Page {
     server: null,        // the last list the server sent
     queue: [],           // edits not answered yet: {seq, key, body}
     acked: [],           // answered edits the server's list may not show yet: {body, revision}
-    online: navigator.onLine !== false,
+    reach: navigator.onLine === false ? 'offline' : 'online',  // or 'unreachable': online, but no server
+    held: null,          // why the server keeps the first waiting edit waiting, in its words
+    holdTimer: null,
     paired: true,
     sending: false,
     retryTimer: null,
     events: null,
-    editingAmount: null,
     swiping: false,      // a row is following a finger (swipe to delete)
-    amountDraft: null,
+    sheet: null,         // the item whose sheet is open, as the sheet showed it
+    cartOpen: remembered('cart') !== 'folded',
   };
+
+  // Per device, not per list: how this phone likes the page (the cart folded or not).
+  function remembered(key) { try { return localStorage.getItem('bananas.' + key); } catch (e) { return null; } }
+  function remember(key, value) { try { localStorage.setItem('bananas.' + key, value); } catch (e) { /* private mode */ } }
 
   // ---- IndexedDB: the queue and the last list survive a reload with no connection.
   let db = null;
@@ -82,12 +88,27 @@ extension Page {
     pump();
   }
 
+  // The server's answer to an edit decides its fate. `ok`: done. A refusal that cannot succeed
+  // later (a bad value, an item gone, a changed item: 400, 404, 409 `changed`): dropped, and
+  // the page says why. Anything else keeps it first in the queue, sent again with the same key
+  // (the server carries an edit out once per key): 409 `paused` (the list file cannot be read
+  // or written), 429, and every 5xx (503: the server could not make it durable), as well as no
+  // answer at all and a device not paired (401, 403).
+  function kept(response, answer) {
+    const status = response.status;
+    return status === 408 || status === 429 || status >= 500 || (status === 409 && answer.error === 'paused');
+  }
+  function retryAfter(response, fallback) {
+    const seconds = Number(response.headers.get('Retry-After'));
+    return Math.min(60, Math.max(1, Number.isFinite(seconds) && seconds > 0 ? seconds : fallback)) * 1000;
+  }
+
   async function pump() {
-    if (state.sending || !state.online || !state.paired || state.queue.length === 0) return;
+    if (state.sending || state.reach !== 'online' || !state.paired || state.holdTimer || state.queue.length === 0) return;
     state.sending = true;
     render();
     try {
-      while (state.queue.length > 0 && state.online) {
+      while (state.queue.length > 0 && state.reach === 'online') {
         const entry = state.queue[0];
         let response;
         try {
@@ -96,25 +117,25 @@ extension Page {
             headers: { 'Content-Type': 'application/json' },
             body: JSON.stringify(Object.assign({ key: entry.key }, entry.body)),
           });
-        } catch (e) { goOffline(); break; }
-        if (response.status === 401) { notPaired(); break; }
-        if (response.status === 429 || response.status >= 500) {
-          const wait = Number(response.headers.get('Retry-After') || '2') * 1000;
-          await new Promise((r) => setTimeout(r, wait));
-          continue;
-        }
+        } catch (e) { lostConnection(); break; }
+        if (response.status === 401 || response.status === 403) { notPaired(); break; }
         let answer = {};
         try { answer = await response.json(); } catch (e) { /* an answer without a body */ }
+        if (kept(response, answer)) {
+          hold(answer.message || 'the server answered ' + response.status, retryAfter(response, answer.error === 'paused' ? 5 : 2));
+          break;
+        }
+        state.held = null;
         state.queue.shift();
         await tx('queue', 'readwrite', (s) => s.delete(entry.seq)).catch(() => {});
-        if (answer.ok) {
+        if (response.ok && answer.ok) {
           // Shown on top of the server's list until a list as new as the answer comes (unless
           // it already came, the event stream being faster than the answer).
           if (!state.server || (answer.revision || 0) > state.server.revision) {
             state.acked.push({ body: entry.body, revision: answer.revision || 0 });
           }
-        } else if (answer.message) {
-          toast(answer.message);
+        } else {
+          toast(answer.message || 'The server refused an edit (' + response.status + ').');
         }
         render();
       }
@@ -124,9 +145,25 @@ extension Page {
     }
   }
 
-  // ---- Connection.
-  function goOffline() {
-    if (state.online) { state.online = false; render(); }
+  // The first waiting edit stays first; it goes again after `wait`, or as soon as the server's
+  // list says the pause is over.
+  function hold(reason, wait) {
+    state.held = reason;
+    clearTimeout(state.holdTimer);
+    state.holdTimer = setTimeout(() => { state.holdTimer = null; pump(); }, wait);
+  }
+  function release() {
+    if (!state.holdTimer) return;
+    clearTimeout(state.holdTimer);
+    state.holdTimer = null;
+    pump();
+  }
+
+  // ---- Connection: the phone offline (the browser says so), or online with the server out
+  // of reach (a request failed), or connected.
+  function lostConnection() {
+    const reach = navigator.onLine === false ? 'offline' : 'unreachable';
+    if (state.reach !== reach) { state.reach = reach; render(); }
     if (state.events) { state.events.close(); state.events = null; }
     scheduleRetry();
   }
@@ -137,17 +174,15 @@ extension Page {
   async function refresh() {
     try {
       const response = await fetch('/api/list', { credentials: 'same-origin', cache: 'no-store' });
-      if (response.status === 401) return notPaired();
+      if (response.status === 401 || response.status === 403) return notPaired();
       if (!response.ok) throw new Error('status ' + response.status);
       setServer(await response.json());
-      state.online = true;
+      state.reach = 'online';
       listen();
       render();
       pump();
     } catch (e) {
-      state.online = false;
-      render();
-      scheduleRetry();
+      lostConnection();
     }
   }
   function listen() {
@@ -156,10 +191,10 @@ extension Page {
     state.events = events;
     events.addEventListener('list', (event) => {
       try { setServer(JSON.parse(event.data)); } catch (e) { return; }
-      if (!state.online) { state.online = true; pump(); }
+      if (state.reach !== 'online') { state.reach = 'online'; pump(); }
       render();
     });
-    events.onerror = () => { if (events.readyState === EventSource.CLOSED || !navigator.onLine) goOffline(); else refreshSoon(); };
+    events.onerror = () => { if (events.readyState === EventSource.CLOSED || navigator.onLine === false) lostConnection(); else refreshSoon(); };
   }
   let refreshing = null;
   function refreshSoon() {
@@ -167,14 +202,15 @@ extension Page {
     refreshing = setTimeout(() => {
       refreshing = null;
       fetch('/api/list', { credentials: 'same-origin', cache: 'no-store' }).then((r) => {
-        if (r.status === 401) notPaired();
-      }).catch(() => goOffline());
+        if (r.status === 401 || r.status === 403) notPaired();
+      }).catch(() => lostConnection());
     }, 1500);
   }
   function setServer(snapshot) {
     state.server = snapshot;
     state.acked = state.acked.filter((a) => a.revision > snapshot.revision);
     saveSnapshot(snapshot);
+    if (state.held && snapshot.state && snapshot.state.state !== 'paused') release();
   }
   function notPaired() {
     state.paired = false;
@@ -182,7 +218,7 @@ extension Page {
     render();
   }
   window.addEventListener('online', () => refresh());
-  window.addEventListener('offline', () => goOffline());
+  window.addEventListener('offline', () => lostConnection());
 
   // ---- The list shown: the server's, with answered-but-not-yet-seen and waiting edits on top.
   function view() {
@@ -211,6 +247,12 @@ extension Page {
       }
       case 'check': { const i = find(body.id); if (i) i.checked = body.checked; break; }
       case 'amount': { const i = find(body.id); if (i) i.amount = body.amount; break; }
+      case 'edit': {
+        const i = find(body.id); if (!i) break;
+        for (const field of ['name', 'amount', 'section', 'optional']) if (field in body) i[field] = body[field];
+        if (body.section && !v.sections.includes(body.section)) v.sections.push(body.section);
+        break;
+      }
       case 'move': {
         const i = find(body.id); if (i) i.section = body.section;
         if (body.section && !v.sections.includes(body.section)) v.sections.push(body.section);
@@ -245,11 +287,15 @@ extension Page {
     }
   }
 
-  // ---- The state, in words.
+  // ---- The state, in words: always in sight (the bar sticks to the top).
   function stateWords(v) {
-    if (!state.paired) return ['paused', 'paused: this device is not paired'];
     const waiting = state.queue.length;
-    if (!state.online) return ['offline', waiting > 0 ? 'offline \u2014 ' + waiting + ' edit' + (waiting === 1 ? '' : 's') + ' waiting' : 'offline'];
+    const edits = waiting + ' edit' + (waiting === 1 ? '' : 's') + ' waiting';
+    const also = waiting > 0 ? ' \u2014 ' + edits : '';
+    if (!state.paired) return ['unpaired', 'not paired' + also];
+    if (state.reach === 'offline') return ['offline', 'offline' + also];
+    if (state.reach === 'unreachable') return ['unreachable', 'server unreachable' + also];
+    if (state.held && waiting > 0) return ['held', edits + ': ' + state.held];
     const s = v.state || {};
     if (s.state === 'paused') return ['paused', 'paused: ' + (s.paused || 'the list file cannot be written')];
     if (s.state === 'conflict') return ['conflict', 'conflict'];
@@ -258,8 +304,11 @@ extension Page {
     return ['synced', 'synced'];
   }
 
-  // ---- Rendering (the whole list each time: fast enough for a few thousand rows).
+  // ---- Rendering (the whole list each time: fast enough for a few thousand rows). What is
+  // still to get comes first, by section; what is in the cart (checked) after all of it.
   let lastShown = null;
+  // Long because it draws every part of the page from one view: the list, the cart, the
+  // review and recently deleted.
   function render() {
     if (location.pathname === '/pair') return;
     const v = view();
@@ -271,38 +320,40 @@ extension Page {
     $('insecure').hidden = window.isSecureContext;
 
     // The rows are drawn again only when what they show changed: a retry while offline, a
-    // message or a ping must not take the focus from the amount being typed, nor a row from
-    // the finger swiping it.
+    // message or a ping must not take a row from the finger swiping it.
     if (state.swiping) { lastShown = null; return; }
-    const shown = JSON.stringify([v.items, v.sections, v.conflicts, v.deleted.slice(0, 30), state.editingAmount]);
+    const shown = JSON.stringify([v.items, v.sections, v.conflicts, v.deleted.slice(0, 30), state.cartOpen]);
     if (shown === lastShown) return;
     lastShown = shown;
 
-    const main = $('list');
     const fragment = document.createDocumentFragment();
     const bySection = new Map();
     for (const s of v.sections) bySection.set(s, []);
+    const cart = [];
     for (const item of v.items) {
+      if (item.checked) { cart.push(item); continue; }
       if (!bySection.has(item.section)) bySection.set(item.section, []);
       bySection.get(item.section).push(item);
     }
-    let checkedCount = 0;
     for (const [section, items] of bySection) {
       if (items.length === 0) continue;
       const group = el('section', { class: 'group', 'aria-label': section || 'No section' });
       group.append(el('h2', null, section || 'No section'));
       const ul = el('ul', { role: 'list' });
-      items.forEach((item, index) => {
-        if (item.checked) checkedCount++;
-        ul.append(row(item, v.sections, items, index));
-      });
+      for (const item of items) ul.append(row(item));
       group.append(ul);
       fragment.append(group);
     }
     if (v.items.length === 0) fragment.append(el('p', { class: 'empty' }, 'The list is empty. Add something above.'));
-    main.replaceChildren(fragment);
-    $('clear').disabled = checkedCount === 0;
-    $('clear').textContent = checkedCount > 0 ? 'Clear checked (' + checkedCount + ')' : 'Clear checked';
+    else if (cart.length === v.items.length) fragment.append(el('p', { class: 'empty' }, 'Everything is in the cart.'));
+    $('list').replaceChildren(fragment);
+
+    $('cart').hidden = cart.length === 0;
+    $('cart-count').textContent = String(cart.length);
+    $('cart-toggle').setAttribute('aria-expanded', String(state.cartOpen));
+    const cartList = $('cart-list');
+    cartList.hidden = !state.cartOpen;
+    cartList.replaceChildren(...cart.map((item) => row(item)));
 
     const conflicts = $('conflicts');
     conflicts.hidden = v.conflicts.length === 0;
@@ -336,72 +387,101 @@ extension Page {
     $('deleted-list').replaceChildren(dl);
   }
 
-  function row(item, sections, siblings, index) {
+  // A row: the checkbox, then the name and the amount, which open the item's sheet. The name
+  // wraps between words; the amount follows it, or drops below it when the line is full.
+  function row(item) {
     const li = el('li', { class: 'item' + (item.checked ? ' checked' : '') });
     li.dataset.id = item.id;
     const box = el('button', { type: 'button', class: 'check', role: 'checkbox', 'aria-checked': String(item.checked) });
     box.setAttribute('aria-label', item.name);
     box.append(el('span', { class: 'mark', 'aria-hidden': 'true' }, item.checked ? '\u2713' : ''));
-    box.append(el('span', { class: 'name' }, item.name));
     box.addEventListener('click', () => enqueue(withSeen({ op: 'check', id: item.id, checked: !item.checked }, item)));
-    li.append(box);
-
-    if (state.editingAmount === item.id) {
-      // The list is drawn again at every change from anywhere: what is typed is kept aside.
-      const input = el('input', { type: 'text', class: 'amount-input', value: state.amountDraft !== null ? state.amountDraft : item.amount, maxLength: 100 });
-      input.setAttribute('aria-label', 'Amount of ' + item.name);
-      input.addEventListener('input', () => { state.amountDraft = input.value; });
-      const done = () => {
-        if (!input.isConnected || state.editingAmount !== item.id) return;
-        state.editingAmount = null;
-        state.amountDraft = null;
-        if (input.value !== item.amount) enqueue(withSeen({ op: 'amount', id: item.id, amount: input.value }, item));
-        else render();
-      };
-      input.addEventListener('keydown', (e) => {
-        if (e.key === 'Enter') done();
-        if (e.key === 'Escape') { state.editingAmount = null; state.amountDraft = null; render(); }
-      });
-      input.addEventListener('blur', done);
-      li.append(input);
-      setTimeout(() => { if (input.isConnected) { input.focus(); input.setSelectionRange(input.value.length, input.value.length); } }, 0);
-    } else {
-      const amount = el('button', { type: 'button', class: 'amount' }, item.amount || '+ amount');
-      amount.setAttribute('aria-label', (item.amount ? 'Amount ' + item.amount : 'Add an amount') + ', ' + item.name);
-      amount.addEventListener('click', () => { state.editingAmount = item.id; state.amountDraft = null; render(); });
-      li.append(amount);
-    }
-
-    // One menu moves the item: up or down within its section (the editor's J/K), or to
-    // another section. It shows the item's section.
-    const move = el('select', { class: 'move' });
-    move.setAttribute('aria-label', 'Move ' + item.name + ', in ' + (item.section || 'no section'));
-    const options = sections.includes(item.section) ? sections : sections.concat([item.section]);
-    const places = el('optgroup', { label: 'Within ' + (item.section || 'no section') });
-    if (index > 0) places.append(el('option', { value: '', 'data-place': 'up' }, '\u2191 Move up'));
-    if (index < siblings.length - 1) places.append(el('option', { value: '', 'data-place': 'down' }, '\u2193 Move down'));
-    const others = el('optgroup', { label: 'Section' });
-    for (const s of options) {
-      const option = el('option', { value: s }, s || 'No section');
-      if (s === item.section) option.selected = true;
-      others.append(option);
-    }
-    if (places.children.length > 0) move.append(places);
-    move.append(others);
-    move.addEventListener('change', () => {
-      const place = move.selectedOptions[0] && move.selectedOptions[0].dataset.place;
-      if (place === 'up') enqueue({ op: 'place', id: item.id, after: index >= 2 ? siblings[index - 2].id : null });
-      else if (place === 'down') enqueue({ op: 'place', id: item.id, after: siblings[index + 1].id });
-      else enqueue(withSeen({ op: 'move', id: item.id, section: move.value }, item));
-    });
-    li.append(move);
-
-    const remove = el('button', { type: 'button', class: 'delete' }, '\u2715');
-    remove.setAttribute('aria-label', 'Delete ' + item.name);
-    remove.addEventListener('click', () => removeItem(item));
-    li.append(remove);
+    const open = el('button', { type: 'button', class: 'open', 'aria-haspopup': 'dialog' });
+    open.setAttribute('aria-label', item.name + (item.amount ? ', ' + item.amount : '') + (item.optional ? ', optional' : '') + ': edit');
+    open.append(el('span', { class: 'name' }, item.name));
+    if (item.amount) open.append(el('span', { class: 'amount' }, item.amount));
+    if (item.optional) open.append(el('span', { class: 'tag' }, 'optional'));
+    open.addEventListener('click', () => openSheet(item));
+    li.append(box, open);
     swipeToDelete(li, item);
     return li;
+  }
+
+  // ---- The item's sheet (a modal <dialog>: focus stays in it, Escape closes it, a screen
+  // reader reads it as a dialog). Save sends one edit of the fields changed, with the stamps
+  // of the values the sheet showed (rule 7).
+  const NEW_SECTION = '\u0000new';
+  function openSheet(item) {
+    const v = view();
+    state.sheet = Object.assign({}, item);
+    $('sheet-title').textContent = item.name;
+    $('sheet-name').value = item.name;
+    $('sheet-amount').value = item.amount;
+    $('sheet-optional').checked = !!item.optional;
+    const sections = v.sections.includes(item.section) ? v.sections.slice() : v.sections.concat([item.section]);
+    if (!sections.includes('')) sections.push('');
+    const select = $('sheet-section');
+    select.replaceChildren(...sections.map((s) => el('option', { value: s }, s || 'No section')),
+      el('option', { value: NEW_SECTION }, 'New section\u2026'));
+    select.value = item.section;
+    $('sheet-new-section').value = '';
+    $('new-section').hidden = true;
+    // Up and down among the items of its section still to get, as the list shows them.
+    const all = v.items.filter((i) => i.section === item.section);
+    const shown = all.filter((i) => !i.checked);
+    const at = shown.findIndex((i) => i.id === item.id);
+    state.sheet.up = item.checked || at <= 0 ? undefined : (() => {
+      const before = all.indexOf(shown[at - 1]);
+      return before > 0 ? all[before - 1].id : null;
+    })();
+    state.sheet.down = item.checked || at < 0 || at >= shown.length - 1 ? undefined : shown[at + 1].id;
+    $('sheet-up').disabled = state.sheet.up === undefined;
+    $('sheet-down').disabled = state.sheet.down === undefined;
+    $('sheet').showModal();
+  }
+  function setUpSheet() {
+    const sheet = $('sheet');
+    const close = () => { if (sheet.open) sheet.close(); state.sheet = null; };
+    $('sheet-section').addEventListener('change', () => {
+      const isNew = $('sheet-section').value === NEW_SECTION;
+      $('new-section').hidden = !isNew;
+      if (isNew) $('sheet-new-section').focus();
+    });
+    $('sheet-form').addEventListener('submit', (e) => {
+      e.preventDefault();
+      const item = state.sheet;
+      if (!item) return close();
+      const name = $('sheet-name').value.trim();
+      if (!name) { $('sheet-name').focus(); return; }
+      const body = { op: 'edit', id: item.id };
+      if (name !== item.name) body.name = name;
+      const amount = $('sheet-amount').value.trim();
+      if (amount !== item.amount) body.amount = amount;
+      const chosen = $('sheet-section').value;
+      const section = chosen === NEW_SECTION ? $('sheet-new-section').value.trim() : chosen;
+      if (section !== item.section && !(chosen === NEW_SECTION && !section)) body.section = section;
+      if ($('sheet-optional').checked !== !!item.optional) body.optional = $('sheet-optional').checked;
+      close();
+      if (Object.keys(body).length > 2) enqueue(withSeen(body, item));
+    });
+    $('sheet-close').addEventListener('click', close);
+    $('sheet-cancel').addEventListener('click', close);
+    sheet.addEventListener('close', () => { state.sheet = null; });
+    // A tap on the dimmed page around the sheet closes it, as Cancel.
+    sheet.addEventListener('click', (e) => { if (e.target === sheet) close(); });
+    $('sheet-delete').addEventListener('click', () => { const item = state.sheet; close(); if (item) removeItem(item); });
+    const place = (after) => { const item = state.sheet; close(); if (item && after !== undefined) enqueue({ op: 'place', id: item.id, after }); };
+    $('sheet-up').addEventListener('click', () => place(state.sheet && state.sheet.up));
+    $('sheet-down').addEventListener('click', () => place(state.sheet && state.sheet.down));
+  }
+
+  // ---- The cart: folded or open, as this phone last left it.
+  function setUpCart() {
+    $('cart-toggle').addEventListener('click', () => {
+      state.cartOpen = !state.cartOpen;
+      remember('cart', state.cartOpen ? 'open' : 'folded');
+      render();
+    });
   }
 
   function removeItem(item) {
@@ -497,7 +577,7 @@ extension Page {
     input.addEventListener('input', async () => {
       const query = input.value.trim();
       const ticket = ++asked;
-      if (!query || !state.online) { list.replaceChildren(); list.hidden = true; return; }
+      if (!query || state.reach !== 'online') { list.replaceChildren(); list.hidden = true; return; }
       try {
         const response = await fetch('/api/suggestions?q=' + encodeURIComponent(query), { credentials: 'same-origin', cache: 'no-store' });
         if (!response.ok || ticket !== asked) return;
@@ -525,12 +605,16 @@ extension Page {
   }
   function add(name) { enqueue({ op: 'add', id: uuid(), name }); }
 
+  // Clear the cart: deletes the checked items as the page shows them (one that changed since
+  // stays, and the server says so), with an Undo that brings them back.
   function setUpClear() {
     $('clear').addEventListener('click', () => {
       const checked = view().items.filter((i) => i.checked);
       if (checked.length === 0) return;
       enqueue({ op: 'clear_checked', items: checked.map((i) => i.seen ? { id: i.id, seen: i.seen } : { id: i.id }) });
-      toast('Cleared ' + checked.length + ' checked item' + (checked.length === 1 ? '' : 's') + '. Recently deleted brings them back.');
+      toast('Cleared ' + checked.length + ' item' + (checked.length === 1 ? '' : 's') + ' from the cart.', 'Undo', () => {
+        for (const item of checked) enqueue({ op: 'restore', id: item.id });
+      });
     });
   }
 
@@ -567,6 +651,8 @@ extension Page {
     } catch (e) { /* a browser without storage: edits live as long as the page */ }
     setUpAdd();
     setUpClear();
+    setUpCart();
+    setUpSheet();
     render();
     refresh();
     if ('serviceWorker' in navigator && window.isSecureContext) {
