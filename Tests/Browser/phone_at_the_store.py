@@ -203,6 +203,14 @@ def status_text(driver):
     return driver.find_element(By.ID, "status").text
 
 
+def status_starting(driver, start):
+    """The state's words once they start with `start` (a timeout names the last words seen)."""
+    text = status_text(driver)
+    if not text.startswith(start):
+        raise AssertionError("the state says " + repr(text))
+    return text
+
+
 def row(driver, name):
     for li in driver.find_elements(By.CSS_SELECTOR, "li.item"):
         if li.find_element(By.CSS_SELECTOR, ".name").text == name:
@@ -261,7 +269,7 @@ def accessibility_tree(driver):
 
 WIDTHS = [(320, 640), (360, 740), (390, 844), (430, 932)]
 THEMES = ["light", "dark"]
-REFERENCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs", "serve")
+REFERENCE = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs", "serve"))
 
 # The layout rules, checked in the page. A word (letters between spaces or hyphens) of a name
 # or an amount is on one line, unless it alone is wider than its box (then a break is the only
@@ -738,7 +746,7 @@ def main():
         driver.execute_cdp_cmd("Network.enable", {})
         driver.execute_cdp_cmd("Network.setBlockedURLs", {"urls": ["*/api/*"]})
         on_page("add Rice", lambda: add_on_page(driver, "Rice"))
-        unreachable = wait_for("server unreachable", lambda: (lambda t: t if t.startswith("server unreachable") else None)(status_text(driver)))
+        unreachable = wait_for("server unreachable", lambda: status_starting(driver, "server unreachable"))
         online = driver.execute_script("return navigator.onLine")
         driver.execute_cdp_cmd("Network.setBlockedURLs", {"urls": []})
         wait_for("synced", lambda: status_text(driver) == "synced")
@@ -760,8 +768,11 @@ def main():
         with open(world.list_path + ".hand", "wb") as f:
             f.write(b'{"items": [ this is not a list')
         os.rename(world.list_path + ".hand", world.list_path)
+        token = next(c["value"] for c in driver.get_cookies() if c["name"] == "bananas_device")
+        wait_for("the server to see the damage", lambda: json.loads(request(world.base + "/api/list", headers={"Authorization": "Bearer " + token})[1])
+                 ["state"]["state"] == "paused")
         set_offline(driver, False)
-        held = wait_for("held", lambda: (lambda t: t if t.startswith("3 edits waiting: ") else None)(status_text(driver)))
+        held = wait_for("held", lambda: status_starting(driver, "3 edits waiting: "))
         waiting = driver.execute_script("return window.bananas.waiting()")
         with open(world.list_path + ".hand", "wb") as f:
             f.write(good)
@@ -786,7 +797,7 @@ def main():
               return real.apply(this, arguments);
             };""")
         on_page("add Oats", lambda: add_on_page(driver, "Oats"))
-        said = wait_for("why it waits", lambda: (lambda t: t if t == "1 edit waiting: not saved: the journal cannot be written" else None)(status_text(driver)))
+        said = wait_for("why it waits", lambda: status_starting(driver, "1 edit waiting: not saved: the journal cannot be written"))
         wait_for("sent again", lambda: len(driver.execute_script("return window.__stub.keys")) >= 2)
         driver.execute_script("window.__stub.off = true")
         wait_for("synced", lambda: status_text(driver) == "synced")

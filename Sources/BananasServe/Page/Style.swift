@@ -61,6 +61,9 @@ ul { list-style: none; margin: 0; padding: 0; }
 .name { flex: 0 1 auto; min-width: 0; max-width: 100%; overflow-wrap: break-word; white-space: pre-wrap; unicode-bidi: isolate; max-height: 6.5em; overflow: hidden; }
 .amount { flex: 0 1 auto; min-width: 0; max-width: 100%; color: var(--accent); font-weight: 600; overflow-wrap: break-word; white-space: pre-wrap; unicode-bidi: isolate; }
 .tag { font-size: 0.8rem; color: var(--muted); border: 1px solid var(--muted); border-radius: 0.75rem; padding: 0 0.45rem; }
+/* A tap shows on the row itself, in the page's colours (not the browser's blue flash). */
+.check, .open { -webkit-tap-highlight-color: transparent; }
+.check:active, .open:active { background: var(--panel); }
 .checked .name { text-decoration: line-through; color: var(--checked); }
 .checked .amount { color: var(--checked); }
 .checked .mark { background: var(--muted); color: var(--bg); }
