@@ -102,8 +102,10 @@ class World:
                 break
         if not url:
             raise AssertionError("bananas serve showed no pairing URL: " + "".join(lines) + server.stderr.read())
-        # Keep draining its output so it never blocks on a full pipe.
+        # Keep draining its output and its messages so it never blocks on a full pipe (a paused
+        # list is said on stderr at every retry).
         threading.Thread(target=lambda: [None for _ in server.stdout], daemon=True).start()
+        threading.Thread(target=lambda: [None for _ in server.stderr], daemon=True).start()
         self.server = server
         self.pair_url = url
         self.base = url.split("/pair#")[0]
@@ -207,7 +209,7 @@ def status_starting(driver, start):
     """The state's words once they start with `start` (a timeout names the last words seen)."""
     text = status_text(driver)
     if not text.startswith(start):
-        raise AssertionError("the state says " + repr(text))
+        raise AssertionError("the state says " + repr(text) + ", because " + json.dumps(driver.execute_script("return window.bananas && window.bananas.why()")))
     return text
 
 
@@ -400,7 +402,7 @@ def looks(bananas, test_tool):
         wait_for("the pairing form", lambda: driver.find_element(By.ID, "pair-code").get_attribute("value"))
         driver.find_element(By.ID, "pair-button").click()
         wait_for("the list", lambda: driver.execute_script("return location.pathname") == "/" and row(driver, "Lemons"))
-        wait_for("synced", lambda: status_text(driver) == "synced")
+        wait_for("synced", lambda: status_starting(driver, "synced"))
         problems, changed, written = {}, {}, []
         for theme in THEMES:
             driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": theme}]})
@@ -501,7 +503,7 @@ def main():
         wait_for("the pairing form", lambda: driver.find_element(By.ID, "pair-code").get_attribute("value"))
         driver.find_element(By.ID, "pair-button").click()
         wait_for("the list after pairing", lambda: driver.execute_script("return location.pathname") == "/" and row(driver, "Milk"))
-        wait_for("synced", lambda: status_text(driver) == "synced")
+        wait_for("synced", lambda: status_starting(driver, "synced"))
         devices = world.cli("devices")
         report("a phone pairs with the code from the terminal", "Android phone" in devices,
                seconds=round(time.monotonic() - started, 2), devices=devices.strip())
@@ -575,7 +577,7 @@ def main():
 
         # Back in signal: sent in order, once.
         set_offline(driver, False)
-        wait_for("synced again", lambda: status_text(driver) == "synced")
+        wait_for("synced again", lambda: status_starting(driver, "synced"))
         items = world.items()
         names = [i["name"] for i in items]
         bread = next(i for i in items if i["name"] == "Bread")
@@ -739,7 +741,7 @@ def main():
                page=driver.find_element(By.ID, "conflict-list").text)
         on_page("restore the lost value", lambda: driver.find_element(By.CSS_SELECTOR, "#conflict-list button").click())
         wait_for("the lost value restored", lambda: world.item("Eggs")["amount"] == "12")
-        wait_for("synced", lambda: status_text(driver) == "synced")
+        wait_for("synced", lambda: status_starting(driver, "synced"))
 
         # The server out of reach while the phone is online (Chrome blocks the API's requests):
         # told apart from the phone being offline; the edit waits and lands once.
@@ -749,7 +751,7 @@ def main():
         unreachable = wait_for("server unreachable", lambda: status_starting(driver, "server unreachable"))
         online = driver.execute_script("return navigator.onLine")
         driver.execute_cdp_cmd("Network.setBlockedURLs", {"urls": []})
-        wait_for("synced", lambda: status_text(driver) == "synced")
+        wait_for("synced", lambda: status_starting(driver, "synced"))
         report("the server out of reach while the phone is online says so, not offline, and the edit lands",
                unreachable == "server unreachable \u2014 1 edit waiting" and online is True
                and [i["name"] for i in world.items()].count("Rice") == 1, status=unreachable)
@@ -777,7 +779,7 @@ def main():
         with open(world.list_path + ".hand", "wb") as f:
             f.write(good)
         os.rename(world.list_path + ".hand", world.list_path)
-        wait_for("synced", lambda: status_text(driver) == "synced")
+        wait_for("synced", lambda: status_starting(driver, "synced"))
         names = [i["name"] for i in world.items()]
         report("a paused list keeps the page's queue (409 paused), and every edit lands once when it is repaired",
                waiting == 3 and all(names.count(n) == 1 for n in ["Flour", "Sugar", "Salt"]), status=held, names=names)
@@ -800,12 +802,12 @@ def main():
         said = wait_for("why it waits", lambda: status_starting(driver, "1 edit waiting: not saved: the journal cannot be written"))
         wait_for("sent again", lambda: len(driver.execute_script("return window.__stub.keys")) >= 2)
         driver.execute_script("window.__stub.off = true")
-        wait_for("synced", lambda: status_text(driver) == "synced")
+        wait_for("synced", lambda: status_starting(driver, "synced"))
         keys = driver.execute_script("return window.__stub.keys")
         open_sheet(driver, "Tea")
         type_into(driver, "sheet-name", "Coffee\n")
         refused = wait_for("the refusal", lambda: (lambda t: t if "not renamed" in t else None)(driver.find_element(By.ID, "toast").text))
-        wait_for("synced", lambda: status_text(driver) == "synced")
+        wait_for("synced", lambda: status_starting(driver, "synced"))
         names = [i["name"] for i in world.items()]
         report("a 503 keeps the edit, sent again with the same key; a refusal for good is dropped and said",
                len(set(keys)) == 1 and names.count("Oats") == 1 and "Tea" in names and driver.execute_script("return window.bananas.waiting()") == 0,
@@ -882,7 +884,7 @@ def main():
         on_page("add Pears", lambda: add_on_page(driver, "Pears"))
         wait_for("one edit waiting", lambda: status_text(driver) == "offline \u2014 1 edit waiting")
         set_offline(driver, False)
-        wait_for("synced", lambda: status_text(driver) == "synced")
+        wait_for("synced", lambda: status_starting(driver, "synced"))
         report("over plain HTTP on a network the page says it cannot open offline, and its queue still works",
                secure is False and worker is False and note and world.item("Pears") is not None,
                secure_context=secure, service_worker=worker)

@@ -659,7 +659,12 @@ extension Page {
       navigator.serviceWorker.register('/sw.js').catch(() => {});
     }
     // For tests and the curious: the state in words and the edits waiting.
-    window.bananas = { state: () => stateWords(view())[1], waiting: () => state.queue.length };
+    window.bananas = {
+      state: () => stateWords(view())[1],
+      waiting: () => state.queue.length,
+      why: () => ({ reach: state.reach, sending: state.sending, held: state.held, acked: state.acked.map((a) => a.revision),
+        revision: state.server && state.server.revision, server: state.server && state.server.state, events: state.events && state.events.readyState }),
+    };
   }
   start();
 })();
