@@ -884,7 +884,10 @@ def main():
         on_page("add Pears", lambda: add_on_page(driver, "Pears"))
         wait_for("one edit waiting", lambda: status_text(driver) == "offline \u2014 1 edit waiting")
         set_offline(driver, False)
-        wait_for("synced", lambda: status_starting(driver, "synced"))
+        try:
+            wait_for("synced", lambda: status_starting(driver, "synced"))
+        except AssertionError as error:
+            raise AssertionError(f"{error}; bananas status: {subprocess.run([world.bananas, 'status'], env=world.env, capture_output=True, text=True).stdout[:1500]}")
         report("over plain HTTP on a network the page says it cannot open offline, and its queue still works",
                secure is False and worker is False and note and world.item("Pears") is not None,
                secure_context=secure, service_worker=worker)
