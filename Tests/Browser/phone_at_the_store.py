@@ -102,8 +102,7 @@ class World:
                 break
         if not url:
             raise AssertionError("bananas serve showed no pairing URL: " + "".join(lines) + server.stderr.read())
-        # Keep draining its output and its messages so it never blocks on a full pipe (a paused
-        # list is said on stderr at every retry).
+        # Keep draining its output and its messages so it never blocks on a full pipe.
         threading.Thread(target=lambda: [None for _ in server.stdout], daemon=True).start()
         threading.Thread(target=lambda: [None for _ in server.stderr], daemon=True).start()
         self.server = server
