@@ -105,8 +105,8 @@ struct AddCommand: ParsableCommand {
     static func report(_ outcomes: [AddOutcome], json: Bool) {
         let reports = outcomes.map { outcome -> (Item, String) in
             switch outcome {
-            case .added(let item, let remembered):
-                (item, "added to " + Output.sectionTitle(item.section) + (remembered ? " (as last time)" : ""))
+            case .added(let item, let placement):
+                (item, "added to " + Output.sectionTitle(item.section) + (placement.why(Output.safe).map { " (\($0))" } ?? ""))
             case .unchecked(let item): (item, "unchecked (it was already on the list)")
             case .alreadyOnList(let item): (item, "is already on the list (use --duplicate to add it again)")
             }

@@ -42,11 +42,98 @@ extension ShoppingList {
     }
 }
 
+/// Where an added name goes, and why: the one placement rule of every surface
+/// (`ShoppingList.placement`), said the same way everywhere ("under Bakery (usual for
+/// tortillas)").
+public struct Placement: Hashable, Sendable {
+    public enum Reason: Hashable, Sendable {
+        /// The section asked for.
+        case asked
+        /// Bought before (checked, then cleared): where it was last time.
+        case lastTime
+        /// On the list before but never bought: where it was then (the name as remembered).
+        case before(String)
+        /// The catalogue's section for it (the catalogue's name it matched).
+        case catalogue(String)
+        /// The section being added to (the editor's add prompt), the catalogue not knowing it.
+        case adding
+        /// Nothing better known: the default section.
+        case unknown
+    }
+
+    public var section: String
+    public var reason: Reason
+    /// What the memory holds of the name, when it decided.
+    public var recalled: RememberedItem?
+
+    public init(section: String, reason: Reason, recalled: RememberedItem? = nil) {
+        self.section = section
+        self.reason = reason
+        self.recalled = recalled
+    }
+
+    /// Why, in words ("usual for tortillas"); nil for a section asked for. `shown` shows a
+    /// name from the list on the surface's terms (escaped).
+    public func why(_ shown: (String) -> String = { $0 }) -> String? {
+        switch reason {
+        case .asked: nil
+        case .lastTime: "as last time"
+        case .before(let name): "where \(shown(name)) went before"
+        case .catalogue(let name): "usual for \(name.lowercased())"
+        case .adding: "the section you are adding to"
+        case .unknown: "not in the catalogue"
+        }
+    }
+
+    /// "under Bakery (usual for tortillas)".
+    public func phrase(_ shown: (String) -> String = { $0 }) -> String {
+        "under \(shown(section))" + (why(shown).map { " (\($0))" } ?? "")
+    }
+
+    /// True when the memory decided (the section, and the amount when none was given).
+    public var isRemembered: Bool {
+        switch reason {
+        case .lastTime, .before: true
+        default: false
+        }
+    }
+}
+
+extension ShoppingList {
+    /// The placement rule, on every surface: a section asked for; else a name the list
+    /// remembers goes where it was (a person's choice always wins: "as last time" when it was
+    /// bought, never for a name only added); else the catalogue's section, as this list names
+    /// it (`Catalogue.section(_:in:)`); else `fallbackSection` (the editor's add prompt), else
+    /// `defaultSection`. A remembered name never bought that the catalogue would put in the
+    /// same section is said to be placed by the catalogue: an add undone and made again is no
+    /// "last time".
+    public func placement(of name: String, section asked: String? = nil, fallbackSection: String? = nil,
+                          remembering: Bool = true, catalogue: Catalogue = .builtIn) -> Placement {
+        if let asked { return Placement(section: self.section(named: asked) ?? asked, reason: .asked) }
+        let automatic: Placement
+        if let match = catalogue.lookUp(name) {
+            automatic = Placement(section: catalogue.section(match.section, in: self) ?? match.section, reason: .catalogue(match.name))
+        } else if let fallbackSection {
+            automatic = Placement(section: self.section(named: fallbackSection) ?? fallbackSection, reason: .adding)
+        } else {
+            automatic = Placement(section: Self.defaultSection, reason: .unknown)
+        }
+        guard remembering, let recalled = remembered(named: name, now: 0), !recalled.section.isEmpty else { return automatic }
+        if recalled.timesBought > 0 { return Placement(section: recalled.section, reason: .lastTime, recalled: recalled) }
+        if recalled.section.lowercased() == automatic.section.lowercased() {
+            var same = automatic
+            same.recalled = recalled
+            return same
+        }
+        return Placement(section: recalled.section, reason: .before(recalled.name), recalled: recalled)
+    }
+}
+
 /// What adding a name did (`ShoppingList.addEdit`).
 public enum AddOutcome: Hashable, Sendable {
-    /// A new item, in its section (by name). `remembered`: its section (and amount, when none
-    /// was given) came from the memory, as last time.
-    case added(Item, remembered: Bool)
+    /// A new item, in its section, placed by the placement rule (`placement` says where and
+    /// why; from the memory, its amount too when none was given).
+    case added(Item, placement: Placement)
     /// The name was on the list, checked: it is unchecked instead (and given the amount and
     /// optional flag asked for).
     case unchecked(Item)
@@ -56,13 +143,11 @@ public enum AddOutcome: Hashable, Sendable {
 
 extension ShoppingList {
     /// The one rule for adding items, on every surface: each name (in the order given) is
-    /// added at the end of `section` (the section a person means by it, created if new) unless
-    /// an item of that name (any case) is on the list, which is unchecked if checked, or left
-    /// alone; `duplicate` adds it anyway. With no `section`, a remembered name goes where it
-    /// was last, with its usual amount when none is given (and its remembered spelling when
-    /// typed all in lower case); any other goes to `fallbackSection` (the editor's: the section
-    /// under the cursor), else `defaultSection`. Returns one edit (one undo step) and what
-    /// became of each name.
+    /// added at the end of the section `placement` gives it (created if new) unless an item
+    /// of that name (any case) is on the list, which is unchecked if checked, or left alone;
+    /// `duplicate` adds it anyway. A remembered name also brings its usual amount when none
+    /// is given (and its remembered spelling when typed all in lower case). Returns one edit
+    /// (one undo step) and what became of each name.
     public func addEdit(
         _ names: [String], amount: String? = nil, section: String? = nil, fallbackSection: String? = nil, optional: Bool = false,
         duplicate: Bool = false, remembering: Bool = true, makeID: () -> String = ItemID.random
@@ -100,18 +185,24 @@ extension ShoppingList {
                 }
                 continue
             }
-            let memory = given == nil && remembering ? remembered(named: typed, now: 0) : nil
-            let recalled = memory.flatMap { $0.section.isEmpty ? nil : $0 }
+            var placement = given.map { Placement(section: $0, reason: .asked) }
+                ?? self.placement(of: typed, fallbackSection: fallbackSection, remembering: remembering)
+            // A section added by an earlier name of this call is the one meant.
+            if placement.reason != .asked, !sections.contains(placement.section),
+               let made = newSections.first(where: { $0.lowercased() == placement.section.lowercased() }) {
+                placement.section = made
+            }
+            let recalled = placement.recalled
             var name = typed
             if let recalled, typed == typed.lowercased(), ItemMemory.fold(typed) == recalled.folded { name = recalled.name }
-            let target = given ?? recalled?.section ?? fallbackSection.map { self.section(named: $0) ?? $0 } ?? Self.defaultSection
+            let target = placement.section
             let item = Item(id: makeID(), name: name, amount: amount ?? recalled?.amount ?? "", section: target,
                             optional: optional, sortOrder: order)
             order += 1024
             // A section is created only when an item goes into it.
             if !sections.contains(target), !newSections.contains(target) { newSections.append(target) }
             steps.append(.insert(item))
-            outcomes.append(.added(item, remembered: recalled != nil))
+            outcomes.append(.added(item, placement: placement))
         }
         if !newSections.isEmpty { steps.insert(.setSections(sections + newSections), at: 0) }
         return (.batch(steps), outcomes)

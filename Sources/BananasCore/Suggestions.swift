@@ -57,12 +57,18 @@ public struct Suggestions: Sendable {
         if name.starts(with: typed) { return .start }
         if candidate.words.dropFirst().contains(where: { $0.starts(with: typed) }) { return .wordStart }
         if typed.count >= 2, contains(name, typed) { return .inside }
-        let allowed = typed.count >= 6 ? 2 : typed.count >= 3 ? 1 : 0
+        let allowed = typosAllowed(typed.count)
         if allowed > 0, ([name] + candidate.words.dropFirst()).contains(where: { prefixDistance(typed, $0, limit: allowed, rows: &rows) <= allowed }) {
             return .typo
         }
         if typed.count >= 2, typed.first == name.first, isSubsequence(typed, of: name) { return .letters }
         return nil
+    }
+
+    /// The typos forgiven in a name typed with `letters` letters: one from three letters, two
+    /// from six (the add prompt's suggestions and the catalogue's lookup alike).
+    static func typosAllowed(_ letters: Int) -> Int {
+        letters >= 6 ? 2 : letters >= 3 ? 1 : 0
     }
 
     static func contains(_ text: Letters, _ part: Letters) -> Bool {

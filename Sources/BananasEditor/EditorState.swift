@@ -26,9 +26,10 @@ public struct EditorState: Equatable, Sendable {
     public struct Prompt: Equatable, Sendable {
         public enum Kind: Equatable, Sendable {
             case addName(section: String)
-            /// `section` is where the item goes (as last time when `remembered`); `adding` is
-            /// the add prompt's own section, which the next name is added to.
-            case addAmount(section: String, name: String, optional: Bool, remembered: Bool, adding: String)
+            /// `section` is where the item goes, for the reason `why` ("as last time", "usual for
+            /// tortillas"; nil: it is `adding`, the add prompt's own section, which the next
+            /// name is added to).
+            case addAmount(section: String, name: String, optional: Bool, why: String?, adding: String)
             /// `original` is the name when the prompt opened: only what the user changed is
             /// sent, so a concurrent edit to the other field (or this one, untouched) stands.
             /// `seen`: the stamps of the name and amount shown when it opened, so a value another

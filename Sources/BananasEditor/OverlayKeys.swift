@@ -58,9 +58,9 @@ extension EditorState {
             }
         }
         guard let first = added.first else { return .changed(.overlay) }
-        if added.count == 1, case .added(let item, true)? = outcomes.first {
+        if added.count == 1, case .added(let item, let placement)? = outcomes.first {
             return .edit(edit, label: StepLabel.make("add", item), select: .item(item.id),
-                         message: "\(item.name.displaySafe) added to \(item.section.displaySafe) (as last time) — u undoes")
+                         message: "\(item.name.displaySafe) added to \(item.section.displaySafe)\(placement.why(\.displaySafe).map { " (\($0))" } ?? "") — u undoes")
                 .adding(.overlay)
         }
         let label = added.count == 1 ? StepLabel.make("add", first) : "add \(added.count) usual items"

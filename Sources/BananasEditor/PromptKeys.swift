@@ -111,8 +111,8 @@ extension EditorState {
             return acceptFilter(text)
         case .addName(let section):
             return acceptAddName(prompt, section: section, list: list, memo: memo)
-        case .addAmount(let section, let name, let optional, let remembered, let adding):
-            return acceptAddAmount(prompt, section: section, name: name, optional: optional, remembered: remembered,
+        case .addAmount(let section, let name, let optional, let why, let adding):
+            return acceptAddAmount(prompt, section: section, name: name, optional: optional, why: why,
                                    adding: adding, list: list)
         case .editName(let id, let original, let seen):
             return acceptEditName(prompt, id: id, original: original, seen: seen, list: list)
@@ -175,18 +175,19 @@ extension EditorState {
         let typed = picked?.name ?? (optional ? String(trimmed.dropLast()) : prompt.line.text)
         let name: String
         do { name = try TextRules.validated(typed, as: .name) } catch { return reject(prompt, error.description) }
-        // The core's add rule: a remembered name goes where it was last, with its usual
-        // amount; any other name to this prompt's section.
+        // The core's placement rule: a remembered name goes where it was, with its usual
+        // amount; a name the catalogue knows to its section; any other to this prompt's.
         let (edit, outcomes) = list.addEdit([name], fallbackSection: section, optional: optional)
         switch outcomes.first {
-        case .added(let item, let remembered)?:
-            let label = remembered
+        case .added(let item, let placement)?:
+            let why = placement.reason == .adding ? nil : placement.why(\.displaySafe)
+            let label = why != nil
                 ? "Amount for \(item.name.displaySafe)\(optional ? " (optional)" : "") (\(item.section.displaySafe)):"
                 : "Amount for \(item.name.displaySafe)\(optional ? " (optional)" : "") (Enter for none):"
-            var changed = openPrompt(.addAmount(section: item.section, name: item.name, optional: optional, remembered: remembered,
+            var changed = openPrompt(.addAmount(section: item.section, name: item.name, optional: optional, why: why,
                                                 adding: section),
                                      label, text: item.amount)
-            if remembered { changed.formUnion(say("in \(item.section.displaySafe) as last time; m moves it later")) }
+            if let why { changed.formUnion(say("in \(item.section.displaySafe) (\(why)); m moves it later")) }
             return .changed(changed)
         case let outcome?:
             mode = .prompt(Prompt(kind: .addName(section: section), label: prompt.label, line: LineEditor()))
@@ -197,12 +198,13 @@ extension EditorState {
     }
 
     /// The amount of an item to add: added, and the add prompt open again for the next one.
-    private mutating func acceptAddAmount(_ prompt: Prompt, section: String, name: String, optional: Bool, remembered: Bool,
+    private mutating func acceptAddAmount(_ prompt: Prompt, section: String, name: String, optional: Bool, why: String?,
                                           adding: String, list: ShoppingList) -> Reaction {
         let amount: String
         do { amount = try TextRules.validated(prompt.line.text, as: .amount) } catch { return reject(prompt, error.description) }
         let id = ItemID.random()
-        // The section is decided (as last time, or the prompt's): the rule only places it.
+        // The section is decided (by the placement rule, when the name was taken): the rule
+        // only places it.
         let (edit, outcomes) = list.addEdit([name], amount: amount, section: section, optional: optional,
                                             remembering: false, makeID: { id })
         // Keep the prompt open for the next item: adding a shopping list is a run of items.
@@ -211,9 +213,8 @@ extension EditorState {
         case .added(let item, _)?:
             if !filter.isEmpty { shownAnyway.insert(id) }
             let details = (amount.isEmpty ? "" : " (\(amount.displaySafe))") + (optional ? ", optional" : "")
-            let said = remembered
-                ? "\(item.name.displaySafe) added to \(item.section.displaySafe) (as last time)\(details)"
-                : "Added \(item.name.displaySafe)\(details)"
+            let said = why.map { "\(item.name.displaySafe) added to \(item.section.displaySafe) (\($0))\(details)" }
+                ?? "Added \(item.name.displaySafe)\(details)"
             return .edit(placedBelowCursor(edit, item, list: list), label: StepLabel.make("add", id: id, name: item.name),
                          select: .item(id), message: said + " · next, or Enter to stop").adding(reopened.union(.rows))
         case let outcome?:  // added meanwhile by another writer

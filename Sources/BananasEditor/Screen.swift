@@ -183,15 +183,22 @@ public enum Screen {
 
     /// What Enter in the add prompt will add, said before it happens: the highlighted
     /// suggestion, or the typed name as new when a suggestion differs from it (`bnanas` with
-    /// Bananas suggested); nil otherwise.
+    /// Bananas suggested), and where it will go and why, by the core's placement rule ("under
+    /// Bakery (usual for tortillas)"); nil with nothing typed.
     static func addHint(_ frame: Frame, _ state: EditorState, memo: RowsMemo?) -> String? {
-        guard case .prompt(let prompt) = state.mode, case .addName = prompt.kind else { return nil }
+        guard case .prompt(let prompt) = state.mode, case .addName(let section) = prompt.kind else { return nil }
         let suggestions = state.suggestions(for: frame.list, memo: memo)
-        if let pick = prompt.pick, pick < suggestions.count { return "adds \(suggestions[pick].name.displaySafe)" }
+        func placed(_ name: String) -> String {
+            frame.list.placement(of: name, fallbackSection: section).phrase(\.displaySafe)
+        }
+        if let pick = prompt.pick, pick < suggestions.count {
+            return "adds \(suggestions[pick].name.displaySafe) · \(placed(suggestions[pick].name))"
+        }
         var typed = prompt.line.text.trimmingWhitespace()
         if typed.hasSuffix("?") { typed.removeLast() }
-        guard let best = suggestions.first, !typed.isEmpty, best.name.lowercased() != typed.lowercased() else { return nil }
-        return "adds new \"\(typed.displaySafe)\" · Tab: \(best.name.displaySafe)"
+        guard !typed.isEmpty else { return nil }
+        guard let best = suggestions.first, best.name.lowercased() != typed.lowercased() else { return "goes \(placed(typed))" }
+        return "adds new \"\(typed.displaySafe)\" · Tab: \(best.name.displaySafe) · \(placed(typed))"
     }
 
     static func drawPromptLine(_ grid: inout Grid, _ frame: Frame, _ state: EditorState, hint: String? = nil) {

@@ -193,6 +193,15 @@ public final class ListFile: Sendable {
         return Snapshot(bytes: bytes, decoded: decoded)
     }
 
+    /// A whole list handed over in bytes rather than found in the file (MCP's
+    /// `update_shopping_list`), decoded with the list's rules and dated `modifiedNanos`, as if
+    /// its writer had just saved it: the sync engine takes it in the way it takes in a file.
+    public static func handedSave(_ bytes: [UInt8], path: String, modifiedNanos: Int64) throws(ListFileError) -> Snapshot {
+        var snapshot = try decodeSnapshot(bytes, path: path)
+        snapshot.modifiedNanos = modifiedNanos
+        return snapshot
+    }
+
     /// The raw bytes, nil when the file does not exist.
     public func readBytes() throws(ListFileError) -> [UInt8]? {
         try readFile().bytes

@@ -225,19 +225,29 @@ enum Batch {
 
     /// The entries as the answer gives them, within `AnswerBudget.characters`: in full (text
     /// line, candidates) up to `AnswerBudget.fullEntries`, then short (the item's name clipped,
-    /// the error's first clause, no candidates; the text counts them), then only counted:
-    /// 500 misspelled names, or `clear_checked` on 10,000 items, still fit.
+    /// the error's first clause, no candidates; the text counts them), then as little as says
+    /// what became of the entry (its number, name clipped, status, id). Room for the least of
+    /// every entry is kept from the start, so a batch (500 entries at most) is answered entry
+    /// by entry whatever its names: 500 misspelled names fit. Past even that (`clear_checked`
+    /// of thousands of items) the entries left are counted, and the text says which they are.
     static func bounded(_ entries: [Entry]) -> (results: [Value], text: String, omitted: Int) {
         var results: [Value] = []
         var lines: [String] = []
         var used = 0
         var short: [String: Int] = [:]
         var omitted: [String: Int] = [:]
-        for entry in entries {
+        var firstOmitted: Int?
+        let leastValues = entries.map(leastOf)
+        let leastSizes = leastValues.map { AnswerBudget.size($0) + 1 }
+        // What the least of the entries after each one takes.
+        var after = Array(repeating: 0, count: entries.count + 1)
+        for index in entries.indices.reversed() { after[index] = min(after[index + 1] + leastSizes[index], AnswerBudget.characters) }
+        for (index, entry) in entries.enumerated() {
             let status = entry.fields["status"]?.stringValue ?? "?"
+            let rest = after[index + 1]
             let full = Value.object(entry.fields)
             let fullSize = AnswerBudget.size(full) + entry.line.utf8.count + 1
-            if used + fullSize <= AnswerBudget.fullEntries {
+            if used + fullSize <= AnswerBudget.fullEntries, used + fullSize + rest <= AnswerBudget.characters {
                 used += fullSize
                 results.append(full)
                 lines.append(entry.line)
@@ -252,25 +262,39 @@ enum Batch {
             if let note = fields["note"]?.stringValue { fields["note"] = .string(AnswerBudget.clipped(note, 120)) }
             let value = Value.object(fields)
             let size = AnswerBudget.size(value) + 1
-            if used + size <= AnswerBudget.characters {
+            if used + size + rest <= AnswerBudget.characters {
                 used += size
                 results.append(value)
                 short[status, default: 0] += 1
+            } else if used + leastSizes[index] <= AnswerBudget.characters {
+                used += leastSizes[index]
+                results.append(leastValues[index])
+                short[status, default: 0] += 1
             } else {
                 omitted[status, default: 0] += 1
+                if firstOmitted == nil { firstOmitted = index }
             }
         }
         func counts(_ tally: [String: Int]) -> String {
             tally.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key.replacingUnderscores)" }.joined(separator: ", ")
         }
-        if !short.isEmpty {
-            lines.append("Entries \(lines.count + 1) to \(results.count) are shortened to keep this answer within about 20,000 tokens (\(counts(short))): see `results`; retry an entry alone for its details.")
+        let shortened = short.values.reduce(0, +)
+        if shortened > 0 {
+            lines.append("Entries \(lines.count + 1) to \(lines.count + shortened) are shortened to keep this answer within about 20,000 tokens (\(counts(short))): see `results`; retry an entry alone for its details.")
         }
         let left = omitted.values.reduce(0, +)
-        if left > 0 {
-            lines.append("\(left) more entries are left out of this answer (\(counts(omitted))); `omitted_results` counts them. The edit was made for them all; read the list to see it.")
+        if left > 0, let firstOmitted {
+            lines.append("Entries \(firstOmitted + 1) to \(entries.count) (\(left): \(counts(omitted))) are left out of this answer to keep it within about 20,000 tokens; `omitted_results` counts them. Each was attempted and its edit made; read the list to see them.")
         }
         return (results, lines.joined(separator: "\n"), left)
+    }
+
+    /// The least an entry's answer holds: its number, its name (clipped), its status, its id.
+    static func leastOf(_ entry: Entry) -> Value {
+        var fields: [String: Value] = [:]
+        for key in ["entry", "status", "id"] { fields[key] = entry.fields[key] }
+        for key in ["item", "section"] { if let text = entry.fields[key]?.stringValue { fields[key] = .string(AnswerBudget.clipped(text, 24)) } }
+        return .object(fields)
     }
 
     /// Waits until the file holds every edit, the list pauses, or `flushWaitMillis` pass.
@@ -424,10 +448,12 @@ enum EditingTools {
             let plan = working.addEdit([name], amount: amount, section: section, optional: optional, duplicate: insist, lookups: &lookups)
             previous = plan.edit
             switch plan.outcomes.first {
-            case .added(let item, let remembered)?:
+            case .added(let item, let placement)?:
+                // Where it went and why, for every item ("under Bakery (usual for tortillas)").
+                let usual = placement.isRemembered && amount == nil && !item.amount.isEmpty ? ", amount \(item.amount)" : ""
                 var added = self.entry(index, item: item.name, status: "added", id: item.id,
-                                       note: remembered ? "filed under \(item.section) as last time" + (amount == nil && !item.amount.isEmpty ? ", amount \(item.amount)" : "") : nil,
-                                       edits: [plan.edit])
+                                       note: placement.phrase() + usual, edits: [plan.edit])
+                added.fields["section"] = .string(item.section)
                 if !insist { added.claims = [(item.name.lowercased(), nil)] }
                 return added
             case .unchecked(let existing)?:

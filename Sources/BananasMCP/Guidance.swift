@@ -18,8 +18,11 @@ enum Guidance {
         applied; the result is marked isError only when every entry failed. Read each \
         entry's status rather than the isError flag.
         - suggest_items lists what the user usually buys that is not on the list (or remembered \
-        names matching a text, typos allowed). add_items without a section files an item bought \
-        before where it was last time.
+        names matching a text, typos allowed). add_items without a section files an item where it \
+        was before, else in its usual section (tortillas: Bakery); each note says where and why.
+        - Get Bananas's tool names work too (add_item, remove_item, update_item, one item each; \
+        update_shopping_list, a whole-list save judged like a Get Bananas save, never a blind \
+        overwrite). Prefer the batch tools.
         - add_items does not add a name already on the list unchecked: it answers \
         already_on_list with the existing id (allow_duplicates insists). Renames to a name \
         another item has are refused the same way.
@@ -34,8 +37,8 @@ enum Guidance {
         repeated. `saved: false` means it is held only by this server until the file can be \
         written.
         - Answers are kept short: at most 10 candidates or suggestions (with the total and how \
-        to narrow); in a long batch later entries are shortened or only counted \
-        (omitted_results): retry one entry alone for its details.
+        to narrow); in a long batch later entries are shortened, every entry still answered: \
+        retry one entry alone for its details.
         """
 
     /// A prompt and its text. The text is a template in the MCPB manifest's form

@@ -265,9 +265,12 @@ struct ListPage {
             ])
             return (value, line, line.utf8.count + Self.jsonSize(name) + Self.jsonSize(amount) + Self.jsonSize(section) + Self.jsonSize(item.id) + 100)
         case .compact:
-            let line = (item.checked ? "[x] " : "[ ] ") + name + " (" + section + ")"
-            let value: Value = .object(["name": .string(item.name), "section": .string(item.section), "checked": .bool(item.checked)])
-            return (value, line, line.utf8.count + Self.jsonSize(name) + Self.jsonSize(section) + 50)
+            // The amount stays when there is one ("Bananas · 6"): without it an agent asks again.
+            let amount = TextRules.escaped(item.amount)
+            let line = (item.checked ? "[x] " : "[ ] ") + name + (amount.isEmpty ? "" : " · " + amount) + " (" + section + ")"
+            var fields: [String: Value] = ["name": .string(item.name), "section": .string(item.section), "checked": .bool(item.checked)]
+            if !item.amount.isEmpty { fields["amount"] = .string(item.amount) }
+            return (.object(fields), line, line.utf8.count + Self.jsonSize(name) + Self.jsonSize(amount) + Self.jsonSize(section) + 62)
         }
     }
 

@@ -261,6 +261,10 @@ public final class BananasMCPServer: Sendable {
         case "update_sections": return await SectionTools.update(store, arguments)
         case "remove_sections": return await SectionTools.remove(store, arguments)
         case "undo": return await EditingTools.undo(store, arguments)
+        case "add_item": return await GetBananasTools.addItem(store, arguments)
+        case "remove_item": return await GetBananasTools.removeItem(store, arguments)
+        case "update_item": return await GetBananasTools.updateItem(store, arguments)
+        case "update_shopping_list": return await GetBananasTools.replaceList(store, arguments)
         default: return EditingTools.failure("There is no tool named \(TextRules.escaped(name)).")
         }
     }

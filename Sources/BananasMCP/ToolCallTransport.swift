@@ -116,7 +116,7 @@ public actor ToolCallTransport: Transport {
             return nil
         }
         guard case .object(let object) = parsed else {
-            if case .array(let batch) = parsed, !batch.isEmpty { return message }  // a batch: the SDK's
+            if case .array(let batch) = parsed, !batch.isEmpty { return await routeBatch(batch, message) }
             await sendError(id: .null, code: -32600, message: "Invalid Request: a JSON-RPC message is an object with \"jsonrpc\": \"2.0\" and a method (or a result or error).")
             return nil
         }
@@ -137,6 +137,32 @@ public actor ToolCallTransport: Transport {
         guard let forward = await routeRequest(message, object, id: id, method: method, params: params) else { return nil }
         awaitingSDK.insert(JSONText.compact(id))
         return forward
+    }
+
+    /// A batch: each member that is no JSON-RPC message (`[1,2,3]`) is answered here, in one
+    /// array, with its id when one can be read, else null, as JSON-RPC 2.0 has it (the SDK
+    /// answered with ids of its own making); the other members go on to the SDK as a batch.
+    private func routeBatch(_ batch: [JSONValue], _ message: Data) async -> Data? {
+        var valid: [JSONValue] = []
+        var errors: [JSONValue] = []
+        for member in batch {
+            guard case .object(let object) = member else {
+                errors.append(Self.errorMessage(id: .null, code: -32600, message: "Invalid Request: a member of a batch must be a JSON-RPC message (an object), not \(JSONText.compact(member).prefix(40))."))
+                continue
+            }
+            if let problem = Self.invalidity(object) {
+                errors.append(Self.errorMessage(id: Self.readableID(object) ?? .null, code: -32600, message: "Invalid Request: \(problem)"))
+            } else {
+                valid.append(member)
+            }
+        }
+        if !errors.isEmpty { await sendLine(.array(errors)) }
+        if valid.isEmpty { return nil }
+        return errors.isEmpty ? message : Data(JSONText.compact(.array(valid)).utf8)
+    }
+
+    static func errorMessage(id: JSONValue, code: Int, message: String) -> JSONValue {
+        .object(["jsonrpc": .string("2.0"), "id": id, "error": .object(["code": .number(String(code)), "message": .string(message)])])
     }
 
     /// Why `object` is no JSON-RPC 2.0 request, notification or response, or nil.

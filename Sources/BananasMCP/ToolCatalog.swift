@@ -7,49 +7,18 @@ import MCP
 enum ToolCatalog {
     static let maxBatch = 500
 
-    static var all: [Tool] { [getShoppingList, suggestItems, addItems, updateItems, removeItems, clearChecked, addSections, updateSections, removeSections, undo] }
+    static var all: [Tool] {
+        [getShoppingList, suggestItems, addItems, updateItems, removeItems, clearChecked, addSections, updateSections, removeSections, undo,
+         addItem, removeItem, updateItem, updateShoppingList]
+    }
 
     static var names: [String] { all.map(\.name) }
 
     /// The refusal of a tool this server does not have (a JSON-RPC `invalidParams` error, as
-    /// the spec has it), or nil for one of its tools. Get Bananas's tool names (which its
-    /// prompts and habits use) are answered with the call to make instead, built from the
-    /// arguments given; none is an alias, and the whole-list replace has no equivalent.
+    /// the spec has it), or nil for one of its tools.
     static func refusal(forUnknown name: String, arguments: [String: Value] = [:]) -> String? {
         guard !names.contains(name) else { return nil }
-        let tools = "The tools are: \(names.joined(separator: ", ")). Nothing was changed."
-        func text(_ keys: String...) -> String? {
-            for key in keys { if let value = arguments[key]?.stringValue, !value.isEmpty { return value } }
-            return nil
-        }
-        func call(_ tool: String, _ entry: [(String, String?)], example: (String, String)) -> String {
-            var fields = entry.compactMap { key, value in value.map { (key, $0) } }
-            if !fields.contains(where: { $0.0 == example.0 }) { fields.insert(example, at: 0) }
-            let shown = fields.map { "\"\($0.0)\": \(JSONText.compact(.string(TextRules.escaped($0.1))))" }.joined(separator: ", ")
-            return "call \(tool) with {\"items\": [{\(shown)}]}"
-        }
-        let escaped = TextRules.escaped(name)
-        let instead: String
-        switch name {
-        case "add_item":
-            instead = call("add_items", [("name", text("name", "item")), ("amount", text("amount", "quantity")), ("section", text("section", "category"))],
-                           example: ("name", "Milk")) + " (a batch: several items in one call)"
-        case "remove_item":
-            instead = call("remove_items", [("item", text("id", "item", "name"))], example: ("item", "Milk")) + " (the item by id or exact name)"
-        case "update_item":
-            instead = call("update_items", [("item", text("id", "item", "name")), ("name", text("new_name")), ("amount", text("amount", "quantity")),
-                                            ("section", text("section", "category"))], example: ("item", "Milk"))
-                + " (the item by id or exact name; give only the fields that change: name, amount, section, checked, optional, position)"
-        case "update_shopping_list":
-            return """
-                There is no tool named \(escaped) here: replacing the whole list loses what others add or change \
-                meanwhile. Read with get_shopping_list, then change only what differs: add_items, update_items, \
-                remove_items (each takes a batch in one call), with expected_revision. \(tools)
-                """
-        default:
-            return "There is no tool named \(escaped). \(tools)"
-        }
-        return "There is no tool named \(escaped) here (a Get Bananas name): \(instead). \(tools)"
+        return "There is no tool named \(TextRules.escaped(name)). The tools are: \(names.joined(separator: ", ")). Nothing was changed."
     }
 
     // MARK: Schema pieces
@@ -144,7 +113,7 @@ enum ToolCatalog {
             The shopping list a page at a time: items in order (id, name, amount, section, \
             checked, optional) and their sections, total_items, matching_items, has_more. While \
             has_more, call again with cursor: next_cursor (same filters and mode). mode: "full" \
-            (default), "compact" (name, section, checked: most items a page) or "summary" (every \
+            (default), "compact" (name, amount when set, section, checked: most items a page) or "summary" (every \
             section with counts: start here on a long list). Filters: section (any case), \
             unchecked_only, text (part of a name or amount). limit: items a page (default \
             \(ListPage.defaultLimit)). Pass `revision` as expected_revision to edit only if \
@@ -225,8 +194,9 @@ enum ToolCatalog {
         description: """
             Adds items in one call ("add bananas, milk and bread" is one call). Each entry: name, \
             and optionally amount ("2 L"), section (matched in any case, created if new), optional \
-            (nice-to-have). Without section, an item bought before goes where it was last time, \
-            with its usual amount (the note says so); others go to "Other". A name already on \
+            (nice-to-have). Without section, an item bought before goes where it was last time \
+            (with its usual amount), any other to its usual section (tortillas: Bakery) or \
+            "Other"; each note says where and why. A name already on \
             the list unchecked is not added twice: already_on_list with its id (allow_duplicates \
             insists); a checked one is unchecked instead.
             """,
@@ -381,4 +351,102 @@ enum ToolCatalog {
         ], required: ["section"]),
         annotations: annotations("Remove sections", destructive: true, idempotent: true),
         outputSchema: sectionResults)
+
+    // MARK: Get Bananas's tools (GetBananasTools)
+
+    /// One item's answer: the entry, and `item` as it is now (the list file's item shape).
+    static let oneItemResult: Value = {
+        guard case .object(var schema) = itemResults, case .object(var properties)? = schema["properties"] else { return itemResults }
+        properties["item"] = .object(["type": .string("object"), "properties": pageItemSchema.objectValue?["properties"] ?? .object([:])])
+        schema["properties"] = .object(properties)
+        return .object(schema)
+    }()
+
+    static let addItem = Tool(
+        name: "add_item", title: "Add an item",
+        description: """
+            Get Bananas's add: one item (name; amount, section, optional). As add_items: without \
+            section it goes where it was last time, else to its usual section (the note says \
+            where and why). For several items prefer add_items, one call.
+            """,
+        inputSchema: object([
+            "name": string(TextRules.maxName, "What to buy."),
+            "amount": string(TextRules.maxAmount, "How much."),
+            "section": string(TextRules.maxSection, "Section, e.g. Dairy."),
+            "optional": flag("Nice to have."),
+            "expected_revision": expectedRevision,
+        ], required: ["name"]),
+        annotations: annotations("Add an item", destructive: false, idempotent: false),
+        outputSchema: oneItemResult)
+
+    static let removeItem = Tool(
+        name: "remove_item", title: "Remove an item",
+        description: "Get Bananas's remove: one item, by id or exact name. `previous` holds its fields; undo restores it.",
+        inputSchema: object([
+            "id": string(200, "The item's id (or a unique start of it)."),
+            "name": string(TextRules.maxName, "The item's exact name (any case), without id."),
+            "expected_revision": expectedRevision,
+        ]),
+        annotations: annotations("Remove an item", destructive: true, idempotent: true),
+        outputSchema: oneItemResult)
+
+    static let updateItem = Tool(
+        name: "update_item", title: "Change an item",
+        description: """
+            Get Bananas's update: one item, by id (then name is its new name) or by exact name \
+            (then new_name renames it); only the fields given change: amount, section, checked \
+            (bought), optional.
+            """,
+        inputSchema: object([
+            "id": string(200, "The item's id."),
+            "name": string(TextRules.maxName, "With id: the new name. Without: the item's name."),
+            "new_name": string(TextRules.maxName, "New name."),
+            "amount": string(TextRules.maxAmount, "New amount (empty clears)."),
+            "section": string(TextRules.maxSection, "Move to this section."),
+            "checked": flag("Bought (true) or to buy (false)."),
+            "optional": flag("Nice to have."),
+            "expected_revision": expectedRevision,
+        ]),
+        annotations: annotations("Change an item", destructive: true, idempotent: true),
+        outputSchema: oneItemResult)
+
+    static let updateShoppingList = Tool(
+        name: "update_shopping_list", title: "Replace the whole list",
+        description: """
+            Get Bananas's whole-list save: items (each name; id, amount, section, checked, \
+            optional) and optionally sections. Taken in as a Get Bananas save, never a blind \
+            overwrite: what others added or changed meanwhile stays; items you leave out are \
+            removed (restorable) when you read them first. An item without id is the list's \
+            item of that name. Prefer the item tools for small changes.
+            """,
+        inputSchema: object([
+            "items": .object([
+                "type": .string("array"), "maxItems": .int(maxWholeList),
+                "items": object([
+                    "id": string(200, "The item's id."),
+                    "name": string(TextRules.maxName, "Name."),
+                    "amount": string(TextRules.maxAmount, "Amount."),
+                    "section": string(TextRules.maxSection, "Section."),
+                    "checked": flag("Bought."),
+                    "optional": flag("Nice to have."),
+                ], required: ["name"]),
+            ]),
+            "sections": .object([
+                "type": .string("array"), "maxItems": .int(maxWholeList),
+                "items": .object(["type": .string("string"), "maxLength": .int(TextRules.maxSection)]),
+            ]),
+            "expected_revision": expectedRevision,
+        ], required: ["items"]),
+        annotations: annotations("Replace the whole list", destructive: true, idempotent: true),
+        outputSchema: .object([
+            "type": .string("object"),
+            "properties": .object([
+                "changed": .object(["type": .string("object")]),
+                "review": .object(["type": .string("integer")]),
+            ].merging(writeState) { first, _ in first }),
+            "required": .array(["changed", "revision", "written"].map(Value.string)),
+        ]))
+
+    /// The most items and sections a whole-list save takes.
+    static let maxWholeList = 5_000
 }

@@ -34,6 +34,10 @@ public enum WebServer {
             let query = String(request.uri.queryParameters["q"] ?? "")
             return Gate.json(await MainActor.run { web.suggestions(query) })
         }
+        router.get("/api/placement") { request, _ in
+            let name = String(request.uri.queryParameters["name"] ?? "")
+            return Gate.json(await MainActor.run { web.placement(name) })
+        }
         router.post("/api/edits") { request, context in
             guard let body = try await json(request) else {
                 return Gate.refusal(.badRequest, "bad_request", "The body must be a JSON object.")

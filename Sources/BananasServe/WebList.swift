@@ -109,6 +109,20 @@ public final class WebList {
         })
     }
 
+    /// Where an item of this name would go if added now, and why (the core's placement rule,
+    /// as the add itself places it): `{"section", "why"?, "text": "under Bakery (usual for
+    /// tortillas)"}`; `{}` for a blank name. The page shows it under its add field.
+    public func placement(_ name: String) -> JSONValue {
+        let typed = String(name.prefix(TextRules.maxName)).trimmingWhitespace()
+        guard !typed.isEmpty else { return .object([:]) }
+        let placement = store.list.placement(of: typed)
+        var fields: [String: JSONValue] = [
+            "section": .string(TextRules.escaped(placement.section)), "text": .string(placement.phrase { TextRules.escaped($0) }),
+        ]
+        if let why = placement.why { TextRules.escaped($0) } { fields["why"] = .string(why) }
+        return .object(fields)
+    }
+
     /// The stamps of an item's values: one stamp when every field has it (an item added and not
     /// edited since, most of a list: half the size of the list's JSON), else one per field.
     static func stampsValue(_ stamps: ItemStamps) -> JSONValue {
@@ -227,9 +241,9 @@ public final class WebList {
         let plan = list.addEdit([name], amount: amount, section: section, makeID: { id })
         _ = try store.perform(plan.edit, label: "add")
         switch plan.outcomes.first {
-        case .added(let item, let remembered)?:
-            let note = remembered ? " to \(TextRules.escaped(item.section.isEmpty ? "no section" : item.section)), as last time" : ""
-            return .ok("added", "Added \(TextRules.escaped(item.name))\(note).", ["id": .string(item.id)])
+        case .added(let item, let placement)?:
+            return .ok("added", "Added \(TextRules.escaped(item.name)) \(placement.phrase { TextRules.escaped($0) }).",
+                       ["id": .string(item.id), "section": .string(item.section)])
         case .unchecked(let item)?:
             return .ok("unchecked", "\(TextRules.escaped(item.name)) was checked: it is unchecked again.", ["id": .string(item.id)])
         case .alreadyOnList(let item)?:

@@ -560,6 +560,46 @@ extension ListStore {
     }
 }
 
+// MARK: A whole-list save handed over
+
+extension ListStore {
+    /// Takes in `bytes`, a whole list as a writer without stamps saves it (version 1: the Get
+    /// Bananas `sections` and `items`, MCP's `update_shopping_list`), as if that writer had
+    /// just saved it over the file. Under the file's lock the file is read and taken in, then
+    /// the save is taken in by the same judging a foreign file goes through (DESIGN rule 5):
+    /// what it proves it saw and changed is its edit, what it never saw stays, omissions it
+    /// cannot tell are recorded for review. The result is written and merged here. Edits of
+    /// this store still pending are written too. Not an undo step: what the save deleted is
+    /// restorable as any delete. Throws, changing nothing, when the bytes are no list or the
+    /// flush cannot run now.
+    public func takeIn(save bytes: [UInt8]) async throws {
+        guard mode == .live else { throw StoreError.readOnly }
+        guard !closed else { throw StoreError.closed }
+        let save = try ListFile.handedSave(bytes, path: file.path, modifiedNanos: time.nowMillis() * 1_000_000)
+        let local = list
+        let upTo = editCount
+        let timeout = lockTimeoutMillis
+        let engine = engine
+        let result: Result<FlushOutcome, ListFileError> = await withCheckedContinuation { done in
+            engine.queue.async {
+                done.resume(returning: Result { () throws(ListFileError) in
+                    do { return try engine.flush(local: local, lockTimeoutMillis: timeout, handedSave: save) } catch {
+                        throw ListFileError.wrap(error, path: engine.file.path)
+                    }
+                })
+            }
+        }
+        let flushed = try result.get()
+        let before = list
+        finishFlush(.success(flushed), upTo: upTo)
+        clock.observe(flushed.written.newestStamp(besides: before), now: time.nowMillis())
+        if list != before {
+            revision += 1
+            notify(.merged)
+        }
+    }
+}
+
 /// Cancels a `subscribe` when cancelled or released.
 public final class Subscription: Sendable {
     private let cancelAction: @Sendable () -> Void

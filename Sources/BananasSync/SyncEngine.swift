@@ -256,8 +256,12 @@ final class SyncEngine: @unchecked Sendable {
     /// lock (`mergeConflictCopies`), so `prepare` sees what they hold: a command that acts on
     /// what `bananas conflicts` showed (dismiss, restore) acts on it even when the copies could
     /// not be merged before, the lock being busy then.
+    ///
+    /// `handedSave`: a whole stampless list handed over rather than found in the file
+    /// (`ListStore.takeIn(save:)`), taken in after the file, as if its writer had saved it
+    /// over the file just now: the same `absorb` a foreign file goes through.
     func flush(
-        local: ShoppingList?, lockTimeoutMillis: Int64, mergingCopies: Bool = false,
+        local: ShoppingList?, lockTimeoutMillis: Int64, mergingCopies: Bool = false, handedSave: ListFile.Snapshot? = nil,
         prepare: (inout ShoppingList) throws -> Void = { _ in }
     ) throws -> FlushOutcome {
         var copies = CopiesUnderLock()
@@ -273,6 +277,7 @@ final class SyncEngine: @unchecked Sendable {
                 // Bytes bananas wrote here need no judging, nor the whole history read.
                 var list: ShoppingList
                 if let own = self.unjudged(snapshot, base: base) { list = own } else { list = self.absorb(snapshot, base: base, history: &history.whole) }
+                if let handedSave { list = self.absorb(handedSave, base: base, history: &history.whole) }
                 // Judged (and published) with the file; merged below, as changes to write.
                 if mergingCopies { copies = self.takeInCopies(onto: list, base: base, history: &history) }
                 return list

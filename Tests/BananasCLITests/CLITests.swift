@@ -72,7 +72,7 @@ import BananasTestSupport
         #expect(try await cli.items().map { $0["checked"] as! Bool } == [false])
         await cli("add", "Milk", "--duplicate")
         #expect(try await cli.items().count == 2)
-        #expect(try await cli.items().first?["section"] as? String == "Other")
+        #expect(try await cli.items().first?["section"] as? String == "Dairy")
     }
 
     @Test func sectionsCommands() async throws {

@@ -59,7 +59,7 @@ struct MCPClientConfigTests {
             for (key, value) in server["env"] as? [String: String] ?? [:] { environment[key] = value }
             environment["PATH"] = "/usr/bin:/bin"  // as a GUI app starts it: no ~/.local/bin
             let (tools, log, _) = try await Self.run(CLI.binary, server["args"] as? [String] ?? [], environment: environment)
-            #expect(tools.count == 10 && tools.first == "get_shopping_list", "\(text) \(log)")
+            #expect(tools.count == 14 && tools.first == "get_shopping_list", "\(text) \(log)")
             #expect(log.contains("serving \(cli.listPath) over stdio"), "\(log)")
         }
     }
@@ -100,7 +100,7 @@ struct MCPClientConfigTests {
         for (key, value) in config["env"] as? [String: String] ?? [:] { environment[key] = substitute(value) }
         let command = substitute(try #require(config["command"] as? String))
         let (tools, log, page) = try await Self.run(command, (config["args"] as? [String] ?? []).map(substitute), environment: environment, in: cli.folder)
-        #expect(tools.count == 10, "\(log)")
+        #expect(tools.count == 14, "\(log)")
         #expect(log.contains("serving \(chosen) over stdio"), "the list chosen in the picker: \(log)")
         #expect(page.contains("no matching items"), "a new list: \(page)")
 
@@ -135,7 +135,7 @@ struct MCPClientConfigTests {
         fromEnvironment["BANANAS_FILE"] = placeholder
         for (args, environment) in [(["mcp", "--file", placeholder], plain), (["mcp"], fromEnvironment)] {
             let (tools, log, page) = try await Self.run(CLI.binary, args, environment: environment, in: cli.folder)
-            #expect(tools.count == 10, "\(args) \(log)")
+            #expect(tools.count == 14, "\(args) \(log)")
             #expect(log.contains("serving \(defaultList) over stdio"), "\(args): \(log)")
             #expect(log.contains("taken as unset"), "the log says why: \(log)")
             #expect(page.contains("Oat milk"), "\(args): \(page)")

@@ -76,6 +76,28 @@ struct MCPProtocolTests {
         #expect(try await cli.items().map { $0["name"] as? String } == ["Before the signal"])
     }
 
+    @Test("a batch of members that are no JSON-RPC messages ([1,2,3]) is answered with one -32600 error each, id null; the valid members are answered too")
+    func invalidBatch() async throws {
+        let cli = CLI()
+        defer { cli.cleanUp() }
+        let input = [
+            Self.initialize, #"{"jsonrpc":"2.0","method":"notifications/initialized"}"#, "[1,2,3]",
+            #"[7,{"jsonrpc":"2.0","id":"listed","method":"tools/list"}]"#, #"{"jsonrpc":"2.0","id":"after","method":"ping"}"#,
+        ].joined(separator: "\n") + "\n"
+        let result = try await runProgram([CLI.binary, "mcp"], environment: cli.environment(), input: input)
+        #expect(result.status == 0)
+        let lines = result.stdout.split(separator: "\n").map { try? JSONSerialization.jsonObject(with: Data($0.utf8)) }
+        let batches = lines.compactMap { $0 as? [[String: Any]] }
+        let errors = batches.flatMap { $0 }.filter { $0["error"] != nil }
+        #expect(errors.count == 4, "three for [1,2,3], one for 7: \(result.stdout)")
+        for error in errors {
+            #expect(error["id"] is NSNull && (error["error"] as? [String: Any])?["code"] as? Int == -32600, "\(error)")
+        }
+        let answered = lines.compactMap { $0 as? [String: Any] } + batches.flatMap { $0 }
+        #expect(answered.contains { $0["id"] as? String == "listed" && $0["result"] != nil }, "\(result.stdout)")
+        #expect(answered.contains { $0["id"] as? String == "after" }, "the server goes on: \(result.stdout)")
+    }
+
     @Test("invalid messages: -32600 with the id when it can be read, else null; bad tools/call params and unknown tools are -32602 with words to act on")
     func invalidMessages() async throws {
         let cli = CLI()

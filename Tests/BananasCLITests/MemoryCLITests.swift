@@ -32,12 +32,13 @@ import Testing
         let milk = try #require(try await cli.items().first)
         #expect(milk["section"] as? String == "Dairy" && milk["amount"] as? String == "2 l")
         #expect(await !cli("usual").stdout.contains("Milk"), "on the list: not among the usual items to add")
-        // A name never bought still goes to Other.
-        #expect(await cli("add", "Saffron").stdout == "Saffron added to Other\n")
+        // A name never bought goes to the catalogue's section, or to Other, and says why.
+        #expect(await cli("add", "Saffron").stdout == "Saffron added to Spices (usual for saffron)\n")
+        #expect(await cli("add", "Zorblax").stdout == "Zorblax added to Other (not in the catalogue)\n")
         // --add asks first; without a terminal to answer on, nothing happens.
         let unasked = await cli("usual", "--add")
         #expect(unasked.status == 64 && unasked.stderr.contains("--yes"))
-        #expect(try await names(cli).sorted() == ["Milk", "Saffron"])
+        #expect(try await names(cli).sorted() == ["Milk", "Saffron", "Zorblax"])
         let put = await cli("usual", "--add", "--yes")
         #expect(put.status == 0 && put.stdout == "Sourdough added to Bakery (as last time)\n")
         #expect(try await names(cli, section: "Bakery") == ["Sourdough"])
@@ -94,7 +95,7 @@ import Testing
         let forgot = await cli("forget", "cake")
         #expect(forgot.status == 0 && forgot.stdout == "Forgot cake.\n")
         #expect(await !cli("usual").stdout.contains("Cake"))
-        #expect(await cli("add", "cake").stdout == "cake added to Other\n", "forgotten: no section from memory")
+        #expect(await cli("add", "cake").stdout == "cake added to Bakery (usual for cake)\n", "forgotten: no section from memory")
         let unknown = await cli("forget", "Caviar")
         #expect(unknown.status == 2 && unknown.stderr.contains("Caviar is not remembered"))
         let oneUnknown = await cli("forget", "milk", "Caviar")
@@ -105,7 +106,7 @@ import Testing
         #expect(await cli("usual").stdout.hasPrefix("No usual items"))
         #expect(try await names(cli).sorted() == ["Tea", "cake"], "the list itself is untouched")
         await cli("remove", "cake")
-        #expect(await cli("add", "milk").stdout == "milk added to Other\n")
+        #expect(await cli("add", "milk").stdout == "milk added to Dairy (usual for milk)\n")
     }
 
     @Test func shellCompletionOffersRememberedNames() async throws {

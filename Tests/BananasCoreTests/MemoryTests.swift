@@ -58,16 +58,16 @@ import BananasTestSupport
         #expect(Set(me.usual(day: 1)) == ["Milk", "Bread"])
         // Added back: filed where it was last, in its remembered spelling, and said so.
         let outcome = try me.add("milk", day: 7)
-        guard case .added(let item, let remembered) = outcome else { Issue.record("not added: \(outcome)"); return }
-        #expect(item.name == "Milk" && item.section == "Dairy" && remembered)
+        guard case .added(let item, let placement) = outcome else { Issue.record("not added: \(outcome)"); return }
+        #expect(item.name == "Milk" && item.section == "Dairy" && placement.reason == .lastTime)
         #expect(me.usual(day: 7) == ["Bread"], "an item on the list is not among the usual ones to add")
-        // A name never seen goes to the default section, and is not "as last time".
-        guard case .added(let new, let recalled) = try me.add("Saffron", day: 7) else { Issue.record("not added"); return }
-        #expect(new.section == ShoppingList.defaultSection && !recalled)
+        // A name never seen and not in the catalogue goes to the default section, and is not "as last time".
+        guard case .added(let new, let placement) = try me.add("Zorblax", day: 7) else { Issue.record("not added"); return }
+        #expect(new.section == ShoppingList.defaultSection && placement.reason == .unknown)
         // A section given outright wins over the memory.
         try me.buy([], day: 7)
-        guard case .added(let moved, false) = try me.add("Milk", section: "Fridge", day: 8) else { Issue.record("not added"); return }
-        #expect(moved.section == "Fridge")
+        guard case .added(let moved, let asked) = try me.add("Milk", section: "Fridge", day: 8) else { Issue.record("not added"); return }
+        #expect(moved.section == "Fridge" && asked.reason == .asked)
         #expect(me.list.remembered(named: "Milk", now: Self.start)?.section == "Fridge", "the newest section is remembered")
     }
 
@@ -75,10 +75,10 @@ import BananasTestSupport
         var me = Shopper("a")
         _ = try me.add("Eggs", section: "Dairy", amount: "12", day: 0)
         try me.buy([], day: 0)
-        guard case .added(let usual, true) = try me.add("eggs", day: 3) else { Issue.record("not added"); return }
+        guard case .added(let usual, let placement) = try me.add("eggs", day: 3), placement.reason == .lastTime else { Issue.record("not added"); return }
         #expect(usual.amount == "12")
         try me.list.apply(.delete(id: usual.id), stamp: me.stamp(Self.start + 3 * Self.day))
-        guard case .added(let six, true) = try me.add("eggs", amount: "6", day: 3) else { Issue.record("not added"); return }
+        guard case .added(let six, let again) = try me.add("eggs", amount: "6", day: 3), again.reason == .lastTime else { Issue.record("not added"); return }
         #expect(six.amount == "6" && six.section == "Dairy")
     }
 

@@ -23,7 +23,7 @@ struct EditorStoreTests {
         editor.handle(.enter)
         editor.handle(.escape)
         #expect(await eventually { (try? box.decoded().items.map(\.name)) == ["Milk"] })
-        #expect(try box.decoded().items.first?.section == "Other")
+        #expect(try box.decoded().items.first?.section == "Dairy", "the catalogue's section for milk")
 
         editor.handle(.char(" "))
         #expect(await eventually { (try? box.decoded().items.first?.checked) == true })

@@ -342,6 +342,30 @@ import Testing
         }
     }
 
+    /// Where an item will go before it is added (issue 57): the core's placement rule, as the
+    /// add itself places it and says it.
+    @Test func placementSaysWhereANameWillGoAndWhy() async throws {
+        let harness = Harness()
+        defer { harness.close() }
+        let token = try harness.pair()
+        _ = try harness.add("Milk", section: "Fridge")
+        try await harness.app.test(.router) { @MainActor client in
+            func placement(_ name: String) async throws -> [String: JSONValue] {
+                let response = try await client.execute(uri: "/api/placement?name=\(name)", method: .get, headers: .device(token))
+                #expect(response.status == .ok)
+                return (try? JSONText.parse(Array(response.body.readableBytesView)))?.objectValue ?? [:]
+            }
+            let tortillas = try await placement("tortillas")
+            #expect(tortillas["section"] == .string("Bakery") && tortillas["text"] == .string("under Bakery (usual for tortillas)"))
+            #expect(try await placement("sour%20cream")["text"] == .string("under Fridge (usual for sour cream)"), "the list's own name for Dairy")
+            #expect(try await placement("Zorblax")["text"] == .string("under Other (not in the catalogue)"))
+            #expect(try await placement("%20") == [:])
+            let added = try await client.execute(uri: "/api/edits", method: .post, headers: .device(token),
+                                                 body: edit(["op": "add", "name": "tortillas"]))
+            #expect(json(added)["message"] == .string("Added tortillas under Bakery (usual for tortillas)."), "\(json(added))")
+        }
+    }
+
     @Test func pairingExchangesACodeForACookieOnce() async throws {
         let harness = Harness()
         defer { harness.close() }

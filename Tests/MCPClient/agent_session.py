@@ -22,7 +22,8 @@ except ImportError:  # older clients do not warn
     MCPDeprecationWarning = DeprecationWarning
 
 TOOLS = {"get_shopping_list", "suggest_items", "add_items", "update_items", "remove_items", "clear_checked",
-         "add_sections", "update_sections", "remove_sections", "undo"}
+         "add_sections", "update_sections", "remove_sections", "undo",
+         "add_item", "remove_item", "update_item", "update_shopping_list"}
 
 
 def statuses(result):
@@ -95,7 +96,8 @@ async def main():
             twice = await session.call_tool("add_items", {"items": [{"name": "Tea", "section": "Pantry"}, {"name": "Tea"}],
                                                           "allow_duplicates": True})
             assert statuses(twice) == ["added", "added"], twice
-            assert "as last time" in twice.structured_content["results"][1]["note"], twice  # beside the first Tea
+            # Beside the first Tea, where it was put (never bought: not "as last time").
+            assert "under Pantry (where Tea went before)" in twice.structured_content["results"][1]["note"], twice
             ids = [r["id"] for r in twice.structured_content["results"]]
             ambiguous = await session.call_tool("update_items", {"items": [{"item": "tea", "checked": True}]})
             assert ambiguous.is_error and all(i in text(ambiguous) for i in ids), text(ambiguous)
@@ -159,6 +161,35 @@ async def main():
             content = json.loads((await session.read_resource("bananas://list")).contents[0].text)
             assert [i["name"] for i in content["items"]] == ["Bananas", "Bread"], content
             print(f"update notified {1000 * (updates[0] - started):.0f} ms after the CLI started")
+
+            # Get Bananas's own tools, called as its agents and saved prompts call them, on the
+            # same list: each answer says where an item went and why.
+            # Limes go to the list's own section for produce, whatever it is called.
+            limes = await session.call_tool("add_item", {"name": "Limes", "amount": "4"})
+            assert limes.structured_content["item"]["section"] == "Fruit & veg", limes
+            tortillas = await session.call_tool("add_item", {"name": "Tortillas", "amount": "8"})
+            assert not tortillas.is_error and tortillas.structured_content["item"]["section"] == "Bakery", tortillas
+            assert "under Bakery (usual for tortillas)" in text(tortillas), text(tortillas)
+            bought = await session.call_tool("update_item", {"name": "tortillas", "checked": True})
+            assert bought.structured_content["item"]["checked"] is True, bought
+            tortilla_id = tortillas.structured_content["item"]["id"]
+            renamed = await session.call_tool("update_item", {"id": tortilla_id, "name": "Corn tortillas", "amount": "10"})
+            assert (renamed.structured_content["item"]["name"], renamed.structured_content["item"]["amount"]) == ("Corn tortillas", "10"), renamed
+            # The whole-list save is taken in as a Get Bananas save: Limes, which the agent
+            # read and left out, is removed; Eggs, added by another writer after the read,
+            # stays; an item given by name alone is the list's item of that name.
+            read = (await session.call_tool("get_shopping_list", {})).structured_content["items"]
+            subprocess.run([os.environ["BANANAS_BIN"], "add", "Eggs"], check=True, capture_output=True)
+            keep = [{k: i[k] for k in ("id", "name", "amount", "section", "checked", "optional")} for i in read if i["name"] != "Limes"]
+            keep = [dict(i, amount="7") if i["name"] == "Bananas" else i for i in keep] + [{"name": "Salsa"}, {"name": "Bread"}]
+            keep = [i for i in keep if not (i["name"] == "Bread" and "id" in i)]
+            saved = await session.call_tool("update_shopping_list", {"items": keep})
+            assert not saved.is_error and saved.structured_content["written"] is True, saved
+            now = {i["name"]: i for i in (await session.call_tool("get_shopping_list", {})).structured_content["items"]}
+            assert sorted(now) == ["Bananas", "Bread", "Corn tortillas", "Eggs", "Salsa"], sorted(now)
+            assert now["Bananas"]["amount"] == "7" and now["Salsa"]["section"] == "Condiments", now
+            gone = await session.call_tool("remove_item", {"name": "Corn tortillas"})
+            assert statuses(gone) == ["removed"] and gone.structured_content["item"]["amount"] == "10", gone
     print("OK")
 
 
