@@ -51,7 +51,7 @@ import Testing
                 switch outcome {
                 case .added(let item, _):
                     #expect(existing == nil, "\(name) added though \(existing!) is on the list")
-                    #expect(item.section == section.map { list.section(named: $0) ?? $0 } ?? list.placement(of: name).section,
+                    #expect(item.section == section.map { list.section(named: $0) ?? $0 } ?? list.placement(of: name, remembering: false).section,
                             "\(name) filed under \(item.section)")
                     #expect(item.sortOrder == order)
                     order += 1024

@@ -10,8 +10,19 @@ import Testing
         var s = Session()
         s.press(.char("a"))
         s.type("tortillas")
-        expectScreen(render(s.list, state: s.state, width: 60), """
-            PLACEHOLDER
+        expectScreen(render(s.list, state: s.state, width: 70), """
+             bananas                                                  2/6 checked
+            ▾ Produce  1/3 checked
+              [ ] Bananas  6
+              [x] Apples  1 kg
+              [ ] Spinach  optional
+            ▾ Dairy  1/2 checked
+              [ ] Oat milk  2 L
+              [x] Butter
+            ▾ Bakery  0/1 checked
+              [ ] Sourdough bread
+            Add to Produce: tortillas  goes under Bakery (usual for tortillas)
+             synced 4s ago  ~/lists/BananaList.json                        ? help
             """)
         s.press(.enter)
         #expect(s.screen(width: 60).contains("Amount for tortillas (Bakery):"), "\(s.screen(width: 60))")

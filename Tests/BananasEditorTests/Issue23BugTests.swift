@@ -281,7 +281,7 @@ struct MessageHistoryTests {
         let undid = text.range(of: "Undid checked Milk"), checked = text.range(of: "Checked Milk")
         #expect(undid != nil && checked != nil, "\(text)")
         if let undid, let checked { #expect(undid.lowerBound < checked.lowerBound) }
-        #expect(text.contains("Added Milk"))
+        #expect(text.contains("Milk added to Dairy (usual for milk)"))
         editor.handle(.escape)
         #expect(editor.state.mode == .normal)
         _ = editor.store.close()

@@ -178,7 +178,7 @@ struct RememberedItemsTests {
               [x] Butter
              Carrots                        Produce  1×
              Coffee                          Pantry  1×
-            Add to Produce: c  adds Coffee
+            Add to Produce: c  adds Coffee · under Pant…
              synced 4s ago  BananaList.json      ? help
             """)
         let highlighted = (8...9).filter { grid[0, $0].highlighted }

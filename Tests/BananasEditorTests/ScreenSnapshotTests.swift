@@ -383,7 +383,7 @@ struct ScreenSnapshotTests {
               [x] Butter
             ▾ Bakery  0/1 checked
               [ ] Sourdough bread
-            Add to Produce: Crème 🥛
+            Add to Produce: Crème 🥛  goes under Produc…
              synced 4s ago  BananaList.json      ? help
             """)
         let cursor = try! #require(grid.cursor)
