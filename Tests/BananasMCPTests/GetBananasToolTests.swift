@@ -140,13 +140,16 @@ struct GetBananasToolTests {
         try await task { try await call("update_item", ["name": "bananas", "amount": "12"]) }
         // 5. "I don't need bread after all."
         try await task { try await call("remove_item", ["name": "bread"]) }
-        // 6. "Clear what I bought."
+        // 6. "Clear what I bought." (A whole-list save without the checked items would not
+        // do: it cannot prove it saw the check, which came after every row it holds, so the
+        // item stays, by rule 5.)
         try await task {
-            let read = try #require(try await call("get_shopping_list").structured["items"]?.arrayValue?.compactMap(\.objectValue))
-            try await call("update_shopping_list", ["items": .array(read.filter { $0["checked"] != true }.map { .object($0) })])
+            let read = (try await call("get_shopping_list").structured["items"]?.arrayValue ?? []).compactMap { $0.objectValue }
+            for item in read where item["checked"] == true { try await call("remove_item", ["id": item["id"]!]) }
         }
         let items = try h.box.decoded().items
-        #expect(items.map(\.name) == ["bananas"] && items.first?.amount == "12" && items.first?.section == "Produce")
+        #expect(items.map(\.name) == ["bananas"] && items.first?.amount == "12" && items.first?.section == "Produce",
+                "\(items.map { ($0.name, $0.amount, $0.section, $0.checked) })")
     }
 
     @Test("compact pages keep the amount: \"Bananas · 6\"")
