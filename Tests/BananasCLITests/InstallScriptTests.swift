@@ -36,7 +36,7 @@ struct InstallScriptTests {
         let prefix = NSTemporaryDirectory() + "bananas-uninstall-" + UUID().uuidString
         defer { try? FileManager.default.removeItem(atPath: prefix) }
         let files = ["bin/bananas", "bin/bananas-mcp", "bin/bananas-serve", "share/man/man1/bananas.1", "share/man/man1/bananas-mcp.1",
-                     "share/bash-completion/completions/bananas", "share/zsh/site-functions/_bananas",
+                     "share/man/man1/bananas-serve.1", "share/bash-completion/completions/bananas", "share/zsh/site-functions/_bananas",
                      "share/fish/vendor_completions.d/bananas.fish"]
         let kept = ["bin/other-tool", "share/bananas/BananaList.json"]
         for file in files + kept {
@@ -47,6 +47,6 @@ struct InstallScriptTests {
         #expect(result.status == 0, "\(result.stderr)")
         for file in files { #expect(!FileManager.default.fileExists(atPath: prefix + "/" + file), "\(file) removed") }
         for file in kept { #expect(FileManager.default.fileExists(atPath: prefix + "/" + file), "\(file) kept") }
-        #expect(result.stdout.contains("uninstalled bananas (8 files)"), "\(result.stdout)")
+        #expect(result.stdout.contains("uninstalled bananas (9 files)"), "\(result.stdout)")
     }
 }
