@@ -98,7 +98,8 @@ public struct BaseStore: Sendable {
             }
         }
         var name = [CChar](repeating: 0, count: 256)
-        let host = (gethostname(&name, name.count) == 0 ? String(cString: name) : "").filter { $0.isLetter || $0.isNumber || $0 == "." || $0 == "-" }
+        let bytes = gethostname(&name, name.count) == 0 ? name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) } : []
+        let host = String(decoding: bytes, as: UTF8.self).filter { $0.isLetter || $0.isNumber || $0 == "." || $0 == "-" }
         return host.isEmpty ? "unknown" : host
     }
 
