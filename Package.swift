@@ -37,7 +37,10 @@ let package = Package(
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.0"),
         .package(url: "https://github.com/modelcontextprotocol/swift-sdk", from: "0.12.1"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
-        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.0.0"),
+        // No default traits: ConfigurationSupport (swift-configuration) and FullFoundation link all of
+        // Foundation and its ICU data into bananas-serve, which needs neither (docs/decisions.md,
+        // "The lean install").
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.0.0", traits: []),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
         // gzip of the web page's answers (zlib; Debian: zlib1g-dev). Hummingbird has none built in.
         .package(url: "https://github.com/adam-fowler/compress-nio", from: "1.5.0"),

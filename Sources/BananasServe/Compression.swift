@@ -1,3 +1,4 @@
+import BananasCore
 import CompressNIO
 import HTTPTypes
 import Hummingbird
@@ -40,7 +41,7 @@ struct CompressionMiddleware: RouterMiddleware {
     static func acceptsGzip(_ values: [String]) -> Bool {
         for value in values {
             for entry in value.split(separator: ",") {
-                let parts = entry.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+                let parts = entry.split(separator: ";").map { String($0).trimmingWhitespace().lowercased() }
                 guard let coding = parts.first, coding == "gzip" || coding == "x-gzip" || coding == "*" else { continue }
                 let weight = parts.dropFirst().first { $0.hasPrefix("q=") }.flatMap { Double($0.dropFirst(2)) } ?? 1
                 if weight > 0 { return true }

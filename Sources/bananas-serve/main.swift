@@ -4,7 +4,12 @@ import BananasFile
 import BananasServe
 import BananasSync
 import Dispatch
+// FoundationEssentials only: full Foundation would link its ICU data (docs/decisions.md, "The lean install").
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Hummingbird
 import HummingbirdTLS
 import Logging
@@ -276,7 +281,7 @@ enum ServeURLs {
     /// `https://host[:port]` of a URL, lowercased, or nil.
     static func origin(_ url: String) -> String? {
         let lower = url.lowercased()
-        guard let schemeEnd = lower.range(of: "://") else { return nil }
+        guard let schemeEnd = lower.firstRange(of: "://") else { return nil }
         let scheme = lower[..<schemeEnd.lowerBound]
         guard scheme == "http" || scheme == "https" else { return nil }
         let rest = lower[schemeEnd.upperBound...]
@@ -324,17 +329,29 @@ enum ServeURLs {
 
     static func saved(registry: DeviceRegistry) -> String? {
         guard let text = try? String(contentsOfFile: registry.folder + "/url", encoding: .utf8) else { return nil }
-        let url = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let url = text.trimmingWhitespace()
         return origin(url) == nil ? nil : url
     }
 }
 
 func say(_ lines: [String]) {
-    FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
+    writeWhole(1, lines.joined(separator: "\n") + "\n")
 }
 
 func printError(_ text: String) {
-    FileHandle.standardError.write(Data(("bananas serve: " + text + "\n").utf8))
+    writeWhole(2, "bananas serve: " + text + "\n")
+}
+
+/// Writes `text` to the file descriptor unbuffered, as a message must reach a terminal or pipe
+/// before the server goes on serving.
+func writeWhole(_ descriptor: Int32, _ text: String) {
+    var bytes = Array(text.utf8)[...]
+    while !bytes.isEmpty {
+        let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+        if written < 0 && errno == EINTR { continue }
+        guard written > 0 else { return }
+        bytes = bytes.dropFirst(written)
+    }
 }
 
 /// The C library's `exit` (inside a command, `exit` names ArgumentParser's).
