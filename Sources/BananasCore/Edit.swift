@@ -165,7 +165,9 @@ extension ShoppingList {
 
         case .updateSection(let key, let changes, let seen):
             let existing = sectionEntries[key]
-            var entry = existing ?? SectionEntry(key: key, position: nextSectionPosition)
+            // A new section given its position needs no look at every other section's.
+            let placed: Double? = if case .order(let position)? = changes[.position] { position } else { nil }
+            var entry = existing ?? SectionEntry(key: key, position: placed ?? nextSectionPosition)
             var undo: [SectionField: FieldValue] = [:]
             var replaced: [SectionField: Stamp] = [:]
             for (field, value) in changes.sorted(by: { $0.key.stampIndex < $1.key.stampIndex }) where entry[field] != value {
@@ -287,6 +289,9 @@ extension ShoppingList {
         // Keep the positions of the longest run already in order; place the others between.
         let current = keys.map { sectionEntries[$0].flatMap { $0.removed ? nil : $0.position } }
         let keep = Set(Self.longestIncreasingRun(current))
+        // The next kept index after each index, found in one pass from the end.
+        var nextKept = [Int?](repeating: nil, count: keys.count + 1)
+        for index in keys.indices.reversed() { nextKept[index] = keep.contains(index) ? index : nextKept[index + 1] }
         var previous = -Double.greatestFiniteMagnitude
         for (index, key) in keys.enumerated() {
             var changes: [SectionField: FieldValue] = [:]
@@ -298,7 +303,7 @@ extension ShoppingList {
             }
             var position = current[index] ?? previous
             if !keep.contains(index) {
-                let next = (index + 1..<keys.count).first(where: keep.contains).flatMap { current[$0] }
+                let next = nextKept[index + 1].flatMap { current[$0] }
                 position = switch (previous == -Double.greatestFiniteMagnitude ? nil : previous, next) {
                 case (nil, nil): 1024
                 case (let p?, nil): p.rounded(.down) + 1024

@@ -1,15 +1,21 @@
+import Synchronization
+
 /// The whole list as one value: what the file holds, plus the bookkeeping that lets any
 /// number of copies merge into the same result (stamps, tombstones, rows hidden by a delete).
 public struct ShoppingList: Hashable, Sendable {
     /// Every section by key, removed ones too (rule 6). `sections` is derived from them.
     public internal(set) var sectionEntries: [String: SectionEntry] {
-        didSet { deriveSections() }
+        didSet { derived = DerivedSections() }
     }
     /// The names of the sections not removed, in display order: what version-1 readers read.
-    public private(set) var sections: [String] = []
+    public var sections: [String] { derived.value(of: sectionEntries).names }
     /// True when some section's name is not its key (it was renamed): items' sections are
     /// then shown by name, not by key.
-    public private(set) var hasRenamedSections = false
+    public var hasRenamedSections: Bool { derived.value(of: sectionEntries).renamed }
+    /// `sections` and `hasRenamedSections`, derived at their first read after a change of the
+    /// entries: a save adding n sections changes them n times, and deriving (a sort) at each
+    /// change made reading it quadratic.
+    private var derived = DerivedSections()
     /// Every row we know, by id, including rows hidden by a tombstone: they are kept so that
     /// an edit concurrent with the delete can bring the whole row back, whatever the order
     /// copies are merged in. A row's `section` is its section's key. For a command, the rows
@@ -96,7 +102,6 @@ public struct ShoppingList: Hashable, Sendable {
             self.conflictFolds = Dictionary(conflictFolds.map { ($0.subject, $0) }, uniquingKeysWith: { $0.merged(with: $1) })
             dropFoldedRecords()
         }
-        deriveSections()
     }
 
     /// Sections for names in order, each stamped `stamp`, positions 1024 apart (a name twice
@@ -109,13 +114,13 @@ public struct ShoppingList: Hashable, Sendable {
         return entries
     }
 
-    private mutating func deriveSections() {
-        // Small keys sorted, not whole entries (every edit derives them again: sorting the
-        // entries of 100 sections was a tenth of a whole-process `add`).
+    static func deriveSections(_ entries: [String: SectionEntry]) -> (names: [String], renamed: Bool) {
+        // Small keys sorted, not whole entries (sorting the entries of 100 sections was a
+        // tenth of a whole-process `add`).
         var shown: [(position: Double, key: String, name: String)] = []
-        shown.reserveCapacity(sectionEntries.count)
+        shown.reserveCapacity(entries.count)
         var renamed = false
-        for entry in sectionEntries.values {
+        for entry in entries.values {
             if entry.name != entry.key { renamed = true }
             if !entry.removed { shown.append((entry.position, entry.key, entry.name)) }
         }
@@ -124,8 +129,7 @@ public struct ShoppingList: Hashable, Sendable {
         names.reserveCapacity(shown.count)
         var seen = Set<String>(minimumCapacity: shown.count)
         for entry in shown where seen.insert(entry.name).inserted { names.append(entry.name) }
-        if names != sections { sections = names }
-        hasRenamedSections = renamed
+        return (names, renamed)
     }
 
     /// Replaces the section entries (the codec, a merge).
@@ -437,5 +441,20 @@ public struct UnreadableRow: Hashable, Sendable {
     public func goesBefore(_ position: Position) -> Bool {
         guard let after else { return true }
         return after < position
+    }
+}
+
+/// What a list's section entries derive, made once at its first read: shared by the copies of
+/// a list until their entries change (each change starts a new one).
+final class DerivedSections: Sendable {
+    private let made = Mutex<(names: [String], renamed: Bool)?>(nil)
+
+    func value(of entries: [String: SectionEntry]) -> (names: [String], renamed: Bool) {
+        made.withLock { made in
+            if let made { return made }
+            let derived = ShoppingList.deriveSections(entries)
+            made = derived
+            return derived
+        }
     }
 }

@@ -5,7 +5,7 @@ import ArgumentParser
 struct TestTool: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bananas-test", abstract: "Test-only instances of bananas.",
-        subcommands: [SessionCommand.self, CrashingEditorCommand.self, ShiftedCLICommand.self])
+        subcommands: [SessionCommand.self, CrashingEditorCommand.self, ShiftedCLICommand.self, HostileFileCommand.self])
 }
 
 TestTool.main()
