@@ -41,6 +41,20 @@ import Testing
             if size > 1 {
                 _ = try? list.apply(.delete(id: "ID-0"), stamp: Stamp(millis: 5, counter: 0, replica: "r"))
             }
+            if size == 40 {
+                // Conflict records of every kind the plain reader takes or leaves to the tree's:
+                // text with escapes, flags, an order, reviewed, a section's, a lower-case id.
+                let lost = Stamp(millis: 1_800_000_000_000, counter: 1, replica: "c0ffee000003")
+                let later = Stamp(millis: 1_800_000_000_500, counter: 0, replica: "c0ffee000004")
+                list.conflicts = Dictionary(uniqueKeysWithValues: [
+                    ConflictRecord(subject: .item("ID-1", .amount), lost: .text("2 \"kg\"\n é🍌"), lostStamp: lost, firstSeen: 1_800_000_000_100),
+                    ConflictRecord(subject: .item("ID-1", .name), lost: .text("Milk"), lostStamp: lost),
+                    ConflictRecord(subject: .item("ID-2", .checked), lost: .flag(true), lostStamp: lost, resolved: later, resolution: "dismissed"),
+                    ConflictRecord(subject: .item("ID-3", .sortOrder), lost: .order(1.5), lostStamp: lost),
+                    ConflictRecord(subject: .item("id-lower", .optional), lost: .flag(false), lostStamp: later, resolved: later, resolution: "restored \u{1}"),
+                    ConflictRecord(subject: .section("Dairy", .name), lost: .text("Milk stuff"), lostStamp: lost),
+                ].map { ($0.key, $0) })
+            }
             lists.append(list)
         }
         // Sections as a merge leaves them: renamed (a key that is not the name), removed,

@@ -293,6 +293,80 @@ class Bench:
         subprocess.run([self.bin, "add", "Seed item"], env=self.env(live), check=True, stdout=subprocess.DEVNULL)
         return self.bananas_race(live, "B0000000-0000-4000-8000-000000000001")
 
+    # Hostile sizes (issue 55) ---------------------------------------------------------------
+
+    HOSTILE_PARTS = ["sections", "section-entries", "unlisted-sections", "items", "deletes", "deleted-rows", "deleted-items",
+                     "memory", "conflicts"]
+
+    def hostile(self):
+        """Every part of the file at 100,000 entries (`bananas-test hostile-file`: what a damaged
+        file, a buggy writer or a hostile peer can make), each read by `bananas list --json` from a
+        fresh state folder: the time, the peak memory, and, under callgrind, the instructions at
+        1,000 and 4,000 entries (their ratio is 4 where reading is linear). Then 1,000,000
+        conflict records on one field read by `bananas status`."""
+        say("== hostile sizes: 100,000 entries of each part of the file, read by `bananas list --json`")
+        folder = os.path.join(self.work, "hostile")
+        os.makedirs(folder + "/home", exist_ok=True)
+        valgrind = shutil.which("valgrind")
+        stripped = os.path.join(self.work, "bananas-stripped")
+        if valgrind:
+            subprocess.run(["strip", "--strip-debug", "-o", stripped, self.bin], check=True)
+        out = {"parts": {}}
+        for part in self.HOSTILE_PARTS:
+            row = self.hostile_read(folder, part, 100_000, ["list", "--json"], self.runs(7, 7, 0))
+            if valgrind:
+                counts = {n: self.hostile_instructions(valgrind, stripped, folder, part, n) for n in (1, 1_000, 4_000)}
+                row["instructions"] = {str(n): c for n, c in counts.items()}
+                row["instructionRatio"] = (counts[4_000] - counts[1]) / (counts[1_000] - counts[1])
+            out["parts"][part] = row
+            say(f"{part:>17}: 100,000 entries ({row['bytes'] / 1e6:5.1f} MB) read in median {row['time']['median']:7.1f} ms "
+                f"(max {row['time']['max']:7.1f}; CPU {row['cpu']['median']:7.1f}), peak {row['peakMiB']:6.1f} MiB"
+                + (f", instructions 4,000 / 1,000 entries: {row['instructionRatio']:.2f}" if valgrind else ""))
+        row = self.hostile_read(folder, "conflicts", 1_000_000, ["status"], self.runs(5, 5, 0))
+        out["millionConflicts"] = row
+        say(f"1,000,000 conflict records ({row['bytes'] / 1e6:5.1f} MB) read by `bananas status` in median "
+            f"{row['time']['median']:7.1f} ms (max {row['time']['max']:7.1f}; CPU {row['cpu']['median']:7.1f}), peak {row['peakMiB']:6.1f} MiB")
+        self.results["hostile"] = out
+
+    def hostile_file(self, folder, part, count):
+        path = os.path.join(folder, f"{part}-{count}.json")
+        if not os.path.exists(path):
+            subprocess.run([self.test_tool, "hostile-file", part, str(count), path], check=True)
+        return path
+
+    def hostile_env(self, folder, path):
+        env = self.env(folder)
+        env["BANANAS_FILE"] = path
+        shutil.rmtree(folder + "/state", ignore_errors=True)  # a fresh state folder: every run the same work
+        return env
+
+    def hostile_read(self, folder, part, count, command, runs):
+        """`bananas COMMAND` on `count` entries of `part`: wall time and peak resident memory
+        of each run (after one warm-up run), from a fresh state folder each time."""
+        path = self.hostile_file(folder, part, count)
+        millis, cpu, peaks = [], [], []
+        for k in range(runs + 1):
+            env = self.hostile_env(folder, path)
+            started = time.perf_counter()
+            process = subprocess.Popen([self.bin, *command], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            _, status, usage = os.wait4(process.pid, 0)
+            elapsed = (time.perf_counter() - started) * 1000
+            if os.waitstatus_to_exitcode(status) != 0:
+                raise SystemExit(f"bananas {' '.join(command)} failed on {count} {part}: {process.stderr.read().decode()[-2000:]}")
+            process.stderr.close()
+            if k:
+                millis.append(elapsed)
+                cpu.append((usage.ru_utime + usage.ru_stime) * 1000)
+                peaks.append(usage.ru_maxrss / 1024)
+        return {"entries": count, "bytes": os.path.getsize(path), "time": stats(millis), "cpu": stats(cpu), "peakMiB": max(peaks),
+                "loadAverage": os.getloadavg()[0]}
+
+    def hostile_instructions(self, valgrind, stripped, folder, part, count):
+        path = self.hostile_file(folder, part, count)
+        run = subprocess.run([valgrind, "--tool=callgrind", "--callgrind-out-file=/dev/null", stripped, "list", "--json"],
+                             env=self.hostile_env(folder, path), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, check=True)
+        return int(re.search(r"Collected : (\d+)", run.stderr).group(1))
+
     # A year of use ------------------------------------------------------------------------
 
     YEAR_WORDS = ["apple", "banana", "milk", "bread", "eggs", "cheese", "yogurt", "butter", "rice", "pasta", "tomato",
@@ -556,14 +630,14 @@ def main():
     parser.add_argument("--sizes", default="100,1000,10000,100000", type=lambda s: [int(x) for x in s.split(",")])
     parser.add_argument("--quick", action="store_true", help="a quarter of the runs (a smoke run; not for the docs)")
     parser.add_argument("--idle-seconds", type=int, default=30)
-    parser.add_argument("--only", default="", help="comma-separated parts: inprocess,cold,resources,propagation,peers,shapes,mcp,year,serve")
+    parser.add_argument("--only", default="", help="comma-separated parts: inprocess,cold,resources,propagation,peers,shapes,mcp,year,serve,hostile")
     parser.add_argument("--out", default=os.path.join(ROOT, "docs"), help="where performance.md and performance/ go")
     parser.add_argument("--no-report", action="store_true", help="print only; do not write docs/")
     args = parser.parse_args()
     bench = Bench(args)
     parts = {"inprocess": bench.in_process, "cold": bench.editor_cold_start, "resources": bench.editor_resources,
              "propagation": bench.propagation, "peers": bench.peers, "shapes": bench.shapes, "mcp": bench.mcp, "year": bench.year,
-             "serve": bench.serve}
+             "serve": bench.serve, "hostile": bench.hostile}
     chosen = [p for p in args.only.split(",") if p] or list(parts)
     raw = os.path.join(args.out, "performance", "results.json")
     previous = {}

@@ -478,6 +478,10 @@ public enum ListCodec {
 
         func add(_ value: JSONValue) {
             guard let record = ListCodec.decodeConflict(value) else { return }
+            take(record)
+        }
+
+        func take(_ record: ConflictRecord) {
             list.takeRead(record, boundAt: &boundAt)
         }
 

@@ -290,7 +290,11 @@ extension ListCodec {
                 }, general: { if let item = deletedItem($0) { sync.deletedItems[item.id] = item } }) else { return nil }
             case "conflicts" where isArray && conflicts != nil:
                 // Record by record, bounded as read, as the tree reader streams them.
-                guard try readArray(&reader, &cursor, plain: { _, _ in false }, general: { conflicts!.add($0) }) else { return nil }
+                guard try readArray(&reader, &cursor, plain: { reader, cursor in
+                    guard let record = readPlainConflict(&reader, &cursor) else { return false }
+                    conflicts!.take(record)
+                    return true
+                }, general: { conflicts!.add($0) }) else { return nil }
             case "memory" where reader.current == UInt8(ascii: "{"):
                 guard let memory = try readPlainMemory(&reader, &cursor) else { return nil }
                 sync.memory = memory
@@ -325,6 +329,58 @@ extension ListCodec {
             if reader.take(UInt8(ascii: "]")) { cursor.leave(); return true }
             return false
         }
+    }
+
+    /// A record of `sync.conflicts` about an item, as `encodeConflict` writes it: `item`,
+    /// `field`, `lost` (a string or a flag), `lostStamp`, `resolved`, `resolution`, `firstSeen`,
+    /// each at most once, of their types; nil for anything else (the caller reads it as a value,
+    /// `decodeConflict`). A file of a million records is read without a tree per record.
+    static func readPlainConflict(_ reader: inout PlainReader, _ cursor: inout JSONCursor) -> ConflictRecord? {
+        guard reader.take(UInt8(ascii: "{")) else { return nil }
+        var id: String?, fieldName: String?, lost: JSONValue?, lostStamp: Stamp?, resolved: Stamp?, resolution: String?
+        var firstSeen: Int64?
+        var found: UInt8 = 0
+        guard !reader.next(UInt8(ascii: "}")) else { return nil }
+        while true {
+            guard let key = reader.key() else { return nil }
+            let bit: UInt8
+            if PlainReader.matches(key, "item") {
+                bit = 1; guard let text = reader.text(&cursor) else { return nil }; id = text
+            } else if PlainReader.matches(key, "field") {
+                bit = 2; guard let text = reader.asciiString() else { return nil }; fieldName = String(decoding: text, as: UTF8.self)
+            } else if PlainReader.matches(key, "lost") {
+                bit = 4
+                if let flag = reader.flag() { lost = .bool(flag) } else if let text = reader.text(&cursor) { lost = .string(text) } else { return nil }
+            } else if PlainReader.matches(key, "lostStamp") {
+                // An unreadable stamp drops the record, as `decodeConflict` does: left to it.
+                bit = 8; guard let text = reader.asciiString(), let stamp = Meta.stamp(text) else { return nil }; lostStamp = stamp
+            } else if PlainReader.matches(key, "resolved") {
+                bit = 16; guard let text = reader.asciiString(), let stamp = Meta.stamp(text) else { return nil }; resolved = stamp
+            } else if PlainReader.matches(key, "resolution") {
+                bit = 32; guard let text = reader.text(&cursor) else { return nil }; resolution = text
+            } else if PlainReader.matches(key, "firstSeen") {
+                bit = 64
+                guard let literal = reader.wholeNumber(), let millis = Int64(String(decoding: literal, as: UTF8.self)) else { return nil }
+                firstSeen = millis
+            } else {
+                return nil
+            }
+            guard found & bit == 0 else { return nil }
+            found |= bit
+            reader.skipWhitespace()
+            if reader.take(UInt8(ascii: ",")) { continue }
+            if reader.take(UInt8(ascii: "}")) { break }
+            return nil
+        }
+        guard let id, let fieldName, let field = ItemField(rawValue: fieldName), let lost, let value = fieldValue(lost, for: field),
+              let lostStamp else { return nil }
+        var record = ConflictRecord(subject: .item(normalizedID(id), field), lost: value, lostStamp: lostStamp)
+        if let resolved {
+            record.resolved = resolved
+            record.resolution = resolution ?? "dismissed"
+        }
+        record.firstSeen = firstSeen ?? 0
+        return record
     }
 
     /// `sync.memory`, from its `{`; nil when a key repeats or it is not well formed (the
