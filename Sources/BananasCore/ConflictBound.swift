@@ -239,14 +239,33 @@ extension ShoppingList {
         let keep = kept ?? Self.keptPerField(awaiting.values.map(\.count))
         var folded = false
         for (subject, keys) in awaiting where keys.count > keep {
-            let going = keys.sorted().prefix(keys.count - keep)
-            var fold = conflictFolds[subject] ?? ConflictFold(newest: going.last!, awaiting: [])
+            let going = Self.allButGreatest(keep, of: keys)
+            // Taken out of the table while it changes: a copy left there would make the first
+            // change copy its sets, which hold every value folded (a million, read from a file).
+            var fold = conflictFolds.removeValue(forKey: subject) ?? ConflictFold(newest: going.max()!, awaiting: [])
             fold.fold(going)
             fold.firstSeen = max(fold.firstSeen, now)
             conflictFolds[subject] = fold
+            // The fold holds them now: gone without a look at each (`dropFoldedRecords` then
+            // looks at the few left).
+            for key in going { conflicts[key] = nil }
             folded = true
         }
         if folded { dropFoldedRecords() }
+    }
+
+    /// `keys` (distinct) but the `keep` greatest, in one pass: the values a field folds, without
+    /// sorting all of them.
+    static func allButGreatest(_ keep: Int, of keys: [ConflictRecord.Key]) -> [ConflictRecord.Key] {
+        var greatest: [Int] = []  // indices into `keys`, ascending by key
+        greatest.reserveCapacity(keep + 1)
+        for index in keys.indices {
+            if greatest.count == keep, keep == 0 || keys[index] < keys[greatest[0]] { continue }
+            greatest.insert(index, at: greatest.firstIndex { keys[index] < keys[$0] } ?? greatest.count)
+            if greatest.count > keep { greatest.removeFirst() }
+        }
+        let kept = Set(greatest)
+        return keys.indices.filter { !kept.contains($0) }.map { keys[$0] }
     }
 
     /// The most values awaiting review each field keeps listed, given how many each has: the

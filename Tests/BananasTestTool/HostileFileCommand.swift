@@ -125,9 +125,10 @@ enum HostileFile {
             let remembered = (0..<count).map { #"["Name \#($0)", "Dairy", "k3m k3f"]"# }
             return document(sections: ["Dairy"], items: [], sync: ["\"memory\": {\"remembered\": [\n      " + remembered.joined(separator: ",\n      ") + "\n    ]}"])
         case .conflicts:
-            let records = (0..<count).map { #"{"item": "\#(id(0))", "field": "amount", "lost": "\#($0)", "lostStamp": "\#(stamp($0))", "firstSeen": 1795815684090}"# }
+            // One a line, as a runaway writer leaves them: 1,000,000 fit the list's 128 MiB.
+            let records = (0..<count).map { #"{"item": "\#(id(0))", "field": "amount", "lost": "\#($0)", "lostStamp": "\#(stamp($0))"}"# }
             return document(sections: ["Dairy"], items: [row(count, section: "Dairy", id: id(0))], sync: [
-                "\"conflicts\": [\n      " + records.joined(separator: ",\n      ") + "\n    ]",
+                "\"conflicts\": [\n" + records.joined(separator: ",\n") + "\n    ]",
             ])
         }
     }
