@@ -241,13 +241,7 @@ public final class FileLock: @unchecked Sendable {  // its state is guarded by `
             }
             close(fd)
         }
-        #if canImport(Darwin)
-        let mtime = st.st_mtimespec
-        #else
-        let mtime = st.st_mtim
-        #endif
-        let modified = Int64(mtime.tv_sec) * 1000 + Int64(mtime.tv_nsec) / 1_000_000
-        return .held(pid: holderPID, ageMillis: max(0, Sys.nowMillis() - modified), inode: st.st_ino)
+        return .held(pid: holderPID, ageMillis: max(0, Sys.nowMillis() - Sys.modifiedMillis(st)), inode: st.st_ino)
     }
 
     /// The holder of the lock beside a list, for `bananas status`: nil when unlocked.

@@ -19,6 +19,16 @@ enum Sys {
         return Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec) / 1_000_000
     }
 
+    /// When a file was last modified, in milliseconds since 1970.
+    static func modifiedMillis(_ st: stat) -> Int64 {
+        #if canImport(Darwin)
+        let time = st.st_mtimespec
+        #else
+        let time = st.st_mtim
+        #endif
+        return Int64(time.tv_sec) * 1000 + Int64(time.tv_nsec) / 1_000_000
+    }
+
     /// utimensat's UTIME_NOW and UTIME_OMIT (macros Swift does not import on Linux).
     #if os(Linux)
     static let timeNow = (1 << 30) - 1

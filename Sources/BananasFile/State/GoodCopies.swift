@@ -43,13 +43,7 @@ public enum GoodCopies {
                   let bytes = FileSystem.contents(atPath: path),
                   let decoded = try? ListCodec.decode(bytes), decoded.schemaVersion <= ListCodec.currentSchemaVersion,
                   !decoded.list.items.isEmpty else { return }
-            #if canImport(Darwin)
-            let time = st.st_mtimespec
-            #else
-            let time = st.st_mtim
-            #endif
-            let modified = Int64(time.tv_sec) * 1000 + Int64(time.tv_nsec) / 1_000_000
-            found.append(GoodCopy(kind: kind, path: path, modifiedMillis: modified, list: decoded.list))
+            found.append(GoodCopy(kind: kind, path: path, modifiedMillis: Sys.modifiedMillis(st), list: decoded.list))
         }
         if let base = file.base {
             let folder = base.current.state
